@@ -1,0 +1,41 @@
+/* Virtual time.
+ *
+ * One virtual clock per world, in nanoseconds since the run started.  It moves
+ * only by the simulation: a little on each clock read and each yield point,
+ * and in a jump to the next deadline when no thread can run.  Every clock id
+ * reads the same virtual time with its own base: CLOCK_REALTIME starts at a
+ * fixed epoch plus an offset drawn from the seed, the monotonic clocks at a
+ * fixed boot offset, so all clocks agree and none goes back.
+ */
+#ifndef DETSIM_CLOCK_H
+#define DETSIM_CLOCK_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <time.h>
+
+struct detsim_clock_state {
+  uint64_t now_ns;            /* virtual ns since the start of the run */
+  uint64_t realtime_base_ns;  /* CLOCK_REALTIME at now_ns == 0 */
+};
+extern struct detsim_clock_state detsim__clock;
+
+/* Virtual nanoseconds since the start of the run (inline: it is read on
+ * every event). */
+static inline uint64_t detsim__now_ns(void) { return detsim__clock.now_ns; }
+/* Reads clock `id` as a program sees it (advances time by clock_step_ns). */
+int detsim__clock_read(clockid_t id, struct timespec *out);
+/* The virtual deadline (ns since start) of an absolute time on clock `id`;
+ * EINVAL for an unknown clock or a bad timespec.  A time in the past gives
+ * the current time. */
+int detsim__deadline_from_abstime(clockid_t id, const struct timespec *abstime, uint64_t *deadline_ns);
+/* The deadline of a relative timeout from now. */
+uint64_t detsim__deadline_after(const struct timespec *rel);
+bool detsim__timespec_valid(const struct timespec *ts);
+
+/* For the scheduler. */
+void detsim__clock_init(uint64_t realtime_offset_ns);
+void detsim__clock_advance_to(uint64_t ns);
+static inline void detsim__clock_advance_by(uint64_t ns) { detsim__clock.now_ns += ns; }
+
+#endif

@@ -1,0 +1,153 @@
+/* The start and the normal end of a run.
+ *
+ * The constructor runs before any code of the program (shared-library
+ * constructors run before the executable's): it parses DETSIM_SEED and
+ * DETSIM_OPTIONS, re-executes the program without address randomization so
+ * that pointer values repeat, pins the world to one CPU, writes the first
+ * line, and makes the calling thread simulated thread T1.  An on_exit
+ * handler registered first runs last and writes the result line.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/personality.h>
+#include <sys/random.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "clock.h"
+#include "options.h"
+#include "prng.h"
+#include "real.h"
+#include "report.h"
+#include "sched_internal.h"
+#include "trace.h"
+
+/* Set across the re-execution without ASLR, so it happens at most once. */
+#define DETSIM_REEXEC_ENV "DETSIM__NO_ASLR_REEXEC"
+
+extern char **environ;
+void detsim__watchdog_start(void);
+
+static _Noreturn void usage_error(const char *msg) {
+  detsim__msg("error: %s", msg);
+  REAL(syscall)(SYS_exit_group, DETSIM_EXIT_USAGE);
+  __builtin_unreachable();
+}
+
+static void reexec_without_aslr(char **argv) {
+  int pers = personality(0xffffffff);
+  if (pers == -1 || (pers & ADDR_NO_RANDOMIZE)) {
+    unsetenv(DETSIM_REEXEC_ENV);
+    return;
+  }
+  if (getenv(DETSIM_REEXEC_ENV)) {
+    /* We did re-execute, and randomization is still on: the system refuses
+     * personality(ADDR_NO_RANDOMIZE). Runs still replay unless the program
+     * folds pointer values into its behaviour. */
+    unsetenv(DETSIM_REEXEC_ENV);
+    return;
+  }
+  if (personality((unsigned long)pers | ADDR_NO_RANDOMIZE) == -1) return;
+  setenv(DETSIM_REEXEC_ENV, "1", 1);
+  execve("/proc/self/exe", argv, environ);
+  /* exec failed (no /proc?): carry on with randomization */
+  unsetenv(DETSIM_REEXEC_ENV);
+}
+
+/* Appends `arg` to the line, quoted for a POSIX shell when it needs it. */
+static size_t append_shell_word(char *buf, size_t used, size_t cap, const char *arg) {
+  bool plain = arg[0] != '\0';
+  for (const char *p = arg; *p; p++)
+    if (!strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-+=/.,:@%", *p)) plain = false;
+  if (used && used < cap - 1) buf[used++] = ' ';
+  if (plain) {
+    for (const char *p = arg; *p && used < cap - 1; p++) buf[used++] = *p;
+  } else {
+    if (used < cap - 1) buf[used++] = '\'';
+    for (const char *p = arg; *p && used < cap - 5; p++) {
+      if (*p == '\'') { memcpy(buf + used, "'\\''", 4); used += 4; }
+      else buf[used++] = *p;
+    }
+    if (used < cap - 1) buf[used++] = '\'';
+  }
+  buf[used] = '\0';
+  return used;
+}
+
+static void first_line(uint64_t seed, int argc, char **argv, const char *options) {
+  char line[DETSIM_CMDLINE_BYTES_MAX + 256];
+  size_t used = (size_t)snprintf(line, sizeof line, "detsim: seed=%" PRIu64 " replay: DETSIM_SEED=%" PRIu64, seed, seed);
+  if (options && options[0]) {
+    char opt[DETSIM_CMDLINE_BYTES_MAX];
+    snprintf(opt, sizeof opt, "DETSIM_OPTIONS=%s", options);
+    used = append_shell_word(line, used, sizeof line - 1, opt);
+  }
+  for (int i = 0; i < argc && used < sizeof line - 8; i++) used = append_shell_word(line, used, sizeof line - 1, argv[i]);
+  line[used++] = '\n';
+  ssize_t r = write(2, line, used);
+  (void)r;
+}
+
+static void exit_handler(int status, void *arg) {
+  (void)arg;
+  if (!W.running) return;
+  if (status == 0) {
+    fflush(NULL);
+    detsim__write_result(DETSIM_CLASS_pass, 0, NULL);
+    if (detsim__opt.trace_always) detsim__finish(DETSIM_CLASS_pass, 0, NULL);
+    return;
+  }
+  detsim__finish(DETSIM_CLASS_exit, status, NULL);
+}
+
+static void atfork_child(void) { detsim__sched_forget_in_child(); }
+
+__attribute__((constructor(101))) static void detsim_init(int argc, char **argv, char **envp) {
+  (void)envp;
+  char err[512];
+  const char *options = getenv("DETSIM_OPTIONS");
+  if (detsim__options_parse(options, err, sizeof err) != 0) usage_error(err);
+  if (detsim__opt.help) {
+    detsim__options_help(1);
+    REAL(syscall)(SYS_exit_group, 0);
+  }
+  uint64_t seed = 0;
+  const char *seed_text = getenv("DETSIM_SEED");
+  if (seed_text) {
+    if (detsim__seed_parse(seed_text, &seed, err, sizeof err) != 0) usage_error(err);
+  } else {
+    /* A run without a seed draws one, and says it in the first line. */
+    if (getrandom(&seed, sizeof seed, 0) != sizeof seed) seed = (uint64_t)getpid() * 0x9e3779b97f4a7c15ull;
+    seed >>= 1; /* keep it readable: still 63 random bits */
+    char text[32];
+    snprintf(text, sizeof text, "%" PRIu64, seed);
+    setenv("DETSIM_SEED", text, 1);
+  }
+  if (!detsim__opt.aslr) reexec_without_aslr(argv);
+  if (detsim__opt.pin_cpu) {
+    int cpu = detsim__opt.cpu != 0xffffffffull ? (int)detsim__opt.cpu : sched_getcpu();
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    if (cpu >= 0 && cpu < CPU_SETSIZE) {
+      CPU_SET(cpu, &set);
+      if (sched_setaffinity(0, sizeof set, &set) != 0 && detsim__opt.cpu != 0xffffffffull) {
+        snprintf(err, sizeof err, "DETSIM_OPTIONS: cannot pin to cpu=%" PRIu64 ": %s", detsim__opt.cpu, strerror(errno));
+        usage_error(err);
+      }
+    }
+  }
+  if (!detsim__opt.quiet) first_line(seed, argc, argv, options);
+  detsim__trace_init(detsim__opt.trace_events);
+  struct detsim_rng clock_rng;
+  detsim__rng_init(&clock_rng, detsim__seed_child(seed, "clock"));
+  detsim__clock_init(detsim__rng_below(&clock_rng, 365ull * 24 * 3600 * 1000000000ull));
+  detsim__report_install();
+  on_exit(exit_handler, NULL);
+  pthread_atfork(NULL, NULL, atfork_child);
+  detsim__sched_start(seed);
+  if (detsim__opt.watchdog_s && !detsim__opt.break_at) detsim__watchdog_start();
+}

@@ -1,0 +1,168 @@
+/* Interceptors: the ways out of a process that skip exit handlers, and the
+ * calls detsim does not simulate yet (reported loudly, once each, then run
+ * natively: never silently). */
+#include <pthread.h>
+#include <semaphore.h>
+#include <signal.h>
+#include <spawn.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/time.h>
+#include <unistd.h>
+
+#include "real.h"
+#include "report.h"
+#include "sched_internal.h"
+
+static void end_now(int status) {
+  if (!detsim__running()) return;
+  detsim__report_no_flush();
+  detsim__finish(status == 0 ? DETSIM_CLASS_pass : DETSIM_CLASS_exit, status, NULL);
+}
+
+DETSIM_EXPORT _Noreturn void __detsim__exit(int status) {
+  end_now(status);
+  REAL(_exit)(status);
+}
+DETSIM_INTERCEPT_ALIAS(_exit)
+
+DETSIM_EXPORT _Noreturn void __detsim__Exit(int status) {
+  end_now(status);
+  REAL(_Exit)(status);
+}
+DETSIM_INTERCEPT_ALIAS(_Exit)
+
+DETSIM_EXPORT _Noreturn void __detsim_quick_exit(int status) {
+  /* at_quick_exit handlers run first, as quick_exit would run them. */
+  if (detsim__running()) fflush(NULL);
+  end_now(status);
+  REAL(quick_exit)(status);
+}
+DETSIM_INTERCEPT_ALIAS(quick_exit)
+
+/* ---- unsupported: warn once per function ---- */
+
+static void unsupported(const char *name, const char *why, unsigned *warned) {
+  if (!detsim__running() || __atomic_exchange_n(warned, 1, __ATOMIC_RELAXED)) return;
+  detsim__msg("warning: %s() is not simulated (%s); it runs natively and this run may not replay", name, why);
+}
+
+#define UNSUPPORTED_NOTE(name) \
+  __attribute__((unused)) static unsigned warned_##name; \
+  __attribute__((unused)) static const char *const why_##name =
+#include "unsupported_notes.h"
+
+DETSIM_EXPORT pid_t __detsim_fork(void) {
+  unsupported("fork", why_fork, &warned_fork);
+  return REAL(fork)();
+}
+DETSIM_INTERCEPT_ALIAS(fork)
+
+DETSIM_EXPORT int __detsim_system(const char *cmd) {
+  unsupported("system", why_system, &warned_system);
+  return REAL(system)(cmd);
+}
+DETSIM_INTERCEPT_ALIAS(system)
+
+DETSIM_EXPORT FILE *__detsim_popen(const char *cmd, const char *mode) {
+  unsupported("popen", why_popen, &warned_popen);
+  return REAL(popen)(cmd, mode);
+}
+DETSIM_INTERCEPT_ALIAS(popen)
+
+DETSIM_EXPORT int __detsim_posix_spawn(pid_t *pid, const char *path, const posix_spawn_file_actions_t *fa,
+                                       const posix_spawnattr_t *attr, char *const argv[], char *const envp[]) {
+  unsupported("posix_spawn", why_posix_spawn, &warned_posix_spawn);
+  return REAL(posix_spawn)(pid, path, fa, attr, argv, envp);
+}
+DETSIM_INTERCEPT_ALIAS(posix_spawn)
+
+DETSIM_EXPORT int __detsim_posix_spawnp(pid_t *pid, const char *file, const posix_spawn_file_actions_t *fa,
+                                        const posix_spawnattr_t *attr, char *const argv[], char *const envp[]) {
+  unsupported("posix_spawnp", why_posix_spawnp, &warned_posix_spawnp);
+  return REAL(posix_spawnp)(pid, file, fa, attr, argv, envp);
+}
+DETSIM_INTERCEPT_ALIAS(posix_spawnp)
+
+DETSIM_EXPORT long __detsim_syscall(long number, ...) {
+  unsupported("syscall", why_syscall, &warned_syscall);
+  va_list ap;
+  va_start(ap, number);
+  long a[6];
+  for (int i = 0; i < 6; i++) a[i] = va_arg(ap, long);
+  va_end(ap);
+  return REAL(syscall)(number, a[0], a[1], a[2], a[3], a[4], a[5]);
+}
+DETSIM_INTERCEPT_ALIAS(syscall)
+
+DETSIM_EXPORT sighandler_t __detsim_signal(int sig, sighandler_t handler) {
+  unsupported("signal", why_signal, &warned_signal);
+  return REAL(signal)(sig, handler);
+}
+DETSIM_INTERCEPT_ALIAS(signal)
+
+DETSIM_EXPORT int __detsim_sigaction(int sig, const struct sigaction *act, struct sigaction *old) {
+  if (act != NULL) unsupported("sigaction", why_sigaction, &warned_sigaction);
+  return REAL(sigaction)(sig, act, old);
+}
+DETSIM_INTERCEPT_ALIAS(sigaction)
+
+DETSIM_EXPORT int __detsim_raise(int sig) {
+  unsupported("raise", why_raise, &warned_raise);
+  return REAL(raise)(sig);
+}
+DETSIM_INTERCEPT_ALIAS(raise)
+
+DETSIM_EXPORT int __detsim_kill(pid_t pid, int sig) {
+  unsupported("kill", why_kill, &warned_kill);
+  return REAL(kill)(pid, sig);
+}
+DETSIM_INTERCEPT_ALIAS(kill)
+
+DETSIM_EXPORT unsigned int __detsim_alarm(unsigned int seconds) {
+  unsupported("alarm", why_alarm, &warned_alarm);
+  return REAL(alarm)(seconds);
+}
+DETSIM_INTERCEPT_ALIAS(alarm)
+
+DETSIM_EXPORT int __detsim_setitimer(__itimer_which_t which, const struct itimerval *nv, struct itimerval *ov) {
+  unsupported("setitimer", why_setitimer, &warned_setitimer);
+  return REAL(setitimer)(which, nv, ov);
+}
+DETSIM_INTERCEPT_ALIAS(setitimer)
+
+DETSIM_EXPORT int __detsim_pthread_cancel(pthread_t t) {
+  unsupported("pthread_cancel", why_pthread_cancel, &warned_pthread_cancel);
+  return REAL(pthread_cancel)(t);
+}
+DETSIM_INTERCEPT_ALIAS(pthread_cancel)
+
+DETSIM_EXPORT int __detsim_pthread_kill(pthread_t t, int sig) {
+  unsupported("pthread_kill", why_pthread_kill, &warned_pthread_kill);
+  return REAL(pthread_kill)(t, sig);
+}
+DETSIM_INTERCEPT_ALIAS(pthread_kill)
+
+DETSIM_EXPORT sem_t *__detsim_sem_open(const char *name, int oflag, ...) {
+  unsupported("sem_open", why_sem_open, &warned_sem_open);
+  va_list ap;
+  va_start(ap, oflag);
+  mode_t mode = va_arg(ap, mode_t);
+  unsigned value = va_arg(ap, unsigned);
+  va_end(ap);
+  return REAL(sem_open)(name, oflag, mode, value);
+}
+DETSIM_INTERCEPT_ALIAS(sem_open)
+
+DETSIM_EXPORT int __detsim_pthread_mutex_consistent(pthread_mutex_t *m) {
+  unsupported("pthread_mutex_consistent", why_pthread_mutex_consistent, &warned_pthread_mutex_consistent);
+  return REAL(pthread_mutex_consistent)(m);
+}
+DETSIM_INTERCEPT_ALIAS(pthread_mutex_consistent)
+
+DETSIM_EXPORT int __detsim_pthread_mutexattr_setrobust(pthread_mutexattr_t *a, int robust) {
+  unsupported("pthread_mutexattr_setrobust", why_pthread_mutexattr_setrobust, &warned_pthread_mutexattr_setrobust);
+  return REAL(pthread_mutexattr_setrobust)(a, robust);
+}
+DETSIM_INTERCEPT_ALIAS(pthread_mutexattr_setrobust)

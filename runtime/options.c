@@ -1,0 +1,158 @@
+/* Parsing of DETSIM_SEED and DETSIM_OPTIONS, driven by options.inc.
+ *
+ * Runs in the runtime's constructor, before the program's code: no locks,
+ * no threads, and errors are returned as text for the caller to print.
+ */
+#include "options.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+struct detsim_options detsim__opt = {
+#define DETSIM_OPTION(type, name, def, desc) .name = def,
+#include "options.inc"
+#undef DETSIM_OPTION
+};
+
+/* Storage for string values: the environment string is copied once. */
+static char options_text[8192];
+
+static int parse_u64(const char *v, uint64_t *out) {
+  if (*v == '\0') return -1;
+  uint64_t x = 0;
+  for (const char *p = v; *p; p++) {
+    if (*p < '0' || *p > '9') return -1;
+    unsigned d = (unsigned)(*p - '0');
+    if (x > (UINT64_MAX - d) / 10) return -1;
+    x = x * 10 + d;
+  }
+  *out = x;
+  return 0;
+}
+
+static int parse_f64(const char *v, double *out) {
+  char *end = NULL;
+  errno = 0;
+  double x = strtod(v, &end);
+  if (*v == '\0' || *end != '\0' || errno != 0) return -1;
+  *out = x;
+  return 0;
+}
+
+static int parse_bool(const char *v, bool *out) {
+  if (!strcmp(v, "1") || !strcmp(v, "true") || !strcmp(v, "yes")) { *out = true; return 0; }
+  if (!strcmp(v, "0") || !strcmp(v, "false") || !strcmp(v, "no")) { *out = false; return 0; }
+  return -1;
+}
+
+static int set_option(const char *key, const char *val, char *err, unsigned errlen) {
+#define DETSIM_OPT_PARSE_BOOL(dst, v) parse_bool(v, &(dst))
+#define DETSIM_OPT_PARSE_U64(dst, v) parse_u64(v, &(dst))
+#define DETSIM_OPT_PARSE_F64(dst, v) parse_f64(v, &(dst))
+#define DETSIM_OPT_PARSE_STR(dst, v) ((dst) = (v), 0)
+#define DETSIM_OPTION(type, name, def, desc) \
+  if (!strcmp(key, #name)) { \
+    if (DETSIM_OPT_PARSE_##type(detsim__opt.name, val) != 0) { \
+      snprintf(err, errlen, "DETSIM_OPTIONS: bad value '%s' for key '%s' (expected %s)", val, key, \
+               #type[0] == 'B' ? "0 or 1" : #type[0] == 'U' ? "a decimal integer" : \
+               #type[0] == 'F' ? "a decimal number" : "a string"); \
+      return -1; \
+    } \
+    return 0; \
+  }
+#include "options.inc"
+#undef DETSIM_OPTION
+  snprintf(err, errlen, "DETSIM_OPTIONS: unknown key '%s' (DETSIM_OPTIONS=help=1 lists the keys)", key);
+  return -1;
+}
+
+/* Cross-option checks: values each key accepts on its own but the run can't. */
+static int validate(char *err, unsigned errlen) {
+  const struct detsim_options *o = &detsim__opt;
+  if (strcmp(o->strategy, "random") && strcmp(o->strategy, "pct")) {
+    snprintf(err, errlen, "DETSIM_OPTIONS: bad value '%s' for key 'strategy' (expected random or pct)", o->strategy);
+    return -1;
+  }
+  if (o->preempt != -1.0 && !(o->preempt >= 0.0 && o->preempt <= 1.0)) {
+    snprintf(err, errlen, "DETSIM_OPTIONS: bad value %g for key 'preempt' (expected -1 or a probability in 0..1)", o->preempt);
+    return -1;
+  }
+  if (o->pct_depth < 1 || o->pct_depth > DETSIM_PCT_DEPTH_MAX) {
+    snprintf(err, errlen, "DETSIM_OPTIONS: bad value %llu for key 'pct_depth' (expected 1..%d)",
+             (unsigned long long)o->pct_depth, DETSIM_PCT_DEPTH_MAX);
+    return -1;
+  }
+  if (o->pct_steps < 1) {
+    snprintf(err, errlen, "DETSIM_OPTIONS: bad value 0 for key 'pct_steps' (expected at least 1)");
+    return -1;
+  }
+  if (o->max_threads < 1 || o->max_threads > DETSIM_MAX_THREADS) {
+    snprintf(err, errlen, "DETSIM_OPTIONS: bad value %llu for key 'max_threads' (expected 1..%d)",
+             (unsigned long long)o->max_threads, DETSIM_MAX_THREADS);
+    return -1;
+  }
+  if (o->trace_events < 16 || o->trace_events > DETSIM_TRACE_EVENTS_MAX) {
+    snprintf(err, errlen, "DETSIM_OPTIONS: bad value %llu for key 'trace_events' (expected 16..%u)",
+             (unsigned long long)o->trace_events, DETSIM_TRACE_EVENTS_MAX);
+    return -1;
+  }
+  if (o->max_sim_time_s < 1 || o->max_sim_time_s > UINT64_MAX / 1000000000ull / 2) {
+    snprintf(err, errlen, "DETSIM_OPTIONS: bad value %llu for key 'max_sim_time_s' (expected 1..%llu)",
+             (unsigned long long)o->max_sim_time_s, (unsigned long long)(UINT64_MAX / 1000000000ull / 2));
+    return -1;
+  }
+  if (strlen(o->trace) >= DETSIM_PATH_BYTES_MAX) {
+    snprintf(err, errlen, "DETSIM_OPTIONS: value of key 'trace' is longer than %d bytes", DETSIM_PATH_BYTES_MAX);
+    return -1;
+  }
+  return 0;
+}
+
+int detsim__options_parse(const char *text, char *err, unsigned errlen) {
+  if (text == NULL) text = "";
+  if (strlen(text) >= sizeof options_text) {
+    snprintf(err, errlen, "DETSIM_OPTIONS is longer than %zu bytes", sizeof options_text - 1);
+    return -1;
+  }
+  strcpy(options_text, text);
+  char *p = options_text;
+  while (*p) {
+    char *end = strchr(p, ':');
+    if (end) *end = '\0';
+    if (*p != '\0') {
+      char *eq = strchr(p, '=');
+      if (!eq) {
+        snprintf(err, errlen, "DETSIM_OPTIONS: '%s' has no value (expected key=value)", p);
+        return -1;
+      }
+      *eq = '\0';
+      if (set_option(p, eq + 1, err, errlen) != 0) return -1;
+    }
+    if (!end) break;
+    p = end + 1;
+  }
+  return validate(err, errlen);
+}
+
+int detsim__seed_parse(const char *text, uint64_t *seed, char *err, unsigned errlen) {
+  if (parse_u64(text, seed) != 0) {
+    snprintf(err, errlen, "DETSIM_SEED='%s' is not a decimal number in 0..18446744073709551615", text);
+    return -1;
+  }
+  return 0;
+}
+
+void detsim__options_help(int fd) {
+  dprintf(fd, "detsim: DETSIM_OPTIONS=key=value:key=value... keys:\n");
+#define DETSIM_OPT_FMT_BOOL(v) dprintf(fd, "%d", (int)(v))
+#define DETSIM_OPT_FMT_U64(v) dprintf(fd, "%llu", (unsigned long long)(v))
+#define DETSIM_OPT_FMT_F64(v) dprintf(fd, "%g", (double)(v))
+#define DETSIM_OPT_FMT_STR(v) dprintf(fd, "'%s'", (const char *)(v))
+#define DETSIM_OPTION(type, name, def, desc) \
+  dprintf(fd, "  %-16s default ", #name); DETSIM_OPT_FMT_##type(def); dprintf(fd, "\n      %s\n", desc);
+#include "options.inc"
+#undef DETSIM_OPTION
+}

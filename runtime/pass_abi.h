@@ -1,0 +1,46 @@
+/* The calls the LLVM pass inserts into instrumented code.
+ *
+ * This is the ABI between a simulation build and the runtime: the pass
+ * (passes/) emits exactly these declarations, the runtime defines them.
+ * Functions classed REWRITE in intercept_table.def are called as
+ * `__detsim_<name>` with the original signature; everything else the pass
+ * emits is declared here.  Change it only together with the pass and bump
+ * DETSIM_PASS_ABI_VERSION.
+ */
+#ifndef DETSIM_PASS_ABI_H
+#define DETSIM_PASS_ABI_H
+
+#include <stdint.h>
+
+#define DETSIM_PASS_ABI_VERSION 1
+
+/* What kind of memory access a yield point stands in front of.  The access
+ * itself stays a native instruction: only one simulated thread runs at a
+ * time, so an instruction between two yield points is atomic with respect to
+ * every other thread.  The yield point is where another thread may run. */
+enum detsim_access_kind {
+  DETSIM_ACCESS_ATOMIC_LOAD = 1,
+  DETSIM_ACCESS_ATOMIC_STORE = 2,
+  DETSIM_ACCESS_ATOMIC_RMW = 3,
+  DETSIM_ACCESS_ATOMIC_CMPXCHG = 4,
+  DETSIM_ACCESS_FENCE = 5,
+  DETSIM_ACCESS_LIBATOMIC_CALL = 6,
+  DETSIM_ACCESS_VOLATILE_LOAD = 7,
+  DETSIM_ACCESS_VOLATILE_STORE = 8,
+};
+
+/* A yield point in front of a memory access; `addr` is the accessed address
+ * (NULL for a fence).  The call site is taken from the return address. */
+void __detsim_yield_access(void *addr, uint32_t kind);
+
+/* Brackets around a DETSIM_VERIFY check (detsim.h): yield points inside a
+ * verify check are not yield points, so a verify build takes the same history
+ * as the simulation build without checks. */
+void __detsim_verify_begin(void);
+void __detsim_verify_end(void);
+
+/* The named metadata the pass adds to a module it has instrumented, so that
+ * loading the plugin both as -fplugin= and -fpass-plugin= instruments once. */
+#define DETSIM_INSTRUMENTED_MD "detsim.instrumented"
+
+#endif

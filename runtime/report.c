@@ -1,0 +1,246 @@
+/* How a run ends: the result line, the trace file, crash handling.
+ *
+ * detsim__finish may be entered from any thread, from a signal handler, or
+ * from the watchdog while a simulated thread is stuck; the first caller wins
+ * and the others wait to be killed by its exit.  It writes with write(2)
+ * wherever it can and ends with the exit_group system call, which no
+ * interceptor stands in front of.
+ */
+#include "report.h"
+
+#include <dlfcn.h>
+#include <inttypes.h>
+#include <libunwind.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "check.h"
+#include "clock.h"
+#include "options.h"
+#include "real.h"
+#include "sched_internal.h"
+#include "trace.h"
+
+static const char *const class_names[DETSIM_CLASS_COUNT] = {
+#define DETSIM_CLASS(name, status, desc) #name,
+#include "classes.inc"
+#undef DETSIM_CLASS
+};
+static const int class_status[DETSIM_CLASS_COUNT] = {
+#define DETSIM_CLASS(name, status, desc) status,
+#include "classes.inc"
+#undef DETSIM_CLASS
+};
+
+static int finishing;        /* first caller of finish wins */
+static __thread int in_signal;
+
+void detsim__report_no_flush(void) { in_signal = 1; }
+
+const char *detsim__class_name(enum detsim_class cls) {
+  return (unsigned)cls < DETSIM_CLASS_COUNT ? class_names[cls] : "?";
+}
+
+static void write_all(int fd, const char *s, size_t n) {
+  while (n > 0) {
+    ssize_t k = write(fd, s, n);
+    if (k <= 0) return;
+    s += k;
+    n -= (size_t)k;
+  }
+}
+
+void detsim__msg(const char *fmt, ...) {
+  char buf[1024];
+  int k = snprintf(buf, sizeof buf, "detsim: ");
+  va_list ap;
+  va_start(ap, fmt);
+  int m = vsnprintf(buf + k, sizeof buf - (size_t)k - 1, fmt, ap);
+  va_end(ap);
+  if (m < 0) m = 0;
+  size_t len = (size_t)k + ((size_t)m < sizeof buf - (size_t)k - 1 ? (size_t)m : sizeof buf - (size_t)k - 2);
+  buf[len++] = '\n';
+  write_all(2, buf, len);
+}
+
+static _Noreturn void exit_now(int status) {
+  REAL(syscall)(SYS_exit_group, status);
+  __builtin_unreachable();
+}
+
+static const char *trace_path(char *buf, size_t len) {
+  const char *t = detsim__opt.trace;
+  if (!strcmp(t, "none")) return NULL;
+  if (t[0]) return t;
+  snprintf(buf, len, "detsim-%" PRIu64 ".trace", W.seed);
+  return buf;
+}
+
+void detsim__report_checks(void);
+
+void detsim__write_result(enum detsim_class cls, int exit_status, const char *extra) {
+  detsim__report_checks();
+  char line[1024];
+  uint64_t now = detsim__now_ns();
+  int k = snprintf(line, sizeof line, "detsim: %s seed=%" PRIu64 " events=%" PRIu64 " history=%016" PRIx64
+                   " sim_time=%" PRIu64 ".%06" PRIu64 "s",
+                   detsim__class_name(cls), W.seed, detsim__events(), detsim__history_hash(),
+                   now / UINT64_C(1000000000), (now % UINT64_C(1000000000)) / UINT64_C(1000));
+  if (cls == DETSIM_CLASS_exit || (cls == DETSIM_CLASS_pass && exit_status != 0))
+    k += snprintf(line + k, sizeof line - (size_t)k, " exit_status=%d", exit_status);
+  if (extra && extra[0]) k += snprintf(line + k, sizeof line - (size_t)k, " %s", extra);
+  if ((size_t)k >= sizeof line - 1) k = (int)sizeof line - 2;
+  line[k++] = '\n';
+  write_all(2, line, (size_t)k);
+}
+
+_Noreturn void detsim__finish(enum detsim_class cls, int exit_status, const char *extra) {
+  if (__atomic_exchange_n(&finishing, 1, __ATOMIC_ACQ_REL)) {
+    /* Someone else is ending the run: wait for its exit to kill us. */
+    for (;;) pause();
+  }
+  char extra_all[1024];
+  snprintf(extra_all, sizeof extra_all, "%s", extra ? extra : "");
+  bool failure = cls != DETSIM_CLASS_pass;
+  if ((failure || detsim__opt.trace_always) && W.running) {
+    char buf[DETSIM_PATH_BYTES_MAX + 32];
+    const char *path = trace_path(buf, sizeof buf);
+    if (path && detsim__trace_write(path) == 0) {
+      size_t k = strlen(extra_all);
+      snprintf(extra_all + k, sizeof extra_all - k, "%strace=%s", k ? " " : "", path);
+    }
+    if (failure && !detsim__opt.quiet && detsim__opt.trace_tail) {
+      detsim__msg("last events (event time thread kind object value site):");
+      detsim__trace_print_tail(2, (unsigned)detsim__opt.trace_tail);
+    }
+  }
+  if (!in_signal) fflush(NULL);
+  detsim__write_result(cls, exit_status, extra_all);
+  exit_now(cls == DETSIM_CLASS_pass ? exit_status : class_status[cls]);
+}
+
+/* ---- backtraces ---- */
+
+/* True for an address inside this library: frames of the runtime itself are
+ * left out of the backtraces users read. */
+static int in_runtime(uintptr_t ip) {
+  static void *self_base;
+  Dl_info info;
+  if (self_base == NULL && dladdr((void *)&in_runtime, &info)) self_base = info.dli_fbase;
+  return dladdr((void *)ip, &info) && info.dli_fbase == self_base;
+}
+
+int detsim__backtrace_text(char *buf, int len, int skip_runtime) {
+  unw_context_t ctx;
+  unw_cursor_t cur;
+  int used = 0;
+  buf[0] = '\0';
+  if (unw_getcontext(&ctx) != 0 || unw_init_local(&cur, &ctx) != 0) return 0;
+  int frame = 0;
+  while (frame < DETSIM_BACKTRACE_FRAMES_MAX && unw_step(&cur) > 0) {
+    unw_word_t ip = 0, off = 0;
+    unw_get_reg(&cur, UNW_REG_IP, &ip);
+    if (skip_runtime && in_runtime((uintptr_t)ip)) continue;
+    char name[256] = "??";
+    unw_get_proc_name(&cur, name, sizeof name, &off);
+    Dl_info info;
+    const char *mod = "?";
+    if (dladdr((void *)(uintptr_t)ip, &info) && info.dli_fname) {
+      mod = strrchr(info.dli_fname, '/');
+      mod = mod ? mod + 1 : info.dli_fname;
+    }
+    int k = snprintf(buf + used, (size_t)(len - used), "#%d 0x%016" PRIxPTR " in %s+0x%" PRIxPTR " (%s)\n",
+                     frame, (uintptr_t)ip, name, (uintptr_t)off, mod);
+    if (k < 0 || k >= len - used) break;
+    used += k;
+    frame++;
+    if (!strcmp(name, "main") || !strcmp(name, "start_thread")) break;
+  }
+  return used;
+}
+
+static void print_lines(const char *text) {
+  const char *line = text;
+  while (*line) {
+    const char *nl = strchr(line, '\n');
+    int n = nl ? (int)(nl - line) : (int)strlen(line);
+    detsim__msg("    %.*s", n, line);
+    if (!nl) break;
+    line = nl + 1;
+  }
+}
+
+/* ---- invariants of the runtime itself ---- */
+
+_Noreturn void detsim__check_failed(const char *file, int line, const char *cond, uint64_t a, uint64_t b) {
+  detsim__msg("internal error: invariant '%s' failed at %s:%d (values 0x%" PRIx64 ", 0x%" PRIx64
+              ") seed=%" PRIu64 " event=%" PRIu64,
+              cond, file, line, a, b, W.seed, detsim__events());
+  char bt[4096];
+  detsim__backtrace_text(bt, sizeof bt, 0);
+  print_lines(bt);
+  detsim__finish(DETSIM_CLASS_inconclusive, 0, "reason=detsim-internal-error");
+}
+
+/* ---- crashes ---- */
+
+static const int crash_signals[] = { SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT, SIGTRAP };
+
+static void crash_handler(int sig, siginfo_t *si, void *uctx) {
+  (void)uctx;
+  in_signal = 1;
+  if (__atomic_load_n(&finishing, __ATOMIC_ACQUIRE)) {
+    /* A crash while the run is being ended: the first verdict stands. */
+    for (;;) pause();
+  }
+  detsim_thread *self = detsim__self();
+  char name[16];
+  snprintf(name, sizeof name, "SIG%s", sigabbrev_np(sig) ? sigabbrev_np(sig) : "?");
+  if (sig == SIGSEGV || sig == SIGBUS)
+    detsim__msg("crash: %s (%s) at address %p in thread T%u", name, sigdescr_np(sig), si->si_addr,
+                self ? self->id : 0);
+  else
+    detsim__msg("crash: %s (%s) in thread T%u", name, sigdescr_np(sig), self ? self->id : 0);
+  char bt[4096];
+  detsim__backtrace_text(bt, sizeof bt, 1);
+  print_lines(bt);
+  char extra[64];
+  snprintf(extra, sizeof extra, "signal=%s", name);
+  detsim__finish(DETSIM_CLASS_crash, 0, extra);
+}
+
+/* Each simulated thread gets an alternate signal stack so a stack overflow
+ * is still reported.  Sized for the handler's own buffers and libunwind. */
+#define DETSIM_ALTSTACK_BYTES (256u << 10)
+
+void detsim__altstack_install(void) {
+  void *p = mmap(NULL, DETSIM_ALTSTACK_BYTES, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  if (p == MAP_FAILED) return;
+  stack_t ss = { .ss_sp = p, .ss_size = DETSIM_ALTSTACK_BYTES, .ss_flags = 0 };
+  sigaltstack(&ss, NULL);
+}
+
+void detsim__report_install(void) {
+  detsim__altstack_install();
+  struct sigaction sa;
+  memset(&sa, 0, sizeof sa);
+  sa.sa_sigaction = crash_handler;
+  sa.sa_flags = SA_SIGINFO | SA_ONSTACK | SA_NODEFER;
+  sigemptyset(&sa.sa_mask);
+  for (size_t i = 0; i < sizeof crash_signals / sizeof crash_signals[0]; i++)
+    REAL(sigaction)(crash_signals[i], &sa, NULL);
+}
+
+/* ---- break_at ---- */
+
+void detsim__break_now(uint64_t event) {
+  detsim__msg("break at event %" PRIu64 ": process %d stopped; attach with: gdb -p %d   (then 'continue')",
+              event, (int)getpid(), (int)getpid());
+  REAL(kill)(getpid(), SIGSTOP);
+}

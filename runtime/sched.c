@@ -1,0 +1,531 @@
+/* The scheduler: simulated threads, the baton, strategies, blocking.
+ *
+ * Rules of this file:
+ *  - Exactly one simulated thread holds the baton at a time; only it reads or
+ *    writes W (the world).  A thread gives the baton by storing 1 into the
+ *    next thread's futex word and waking it, then waits on its own word.
+ *  - Every decision draws from W.rng (the seed's "scheduler" stream) in an
+ *    order fixed by the history, so a seed replays exactly.
+ *  - Blocked threads wait on predicates that the scheduler evaluates when it
+ *    picks; a thread whose deadline passed is runnable and sees ETIMEDOUT.
+ */
+#include "sched.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <linux/futex.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "check.h"
+#include "clock.h"
+#include "limits.h"
+#include "options.h"
+#include "prng.h"
+#include "real.h"
+#include "report.h"
+#include "sched_internal.h"
+
+struct detsim_world W;
+
+static __thread detsim_thread *tls_self __attribute__((tls_model("initial-exec")));
+
+/* PCT: a thread that ran this many events in a row without a switch has its
+ * priority lowered, so a spin-wait at high priority can't starve the thread
+ * it waits for (strict priorities would livelock it). */
+#define PCT_STARVATION_EVENTS 10000
+
+detsim_thread *detsim__self(void) { return tls_self; }
+uint32_t detsim__thread_id(const detsim_thread *t) { return t->id; }
+uint64_t detsim__event_count(void) { return detsim__events(); }
+uint64_t detsim__seed(void) { return W.seed; }
+bool detsim__running(void) { return W.running; }
+uint64_t detsim__sched_draw(void) { return detsim__rng_next(&W.rng); }
+
+void detsim__suppress_begin(void) {
+  if (tls_self) tls_self->suppress++;
+}
+void detsim__suppress_end(void) {
+  if (tls_self) {
+    CHECK_GE(tls_self->suppress, 1);
+    tls_self->suppress--;
+  }
+}
+
+/* ---- the baton ---- */
+
+static void futex_wait(uint32_t *word, uint32_t val) {
+  REAL(syscall)(SYS_futex, word, FUTEX_WAIT_PRIVATE, val, NULL, NULL, 0);
+}
+static void futex_wake(uint32_t *word) {
+  REAL(syscall)(SYS_futex, word, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
+}
+
+static void give_baton(detsim_thread *next) {
+  W.current = next;
+  __atomic_store_n(&next->baton, 1, __ATOMIC_RELEASE);
+  futex_wake(&next->baton);
+}
+
+static void wait_baton(detsim_thread *self) {
+  for (;;) {
+    while (__atomic_load_n(&self->baton, __ATOMIC_ACQUIRE) == 0) futex_wait(&self->baton, 0);
+    if (!self->report_request) return;
+    /* The deadlock reporter lent us the baton to capture where we block. */
+    self->report_request = false;
+    detsim__backtrace_text(self->where, sizeof self->where, 1);
+    __atomic_store_n(&self->baton, 0, __ATOMIC_RELAXED);
+    give_baton(W.reporter);
+  }
+}
+
+static void switch_to(detsim_thread *self, detsim_thread *next) {
+  if (next == self) return;
+  detsim__trace_event(DETSIM_EV_switch, self->id, NULL, 0, next->id);
+  self->run_length = 0;
+  __atomic_store_n(&self->baton, 0, __ATOMIC_RELAXED);
+  give_baton(next);
+  wait_baton(self);
+  CHECK(W.current == self);
+}
+
+/* ---- events ---- */
+
+static void event_limits(void) {
+  uint64_t n = detsim__events();
+  if (__builtin_expect(n >= detsim__opt.max_events, 0)) {
+    char extra[96];
+    snprintf(extra, sizeof extra, "limit=max_events=%" PRIu64, detsim__opt.max_events);
+    detsim__msg("the run reached its event limit max_events=%" PRIu64 " (a livelock, or raise DETSIM_OPTIONS=max_events=N)",
+                detsim__opt.max_events);
+    detsim__finish(DETSIM_CLASS_inconclusive, 0, extra);
+  }
+  if (__builtin_expect(detsim__now_ns() >= W.max_sim_time_ns, 0)) {
+    char extra[96];
+    snprintf(extra, sizeof extra, "limit=max_sim_time_s=%" PRIu64, detsim__opt.max_sim_time_s);
+    detsim__msg("the run reached its virtual time limit max_sim_time_s=%" PRIu64, detsim__opt.max_sim_time_s);
+    detsim__finish(DETSIM_CLASS_inconclusive, 0, extra);
+  }
+  if (n >= W.break_at) {
+    W.break_at = UINT64_MAX;
+    detsim__break_now(n);
+  }
+  W.event_stop = detsim__opt.max_events < W.break_at ? detsim__opt.max_events : W.break_at;
+}
+
+uint64_t detsim__event(enum detsim_event_kind kind, detsim_thread *t, const void *obj,
+                       uintptr_t pc, uint32_t aux) {
+  uint64_t n = detsim__trace_event(kind, t ? t->id : 0, obj, pc, aux);
+  detsim__clock_advance_by(detsim__opt.yield_step_ns);
+  if (__builtin_expect(n >= W.event_stop || detsim__now_ns() >= W.max_sim_time_ns, 0)) event_limits();
+  return n;
+}
+
+/* ---- picking the next thread ---- */
+
+static bool can_run(detsim_thread *t) {
+  if (t->state == DETSIM_T_RUNNABLE) return true;
+  if (t->state != DETSIM_T_BLOCKED) return false;
+  if (t->deadline <= detsim__now_ns()) return true;
+  return t->ready(t->ready_arg);
+}
+
+/* Runnable threads, in slot order (a fixed order keeps draws replayable). */
+static unsigned collect_runnable(detsim_thread **out, detsim_thread *exclude) {
+  unsigned n = 0;
+  for (unsigned i = 0; i < W.slots_used; i++) {
+    detsim_thread *t = &W.threads[i];
+    if (t != exclude && can_run(t)) out[n++] = t;
+  }
+  return n;
+}
+
+static uint64_t next_deadline(void) {
+  uint64_t d = DETSIM_NO_DEADLINE;
+  for (unsigned i = 0; i < W.slots_used; i++) {
+    detsim_thread *t = &W.threads[i];
+    if (t->state == DETSIM_T_BLOCKED && t->deadline < d) d = t->deadline;
+  }
+  return d;
+}
+
+static detsim_thread *pick(detsim_thread **cands, unsigned n) {
+  CHECK_GE(n, 1);
+  if (!W.pct) return cands[detsim__rng_below(&W.rng, n)];
+  detsim_thread *best = cands[0];
+  for (unsigned i = 1; i < n; i++)
+    if (cands[i]->priority > best->priority) best = cands[i];
+  return best;
+}
+
+/* Some thread other than `exclude` (which can't run) must run: waits out
+ * deadlines in virtual time, reports a deadlock when nothing can ever run. */
+static detsim_thread *pick_when_stuck(detsim_thread *self, detsim_thread *exclude) {
+  detsim_thread *cands[DETSIM_MAX_THREADS];
+  for (;;) {
+    unsigned n = collect_runnable(cands, exclude);
+    if (n > 0) return pick(cands, n);
+    uint64_t d = next_deadline();
+    if (d == DETSIM_NO_DEADLINE) detsim__deadlock(self);
+    detsim__clock_advance_to(d);
+    detsim__event(DETSIM_EV_time_jump, self, NULL, 0, 0);
+  }
+}
+
+static void pct_lower(detsim_thread *t, int64_t prio) {
+  t->priority = prio;
+}
+
+/* PCT step at a yield point: apply a change point if this event is one, then
+ * run the highest-priority runnable thread. */
+static void pct_step(detsim_thread *self) {
+  uint64_t n = detsim__events();
+  if (W.pct_next < W.pct_changes && n >= W.pct_change_at[W.pct_next]) {
+    pct_lower(self, (int64_t)(W.pct_changes - W.pct_next));
+    W.pct_next++;
+  }
+  if (++self->run_length > PCT_STARVATION_EVENTS) pct_lower(self, W.pct_lowest--);
+  detsim_thread *cands[DETSIM_MAX_THREADS];
+  unsigned c = collect_runnable(cands, NULL);
+  switch_to(self, pick(cands, c));
+}
+
+static void preempt_point(detsim_thread *self) {
+  if (W.pct) {
+    pct_step(self);
+    return;
+  }
+  if (detsim__rng_next(&W.rng) >= W.preempt_threshold) return;
+  detsim_thread *cands[DETSIM_MAX_THREADS];
+  unsigned n = collect_runnable(cands, self);
+  if (n == 0) return;
+  switch_to(self, cands[detsim__rng_below(&W.rng, n)]);
+}
+
+void detsim__yield_aux(enum detsim_event_kind kind, const void *obj, uintptr_t pc, uint32_t aux) {
+  detsim_thread *self = tls_self;
+  if (self == NULL || self->suppress) return;
+  detsim__event(kind, self, obj, pc, aux);
+  preempt_point(self);
+}
+
+void detsim__yield_at(enum detsim_event_kind kind, const void *obj, uintptr_t pc) {
+  detsim__yield_aux(kind, obj, pc, 0);
+}
+
+/* sched_yield: prefer another runnable thread. */
+void detsim__yield_to_other(uintptr_t pc) {
+  detsim_thread *self = tls_self;
+  if (self == NULL || self->suppress) return;
+  detsim__event(DETSIM_EV_yield, self, NULL, pc, 0);
+  detsim_thread *cands[DETSIM_MAX_THREADS];
+  unsigned n = collect_runnable(cands, self);
+  if (n == 0) return;
+  if (W.pct) pct_lower(self, W.pct_lowest--);
+  switch_to(self, pick(cands, n));
+}
+
+/* ---- blocking ---- */
+
+int detsim__block(enum detsim_event_kind kind, const void *obj,
+                  bool (*ready)(void *arg), void *arg, uint64_t deadline_ns) {
+  detsim_thread *self = tls_self;
+  CHECK(self != NULL);
+  CHECK_EQ(self->state, DETSIM_T_RUNNABLE);
+  if (ready(arg)) return 0;
+  if (deadline_ns <= detsim__now_ns()) return ETIMEDOUT;
+  self->state = DETSIM_T_BLOCKED;
+  self->block_kind = kind;
+  self->block_obj = obj;
+  self->ready = ready;
+  self->ready_arg = arg;
+  self->deadline = deadline_ns;
+  self->block_pc = (uintptr_t)__builtin_return_address(0);
+  detsim__event(DETSIM_EV_block, self, obj, self->block_pc, kind);
+  detsim_thread *cands[DETSIM_MAX_THREADS];
+  unsigned n = collect_runnable(cands, NULL);
+  detsim_thread *next = n ? pick(cands, n) : pick_when_stuck(self, NULL);
+  switch_to(self, next);
+  bool ok = ready(arg);
+  CHECK(ok || detsim__now_ns() >= self->deadline);
+  self->state = DETSIM_T_RUNNABLE;
+  self->ready = NULL;
+  detsim__event(ok ? DETSIM_EV_wake : DETSIM_EV_timeout, self, obj, self->block_pc, kind);
+  return ok ? 0 : ETIMEDOUT;
+}
+
+static bool woken_ready(void *arg) { return ((detsim_thread *)arg)->woken; }
+
+int detsim__wait(enum detsim_event_kind kind, const void *obj, uint64_t deadline_ns) {
+  detsim_thread *self = tls_self;
+  CHECK(self != NULL);
+  self->woken = false;
+  self->waiting = true;
+  int r = detsim__block(kind, obj, woken_ready, self, deadline_ns);
+  self->waiting = false;
+  return r;
+}
+
+static bool is_waiter_on(detsim_thread *t, const void *obj) {
+  return t->state == DETSIM_T_BLOCKED && t->waiting && t->block_obj == obj &&
+         !__atomic_load_n(&t->woken, __ATOMIC_RELAXED);
+}
+
+int detsim__wake_one(const void *obj) {
+  if (tls_self == NULL) return detsim__wake_all(obj); /* outside: no draws */
+  detsim_thread *cands[DETSIM_MAX_THREADS];
+  unsigned n = 0;
+  for (unsigned i = 0; i < W.slots_used; i++)
+    if (is_waiter_on(&W.threads[i], obj)) cands[n++] = &W.threads[i];
+  if (n == 0) return 0;
+  detsim_thread *t = cands[detsim__rng_below(&W.rng, n)];
+  t->woken = true;
+  return 1;
+}
+
+int detsim__wake_all(const void *obj) {
+  int n = 0;
+  for (unsigned i = 0; i < W.slots_used; i++) {
+    detsim_thread *t = &W.threads[i];
+    if (is_waiter_on(t, obj)) {
+      __atomic_store_n(&t->woken, true, __ATOMIC_RELAXED);
+      n++;
+    }
+  }
+  return n;
+}
+
+/* ---- threads ---- */
+
+static detsim_thread *find_thread(pthread_t pt) {
+  for (unsigned i = 0; i < W.slots_used; i++) {
+    detsim_thread *t = &W.threads[i];
+    if (t->state != DETSIM_T_FREE && pthread_equal(t->pthread, pt)) return t;
+  }
+  return NULL;
+}
+
+static detsim_thread *alloc_slot(void) {
+  for (unsigned i = 0; i < W.slots_used; i++)
+    if (W.threads[i].state == DETSIM_T_FREE) return &W.threads[i];
+  if (W.slots_used < DETSIM_MAX_THREADS) return &W.threads[W.slots_used++];
+  return NULL;
+}
+
+static void finish_thread(detsim_thread *self, void *retval);
+
+static void *trampoline(void *arg) {
+  detsim_thread *t = arg;
+  tls_self = t;
+  detsim__altstack_install();
+  wait_baton(t);
+  detsim__event(DETSIM_EV_thread_start, t, NULL, (uintptr_t)t->start, 0);
+  void *ret = t->start(t->arg);
+  finish_thread(t, ret);
+  return ret;
+}
+
+static void limit_reached(const char *name, uint64_t value, const char *why) {
+  char extra[96];
+  snprintf(extra, sizeof extra, "limit=%s=%" PRIu64, name, value);
+  detsim__msg("the run reached the limit %s=%" PRIu64 ": %s", name, value, why);
+  detsim__finish(DETSIM_CLASS_inconclusive, 0, extra);
+}
+
+int detsim__thread_create(pthread_t *out, const pthread_attr_t *attr,
+                          void *(*start)(void *), void *arg) {
+  detsim_thread *self = tls_self;
+  if (self == NULL) return REAL(pthread_create)(out, attr, start, arg);
+  if (W.live >= detsim__opt.max_threads)
+    limit_reached("max_threads", detsim__opt.max_threads, "too many simulated threads alive at once");
+  if (W.next_id > DETSIM_MAX_THREADS_CREATED)
+    limit_reached("max_threads_created", DETSIM_MAX_THREADS_CREATED, "too many threads created in one run");
+  detsim_thread *t = alloc_slot();
+  if (t == NULL) limit_reached("max_threads", DETSIM_MAX_THREADS, "no free thread slot");
+  memset(t, 0, sizeof *t);
+  t->id = W.next_id++;
+  t->state = DETSIM_T_RUNNABLE;
+  t->start = start;
+  t->arg = arg;
+  t->priority = W.pct ? (int64_t)(DETSIM_PCT_DEPTH_MAX + 1 + (detsim__rng_next(&W.rng) >> 2)) : 0;
+  int detach = PTHREAD_CREATE_JOINABLE;
+  if (attr) pthread_attr_getdetachstate(attr, &detach);
+  t->detached = detach == PTHREAD_CREATE_DETACHED;
+  int r = REAL(pthread_create)(&t->pthread, attr, trampoline, t);
+  if (r != 0) {
+    t->state = DETSIM_T_FREE;
+    return r;
+  }
+  W.live++;
+  *out = t->pthread;
+  detsim__event(DETSIM_EV_thread_create, self, NULL, (uintptr_t)__builtin_return_address(0), t->id);
+  preempt_point(self);
+  return 0;
+}
+
+static bool finished_ready(void *arg) { return ((detsim_thread *)arg)->state == DETSIM_T_FINISHED; }
+
+int detsim__thread_join(pthread_t thread, void **retval, bool try_only, uint64_t deadline_ns) {
+  detsim_thread *self = tls_self;
+  if (self == NULL) return REAL(pthread_join)(thread, retval);
+  detsim__yield(DETSIM_EV_thread_join, NULL);
+  detsim_thread *t = find_thread(thread);
+  if (t == NULL) return ESRCH;
+  if (t == self) return EDEADLK;
+  if (t->detached) return EINVAL;
+  if (t->joiner != NULL && t->joiner != self) return EINVAL;
+  if (try_only && t->state != DETSIM_T_FINISHED) return EBUSY;
+  t->joiner = self;
+  if (detsim__block(DETSIM_EV_thread_join, t, finished_ready, t, deadline_ns) == ETIMEDOUT) {
+    t->joiner = NULL;
+    return ETIMEDOUT;
+  }
+  if (retval) *retval = t->retval;
+  /* Reap the OS thread; its real exit path may still be running. */
+  REAL(pthread_join)(t->pthread, NULL);
+  t->state = DETSIM_T_FREE;
+  return 0;
+}
+
+int detsim__thread_detach(pthread_t thread) {
+  detsim_thread *self = tls_self;
+  if (self == NULL) return REAL(pthread_detach)(thread);
+  detsim__yield(DETSIM_EV_thread_detach, NULL);
+  detsim_thread *t = find_thread(thread);
+  if (t == NULL) return ESRCH;
+  if (t->detached) return EINVAL;
+  t->detached = true;
+  int r = REAL(pthread_detach)(t->pthread);
+  if (t->state == DETSIM_T_FINISHED) t->state = DETSIM_T_FREE;
+  return r;
+}
+
+/* The thread's simulated life ends here; its real exit (TLS destructors)
+ * runs afterwards outside the simulation, while the next thread runs. */
+static void finish_thread(detsim_thread *self, void *retval) {
+  detsim__event(DETSIM_EV_thread_exit, self, NULL, 0, 0);
+  self->retval = retval;
+  self->state = self->detached ? DETSIM_T_FREE : DETSIM_T_FINISHED;
+  CHECK_GE(W.live, 1);
+  W.live--;
+  if (W.live == 0) {
+    /* The last simulated thread: the process ends when its real thread
+     * exits; the result line is written by the exit handler. */
+    tls_self = NULL;
+    return;
+  }
+  detsim_thread *next = pick_when_stuck(self, self);
+  tls_self = NULL;
+  give_baton(next);
+}
+
+_Noreturn void detsim__thread_exit(void *retval) {
+  detsim_thread *self = tls_self;
+  if (self != NULL) finish_thread(self, retval);
+  REAL(pthread_exit)(retval);
+}
+
+/* ---- deadlock ---- */
+
+_Noreturn void detsim__deadlock(detsim_thread *self) {
+  /* Lend the baton to each blocked thread in turn so it records where it
+   * blocks; then report every live thread. */
+  W.reporter = self;
+  for (unsigned i = 0; i < W.slots_used; i++) {
+    detsim_thread *t = &W.threads[i];
+    if (t == self || t->state != DETSIM_T_BLOCKED) continue;
+    t->report_request = true;
+    __atomic_store_n(&self->baton, 0, __ATOMIC_RELAXED);
+    give_baton(t);
+    while (__atomic_load_n(&self->baton, __ATOMIC_ACQUIRE) == 0) futex_wait(&self->baton, 0);
+  }
+  W.current = self;
+  if (self->state == DETSIM_T_BLOCKED) detsim__backtrace_text(self->where, sizeof self->where, 1);
+  unsigned blocked = 0;
+  for (unsigned i = 0; i < W.slots_used; i++)
+    if (W.threads[i].state == DETSIM_T_BLOCKED) blocked++;
+  detsim__msg("deadlock: all %u live threads are blocked and no timer is pending", blocked);
+  for (unsigned i = 0; i < W.slots_used; i++) {
+    detsim_thread *t = &W.threads[i];
+    if (t->state != DETSIM_T_BLOCKED) continue;
+    detsim__msg("  thread T%u waits in %s on %p%s", t->id, detsim__event_name(t->block_kind), t->block_obj,
+                t->block_kind == DETSIM_EV_thread_join && t->block_obj
+                    ? " (a thread)" : "");
+    if (t->block_kind == DETSIM_EV_mutex_lock || t->block_kind == DETSIM_EV_mutex_trylock) {
+      uint32_t owner = detsim__mutex_owner_hint(t->block_obj);
+      if (owner) detsim__msg("    (held by thread T%u)", owner);
+    }
+    if (t->where[0]) {
+      char *line = t->where;
+      while (*line) {
+        char *nl = strchr(line, '\n');
+        if (nl) *nl = '\0';
+        detsim__msg("    %s", line);
+        if (!nl) break;
+        line = nl + 1;
+      }
+    }
+  }
+  detsim__finish(DETSIM_CLASS_deadlock, 0, NULL);
+}
+
+__attribute__((weak)) uint32_t detsim__mutex_owner_hint(const void *mutex) {
+  (void)mutex;
+  return 0;
+}
+
+/* ---- start ---- */
+
+void detsim__sched_start(uint64_t seed) {
+  W.seed = seed;
+  detsim__rng_init(&W.rng, detsim__seed_child(seed, "scheduler"));
+  W.pct = strcmp(detsim__opt.strategy, "pct") == 0;
+  double p = detsim__opt.preempt;
+  if (p < 0) {
+    struct detsim_rng swarm;
+    detsim__rng_init(&swarm, detsim__seed_child(seed, "scheduler/swarm"));
+    /* log-uniform in [0.001, 0.5]: each seed explores its own switch rate */
+    p = 0.001 * __builtin_exp(detsim__rng_unit(&swarm) * __builtin_log(500.0));
+  }
+  W.preempt = p;
+  W.preempt_threshold = p >= 1.0 ? UINT64_MAX : (uint64_t)(p * 18446744073709551616.0);
+  if (W.pct) {
+    W.pct_changes = (unsigned)detsim__opt.pct_depth - 1;
+    for (unsigned i = 0; i < W.pct_changes; i++)
+      W.pct_change_at[i] = 1 + detsim__rng_below(&W.rng, detsim__opt.pct_steps);
+    /* sorted, so the scheduler meets them in order */
+    for (unsigned i = 1; i < W.pct_changes; i++)
+      for (unsigned j = i; j > 0 && W.pct_change_at[j - 1] > W.pct_change_at[j]; j--) {
+        uint64_t x = W.pct_change_at[j];
+        W.pct_change_at[j] = W.pct_change_at[j - 1];
+        W.pct_change_at[j - 1] = x;
+      }
+    W.pct_lowest = 0;
+  }
+  W.max_sim_time_ns = detsim__opt.max_sim_time_s * 1000000000ull;
+  W.break_at = detsim__opt.break_at ? detsim__opt.break_at : UINT64_MAX;
+  W.event_stop = detsim__opt.max_events < W.break_at ? detsim__opt.max_events : W.break_at;
+  W.next_id = 1;
+  detsim_thread *main_thread = &W.threads[W.slots_used++];
+  memset(main_thread, 0, sizeof *main_thread);
+  main_thread->id = W.next_id++;
+  main_thread->state = DETSIM_T_RUNNABLE;
+  main_thread->pthread = pthread_self();
+  main_thread->baton = 1;
+  main_thread->priority = W.pct ? (int64_t)(DETSIM_PCT_DEPTH_MAX + 1 + (detsim__rng_next(&W.rng) >> 2)) : 0;
+  W.live = 1;
+  W.current = main_thread;
+  tls_self = main_thread;
+  W.running = true;
+  detsim__event(DETSIM_EV_start, main_thread, NULL, 0, 0);
+}
+
+/* After fork() the child has one thread and no watchdog: it leaves the
+ * simulation (its calls act on objects without scheduling). */
+void detsim__sched_forget_in_child(void) {
+  tls_self = NULL;
+  W.running = false;
+}

@@ -1,0 +1,82 @@
+/* The scheduler's data, shared by the runtime's own modules (sched.c,
+ * report.c, init.c, watchdog.c).  Interceptors use sched.h only. */
+#ifndef DETSIM_SCHED_INTERNAL_H
+#define DETSIM_SCHED_INTERNAL_H
+
+#include "limits.h"
+#include "prng.h"
+#include "sched.h"
+
+enum detsim_thread_state {
+  DETSIM_T_FREE = 0,   /* slot unused */
+  DETSIM_T_RUNNABLE,   /* running, or may be picked */
+  DETSIM_T_BLOCKED,    /* waits for ready() or its deadline */
+  DETSIM_T_FINISHED,   /* done, waiting to be joined */
+};
+
+struct detsim_thread {
+  uint32_t baton;                /* futex word: 1 = this thread may run */
+  uint32_t id;                   /* 1 = main, then creation order, never reused */
+  enum detsim_thread_state state;
+  unsigned suppress;             /* > 0: yield points are not yield points */
+  /* blocking */
+  enum detsim_event_kind block_kind;
+  const void *block_obj;
+  bool (*ready)(void *);
+  void *ready_arg;
+  uint64_t deadline;
+  uintptr_t block_pc;
+  bool waiting, woken;
+  /* lifecycle */
+  pthread_t pthread;
+  void *(*start)(void *);
+  void *arg;
+  void *retval;
+  bool detached;
+  struct detsim_thread *joiner;
+  /* strategy */
+  int64_t priority;
+  uint64_t run_length;
+  /* reports */
+  bool report_request;
+  char where[2048];
+};
+
+struct detsim_world {
+  struct detsim_thread threads[DETSIM_MAX_THREADS];
+  unsigned slots_used;
+  unsigned live;
+  uint32_t next_id;
+  struct detsim_thread *current;
+  struct detsim_thread *reporter;
+  struct detsim_rng rng;
+  uint64_t seed;
+  bool running;
+  /* random walk */
+  double preempt;
+  uint64_t preempt_threshold;
+  /* pct */
+  bool pct;
+  unsigned pct_changes, pct_next;
+  uint64_t pct_change_at[DETSIM_PCT_DEPTH_MAX];
+  int64_t pct_lowest;
+  /* limits, checked on every event with one compare each */
+  uint64_t event_stop;
+  uint64_t max_sim_time_ns;
+  uint64_t break_at;
+};
+
+extern struct detsim_world W;
+
+uint64_t detsim__event(enum detsim_event_kind kind, detsim_thread *t, const void *obj,
+                       uintptr_t pc, uint32_t aux);
+void detsim__yield_to_other(uintptr_t pc);
+void detsim__yield_aux(enum detsim_event_kind kind, const void *obj, uintptr_t pc, uint32_t aux);
+_Noreturn void detsim__deadlock(detsim_thread *self);
+void detsim__break_now(uint64_t event);
+void detsim__sched_start(uint64_t seed);
+void detsim__sched_forget_in_child(void);
+/* The owner of a simulated mutex (0 when unknown): for deadlock reports. */
+uint32_t detsim__mutex_owner_hint(const void *mutex);
+
+#endif

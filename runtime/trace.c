@@ -1,0 +1,127 @@
+/* The history hash and the trace ring.
+ *
+ * Called on every event by the baton holder only, so it needs no locking;
+ * the fast path is a hash fold and one 32-byte store.
+ */
+#include "trace.h"
+
+#include <dlfcn.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "check.h"
+#include "clock.h"
+#include "prng.h"
+
+static const char *const event_names[DETSIM_EV_COUNT] = {
+#define DETSIM_EVENT(name, desc) #name,
+#include "events.inc"
+#undef DETSIM_EVENT
+};
+
+static struct {
+  struct detsim_trace_record *ring;
+  uint64_t mask;
+  uint64_t events;
+  uint64_t hash;
+} T = { NULL, 0, 0, 0x6a09e667f3bcc909ull };
+
+const char *detsim__event_name(enum detsim_event_kind kind) {
+  return (unsigned)kind < DETSIM_EV_COUNT ? event_names[kind] : "?";
+}
+
+void detsim__trace_init(uint64_t capacity) {
+  uint64_t cap = 16;
+  while (cap < capacity) cap <<= 1;
+  /* mmap rather than malloc: the ring is large and must not perturb the
+   * program's heap layout. */
+  void *p = mmap(NULL, cap * sizeof *T.ring, PROT_READ | PROT_WRITE,
+                 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  CHECK(p != MAP_FAILED);
+  T.ring = p;
+  T.mask = cap - 1;
+}
+
+uint64_t detsim__trace_event(enum detsim_event_kind kind, uint32_t tid, const void *obj,
+                             uintptr_t pc, uint32_t aux) {
+  uint64_t n = T.events++;
+  uint64_t x = (uint64_t)kind | ((uint64_t)tid << 8) | ((uint64_t)aux << 32);
+  T.hash = (detsim__rotl64(T.hash, 23) ^ x) * 0x9e3779b97f4a7c15ull;
+  struct detsim_trace_record *r = &T.ring[n & T.mask];
+  r->time_ns = detsim__now_ns();
+  r->obj = (uint64_t)(uintptr_t)obj;
+  r->pc = pc;
+  r->aux = aux;
+  r->tid = (uint16_t)tid;
+  r->kind = (uint8_t)kind;
+  r->pad = 0;
+  return n;
+}
+
+uint64_t detsim__history_hash(void) {
+  /* Finalize so that the printed value depends on every bit of the state. */
+  uint64_t h = T.hash ^ T.events;
+  h = (h ^ (h >> 33)) * 0xff51afd7ed558ccdull;
+  h = (h ^ (h >> 33)) * 0xc4ceb9fe1a85ec53ull;
+  return h ^ (h >> 33);
+}
+
+uint64_t detsim__events(void) { return T.events; }
+
+/* One record as a line: event number, virtual time, thread, event, object,
+ * value, call site (function+offset when the symbol is known). */
+static int format_record(char *buf, size_t len, uint64_t n, const struct detsim_trace_record *r) {
+  char site[160] = "";
+  Dl_info info;
+  if (r->pc && dladdr((void *)(uintptr_t)r->pc, &info) && info.dli_fname) {
+    const char *base = strrchr(info.dli_fname, '/');
+    base = base ? base + 1 : info.dli_fname;
+    if (info.dli_sname)
+      snprintf(site, sizeof site, " at %s+0x%" PRIxPTR " (%s)", info.dli_sname,
+               (uintptr_t)r->pc - (uintptr_t)info.dli_saddr, base);
+    else
+      snprintf(site, sizeof site, " at %s+0x%" PRIxPTR, base, (uintptr_t)r->pc - (uintptr_t)info.dli_fbase);
+  }
+  return snprintf(buf, len, "%10" PRIu64 " t=%" PRIu64 ".%09" PRIu64 " T%u %-14s obj=0x%" PRIx64 " val=%u%s\n",
+                  n, r->time_ns / UINT64_C(1000000000), r->time_ns % UINT64_C(1000000000), r->tid,
+                  detsim__event_name((enum detsim_event_kind)r->kind), r->obj, r->aux, site);
+}
+
+static uint64_t first_kept(void) {
+  uint64_t cap = T.mask + 1;
+  return T.events > cap ? T.events - cap : 0;
+}
+
+int detsim__trace_write(const char *path) {
+  int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd < 0) return -1;
+  char line[512];
+  uint64_t first = first_kept();
+  dprintf(fd, "# detsim trace: events %" PRIu64 "..%" PRIu64 " of %" PRIu64 " (older events dropped: trace_events=%" PRIu64 ")\n",
+          first, T.events ? T.events - 1 : 0, T.events, T.mask + 1);
+  dprintf(fd, "# event time(s) thread kind object value site\n");
+  for (uint64_t n = first; n < T.events; n++) {
+    int k = format_record(line, sizeof line, n, &T.ring[n & T.mask]);
+    if (k > 0 && write(fd, line, (size_t)k < sizeof line ? (size_t)k : sizeof line - 1) < 0) break;
+  }
+  close(fd);
+  return 0;
+}
+
+void detsim__trace_print_tail(int fd, unsigned count) {
+  uint64_t first = first_kept();
+  uint64_t start = T.events > count ? T.events - count : 0;
+  if (start < first) start = first;
+  char line[512];
+  for (uint64_t n = start; n < T.events; n++) {
+    int k = format_record(line, sizeof line, n, &T.ring[n & T.mask]);
+    if (k > 0 && write(fd, "detsim: | ", 10) >= 0 &&
+        write(fd, line, (size_t)k < sizeof line ? (size_t)k : sizeof line - 1) < 0)
+      break;
+  }
+}

@@ -1,0 +1,45 @@
+/* History: the hash over every event, and the bounded trace of the last ones.
+ *
+ * Each event is folded into a 64-bit history hash (what replay compares) and
+ * written to a ring of trace records (what a failure report shows).  Only
+ * values that are the same in every process go into the hash: the event
+ * kind, the thread id and small values the simulation chose (never
+ * addresses, which differ between builds and runs).
+ */
+#ifndef DETSIM_TRACE_H
+#define DETSIM_TRACE_H
+
+#include <stdint.h>
+
+enum detsim_event_kind {
+#define DETSIM_EVENT(name, desc) DETSIM_EV_##name,
+#include "events.inc"
+#undef DETSIM_EVENT
+  DETSIM_EV_COUNT
+};
+
+struct detsim_trace_record {
+  uint64_t time_ns;   /* virtual time */
+  uint64_t obj;       /* the object (address), for the reader only */
+  uint64_t pc;        /* the call site, for the reader only */
+  uint32_t aux;       /* a small simulated value (folded into the hash) */
+  uint16_t tid;
+  uint8_t kind;
+  uint8_t pad;
+};
+_Static_assert(sizeof(struct detsim_trace_record) == 32, "trace records are 32 bytes");
+
+/* Records an event by thread `tid`; returns the event number. */
+uint64_t detsim__trace_event(enum detsim_event_kind kind, uint32_t tid, const void *obj,
+                             uintptr_t pc, uint32_t aux);
+const char *detsim__event_name(enum detsim_event_kind kind);
+uint64_t detsim__history_hash(void);
+uint64_t detsim__events(void);
+
+/* Writes the kept records to `path` (one line each). 0 or -1. */
+int detsim__trace_write(const char *path);
+/* Prints the last n records to fd. */
+void detsim__trace_print_tail(int fd, unsigned n);
+void detsim__trace_init(uint64_t capacity);
+
+#endif

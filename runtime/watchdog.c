@@ -1,0 +1,99 @@
+/* The real-time watchdog.
+ *
+ * A run whose event count stops moving for watchdog_s real seconds is stuck
+ * outside the simulation: in an unsimulated blocking call, or in a spin loop
+ * over plain memory (a data race) with no yield point.  The watchdog, a real
+ * thread outside the simulation, asks the stuck thread for its backtrace
+ * with a signal, prints it, and ends the run as inconclusive.
+ */
+#include <inttypes.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "options.h"
+#include "real.h"
+#include "report.h"
+#include "sched_internal.h"
+#include "trace.h"
+
+#define WATCHDOG_POLL_MS 100
+/* How long the stuck thread gets to answer with its backtrace. */
+#define WATCHDOG_ANSWER_MS 2000
+
+static char stuck_where[4096];
+static int stuck_answered;
+
+static void backtrace_request(int sig) {
+  (void)sig;
+  detsim__backtrace_text(stuck_where, sizeof stuck_where, 1);
+  __atomic_store_n(&stuck_answered, 1, __ATOMIC_RELEASE);
+}
+
+static void sleep_ms(unsigned ms) {
+  struct timespec ts = { ms / 1000, (long)(ms % 1000) * 1000000L };
+  REAL(nanosleep)(&ts, NULL);
+}
+
+static void *watchdog_main(void *arg) {
+  (void)arg;
+  uint64_t last = detsim__events();
+  uint64_t quiet_ms = 0;
+  const uint64_t limit_ms = detsim__opt.watchdog_s * 1000;
+  for (;;) {
+    sleep_ms(WATCHDOG_POLL_MS);
+    uint64_t now = detsim__events();
+    if (now != last) {
+      last = now;
+      quiet_ms = 0;
+      continue;
+    }
+    quiet_ms += WATCHDOG_POLL_MS;
+    if (quiet_ms < limit_ms) continue;
+    detsim_thread *stuck = __atomic_load_n(&W.current, __ATOMIC_ACQUIRE);
+    detsim__msg("watchdog: no event for %" PRIu64 " s of real time (DETSIM_OPTIONS=watchdog_s=%" PRIu64
+                "): thread T%u is stuck outside the simulation (an unsimulated blocking call, or a spin "
+                "loop on plain memory)",
+                detsim__opt.watchdog_s, detsim__opt.watchdog_s, stuck ? stuck->id : 0);
+    if (stuck) {
+      REAL(pthread_kill)(stuck->pthread, SIGRTMAX - 3);
+      for (unsigned waited = 0; waited < WATCHDOG_ANSWER_MS && !__atomic_load_n(&stuck_answered, __ATOMIC_ACQUIRE);
+           waited += 10)
+        sleep_ms(10);
+      if (__atomic_load_n(&stuck_answered, __ATOMIC_ACQUIRE)) {
+        detsim__msg("  thread T%u is at:", stuck->id);
+        char *line = stuck_where;
+        while (*line) {
+          char *nl = strchr(line, '\n');
+          if (nl) *nl = '\0';
+          detsim__msg("    %s", line);
+          if (!nl) break;
+          line = nl + 1;
+        }
+      }
+    }
+    /* The stuck thread may hold a stdio lock: don't flush. */
+    detsim__report_no_flush();
+    detsim__finish(DETSIM_CLASS_inconclusive, 0, "reason=watchdog");
+  }
+  return NULL;
+}
+
+void detsim__watchdog_start(void) {
+  struct sigaction sa;
+  memset(&sa, 0, sizeof sa);
+  sa.sa_handler = backtrace_request;
+  sa.sa_flags = SA_RESTART | SA_ONSTACK;
+  sigemptyset(&sa.sa_mask);
+  REAL(sigaction)(SIGRTMAX - 3, &sa, NULL);
+  pthread_t t;
+  pthread_attr_t attr;
+  pthread_attr_init(&attr);
+  pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+  pthread_attr_setstacksize(&attr, 256u << 10);
+  if (REAL(pthread_create)(&t, &attr, watchdog_main, NULL) != 0)
+    detsim__msg("warning: cannot start the watchdog; a stuck run will hang");
+  pthread_attr_destroy(&attr);
+}
