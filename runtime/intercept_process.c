@@ -44,7 +44,7 @@ DETSIM_INTERCEPT_ALIAS(quick_exit)
 /* ---- unsupported: warn once per function ---- */
 
 static void unsupported(const char *name, const char *why, unsigned *warned) {
-  if (!detsim__running() || __atomic_exchange_n(warned, 1, __ATOMIC_RELAXED)) return;
+  if (!detsim__running() || detsim__internal() || __atomic_exchange_n(warned, 1, __ATOMIC_RELAXED)) return;
   detsim__msg("warning: %s() is not simulated (%s); it runs natively and this run may not replay", name, why);
 }
 

@@ -127,6 +127,8 @@ _Noreturn void detsim__finish(enum detsim_class cls, int exit_status, const char
 
 /* ---- backtraces ---- */
 
+static int backtrace_text(char *buf, int len, int skip_runtime);
+
 /* True for an address inside this library: frames of the runtime itself are
  * left out of the backtraces users read. */
 static int in_runtime(uintptr_t ip) {
@@ -137,6 +139,24 @@ static int in_runtime(uintptr_t ip) {
 }
 
 int detsim__backtrace_text(char *buf, int len, int skip_runtime) {
+  /* libunwind takes locks and makes system calls: while it runs they are the
+   * runtime's own, not events of the program. */
+  detsim__internal_begin();
+  int n = backtrace_text(buf, len, skip_runtime);
+  detsim__internal_end();
+  return n;
+}
+
+/* libc's __restore_rt (mov $15,%rax; syscall): the frame a signal handler
+ * returns through.  It is a local symbol, so it would be misnamed. */
+static bool is_sigreturn_trampoline(uintptr_t ip) {
+  static const unsigned char code[] = { 0x48, 0xc7, 0xc0, 0x0f, 0x00, 0x00, 0x00, 0x0f, 0x05 };
+  Dl_info info;
+  if (!dladdr((void *)ip, &info)) return false;
+  return memcmp((const void *)ip, code, sizeof code) == 0;
+}
+
+static int backtrace_text(char *buf, int len, int skip_runtime) {
   unw_context_t ctx;
   unw_cursor_t cur;
   int used = 0;
@@ -147,6 +167,7 @@ int detsim__backtrace_text(char *buf, int len, int skip_runtime) {
     unw_word_t ip = 0, off = 0;
     unw_get_reg(&cur, UNW_REG_IP, &ip);
     if (skip_runtime && in_runtime((uintptr_t)ip)) continue;
+    if (is_sigreturn_trampoline((uintptr_t)ip)) continue;
     char name[256] = "??";
     unw_get_proc_name(&cur, name, sizeof name, &off);
     Dl_info info;
@@ -154,6 +175,13 @@ int detsim__backtrace_text(char *buf, int len, int skip_runtime) {
     if (dladdr((void *)(uintptr_t)ip, &info) && info.dli_fname) {
       mod = strrchr(info.dli_fname, '/');
       mod = mod ? mod + 1 : info.dli_fname;
+    }
+    /* libc's own frames (raise inside abort above the program, the thread
+     * start below it) have local symbols that would be misnamed after the
+     * nearest exported one: leave them out. */
+    if (!strncmp(mod, "libc.so", 7)) {
+      if (frame > 0) break;
+      continue;
     }
     int k = snprintf(buf + used, (size_t)(len - used), "#%d 0x%016" PRIxPTR " in %s+0x%" PRIxPTR " (%s)\n",
                      frame, (uintptr_t)ip, name, (uintptr_t)off, mod);

@@ -45,6 +45,18 @@ uint64_t detsim__seed(void) { return W.seed; }
 bool detsim__running(void) { return W.running; }
 uint64_t detsim__sched_draw(void) { return detsim__rng_next(&W.rng); }
 
+static __thread int tls_internal __attribute__((tls_model("initial-exec")));
+
+void detsim__internal_begin(void) {
+  tls_internal++;
+  if (tls_self) tls_self->suppress++;
+}
+void detsim__internal_end(void) {
+  tls_internal--;
+  if (tls_self) tls_self->suppress--;
+}
+bool detsim__internal(void) { return tls_internal > 0; }
+
 void detsim__suppress_begin(void) {
   if (tls_self) tls_self->suppress++;
 }
@@ -418,6 +430,7 @@ static void finish_thread(detsim_thread *self, void *retval) {
     return;
   }
   detsim_thread *next = pick_when_stuck(self, self);
+  detsim__trace_event(DETSIM_EV_switch, self->id, NULL, 0, next->id);
   tls_self = NULL;
   give_baton(next);
 }
@@ -451,9 +464,10 @@ _Noreturn void detsim__deadlock(detsim_thread *self) {
   for (unsigned i = 0; i < W.slots_used; i++) {
     detsim_thread *t = &W.threads[i];
     if (t->state != DETSIM_T_BLOCKED) continue;
-    detsim__msg("  thread T%u waits in %s on %p%s", t->id, detsim__event_name(t->block_kind), t->block_obj,
-                t->block_kind == DETSIM_EV_thread_join && t->block_obj
-                    ? " (a thread)" : "");
+    if (t->block_kind == DETSIM_EV_thread_join)
+      detsim__msg("  thread T%u waits in thread_join for thread T%u", t->id, ((const detsim_thread *)t->block_obj)->id);
+    else
+      detsim__msg("  thread T%u waits in %s on %p", t->id, detsim__event_name(t->block_kind), t->block_obj);
     if (t->block_kind == DETSIM_EV_mutex_lock || t->block_kind == DETSIM_EV_mutex_trylock) {
       uint32_t owner = detsim__mutex_owner_hint(t->block_obj);
       if (owner) detsim__msg("    (held by thread T%u)", owner);

@@ -83,6 +83,12 @@ uint64_t detsim__seed(void);
 void detsim__suppress_begin(void);
 void detsim__suppress_end(void);
 
+/* The runtime itself is running library code (libunwind in a report):
+ * interceptors it reaches act natively and quietly, without events. */
+void detsim__internal_begin(void);
+void detsim__internal_end(void);
+bool detsim__internal(void);
+
 /* Started by the runtime's constructor; true from then until the end. */
 bool detsim__running(void);
 

@@ -37,21 +37,26 @@ static void sleep_ms(unsigned ms) {
   REAL(nanosleep)(&ts, NULL);
 }
 
+static uint64_t real_ms(void) {
+  struct timespec ts;
+  REAL(clock_gettime)(CLOCK_MONOTONIC, &ts);
+  return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
 static void *watchdog_main(void *arg) {
   (void)arg;
   uint64_t last = detsim__events();
-  uint64_t quiet_ms = 0;
+  uint64_t since = real_ms();
   const uint64_t limit_ms = detsim__opt.watchdog_s * 1000;
   for (;;) {
     sleep_ms(WATCHDOG_POLL_MS);
     uint64_t now = detsim__events();
     if (now != last) {
       last = now;
-      quiet_ms = 0;
+      since = real_ms();
       continue;
     }
-    quiet_ms += WATCHDOG_POLL_MS;
-    if (quiet_ms < limit_ms) continue;
+    if (real_ms() - since < limit_ms) continue;
     detsim_thread *stuck = __atomic_load_n(&W.current, __ATOMIC_ACQUIRE);
     detsim__msg("watchdog: no event for %" PRIu64 " s of real time (DETSIM_OPTIONS=watchdog_s=%" PRIu64
                 "): thread T%u is stuck outside the simulation (an unsimulated blocking call, or a spin "
