@@ -85,10 +85,6 @@ static int validate(char *err, unsigned errlen) {
              (unsigned long long)o->pct_depth, DETSIM_PCT_DEPTH_MAX);
     return -1;
   }
-  if (o->pct_steps < 1) {
-    snprintf(err, errlen, "DETSIM_OPTIONS: bad value 0 for key 'pct_steps' (expected at least 1)");
-    return -1;
-  }
   if (o->max_threads < 1 || o->max_threads > DETSIM_MAX_THREADS) {
     snprintf(err, errlen, "DETSIM_OPTIONS: bad value %llu for key 'max_threads' (expected 1..%d)",
              (unsigned long long)o->max_threads, DETSIM_MAX_THREADS);

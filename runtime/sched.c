@@ -508,8 +508,17 @@ void detsim__sched_start(uint64_t seed) {
   W.preempt_threshold = p >= 1.0 ? UINT64_MAX : (uint64_t)(p * 18446744073709551616.0);
   if (W.pct) {
     W.pct_changes = (unsigned)detsim__opt.pct_depth - 1;
+    uint64_t steps = detsim__opt.pct_steps;
+    if (steps == 0) {
+      /* PCT's guarantee needs change points spread over the run's real
+       * length, which is unknown before it runs: each seed draws its own. */
+      struct detsim_rng swarm;
+      detsim__rng_init(&swarm, detsim__seed_child(seed, "scheduler/pct"));
+      steps = (uint64_t)(64.0 * __builtin_exp(detsim__rng_unit(&swarm) * __builtin_log(16384.0)));
+    }
+    W.pct_steps = steps;
     for (unsigned i = 0; i < W.pct_changes; i++)
-      W.pct_change_at[i] = 1 + detsim__rng_below(&W.rng, detsim__opt.pct_steps);
+      W.pct_change_at[i] = 1 + detsim__rng_below(&W.rng, steps);
     /* sorted, so the scheduler meets them in order */
     for (unsigned i = 1; i < W.pct_changes; i++)
       for (unsigned j = i; j > 0 && W.pct_change_at[j - 1] > W.pct_change_at[j]; j--) {

@@ -58,6 +58,7 @@ struct detsim_world {
   /* pct */
   bool pct;
   unsigned pct_changes, pct_next;
+  uint64_t pct_steps;
   uint64_t pct_change_at[DETSIM_PCT_DEPTH_MAX];
   int64_t pct_lowest;
   /* limits, checked on every event with one compare each */

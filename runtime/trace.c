@@ -8,6 +8,7 @@
 #include <dlfcn.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,7 +17,9 @@
 
 #include "check.h"
 #include "clock.h"
+#include "limits.h"
 #include "prng.h"
+#include "sched.h"
 
 static const char *const event_names[DETSIM_EV_COUNT] = {
 #define DETSIM_EVENT(name, desc) #name,
@@ -97,6 +100,57 @@ static uint64_t first_kept(void) {
   return T.events > cap ? T.events - cap : 0;
 }
 
+/* Appends `arg` to line[used..cap) as a shell word (quoted when it needs
+ * it, as the first line quotes it); returns the new length. */
+static size_t append_word(char *line, size_t used, size_t cap, const char *arg) {
+  bool plain = arg[0] != '\0';
+  for (const char *p = arg; *p; p++)
+    if (!strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-+=/.,:@%", *p)) plain = false;
+  if (used + 1 < cap) line[used++] = ' ';
+  if (!plain && used + 1 < cap) line[used++] = '\'';
+  for (const char *p = arg; *p && used + 5 < cap; p++) {
+    if (!plain && *p == '\'') {
+      memcpy(line + used, "'\\''", 4);
+      used += 4;
+    } else {
+      line[used++] = *p;
+    }
+  }
+  if (!plain && used + 1 < cap) line[used++] = '\'';
+  line[used] = '\0';
+  return used;
+}
+
+/* The header lines that make a trace file self-describing, so that
+ * `simreplay FILE` can replay it with nothing else:
+ *   # seed=<seed> events=<n> history=<16 hex>     (as on the result line)
+ *   # replay: DETSIM_SEED=<seed> [DETSIM_OPTIONS=<options>] <command line>
+ * The command line is read back from /proc/self/cmdline. */
+static void write_identity(int fd) {
+  dprintf(fd, "# seed=%" PRIu64 " events=%" PRIu64 " history=%016" PRIx64 "\n", detsim__seed(), T.events,
+          detsim__history_hash());
+  char line[DETSIM_CMDLINE_BYTES_MAX + 256];
+  size_t used = (size_t)snprintf(line, sizeof line, "# replay: DETSIM_SEED=%" PRIu64, detsim__seed());
+  const char *options = getenv("DETSIM_OPTIONS");
+  if (options && options[0]) {
+    char opt[DETSIM_CMDLINE_BYTES_MAX];
+    snprintf(opt, sizeof opt, "DETSIM_OPTIONS=%s", options);
+    used = append_word(line, used, sizeof line - 1, opt);
+  }
+  char args[DETSIM_CMDLINE_BYTES_MAX];
+  ssize_t n = 0;
+  int cfd = open("/proc/self/cmdline", O_RDONLY | O_CLOEXEC);
+  if (cfd >= 0) {
+    n = read(cfd, args, sizeof args - 1);
+    close(cfd);
+  }
+  if (n < 0) n = 0;
+  args[n] = '\0';
+  for (char *a = args; a < args + n; a += strlen(a) + 1) used = append_word(line, used, sizeof line - 1, a);
+  line[used++] = '\n';
+  if (write(fd, line, used) < 0) return;
+}
+
 int detsim__trace_write(const char *path) {
   int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   if (fd < 0) return -1;
@@ -104,6 +158,7 @@ int detsim__trace_write(const char *path) {
   uint64_t first = first_kept();
   dprintf(fd, "# detsim trace: events %" PRIu64 "..%" PRIu64 " of %" PRIu64 " (older events dropped: trace_events=%" PRIu64 ")\n",
           first, T.events ? T.events - 1 : 0, T.events, T.mask + 1);
+  write_identity(fd);
   dprintf(fd, "# event time(s) thread kind object value site\n");
   for (uint64_t n = first; n < T.events; n++) {
     int k = format_record(line, sizeof line, n, &T.ring[n & T.mask]);

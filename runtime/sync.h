@@ -1,0 +1,151 @@
+/* The synchronization primitives: object layouts and what the sync_*.c files
+ * share.
+ *
+ * Every object keeps its whole state in the user's own storage (the bytes of
+ * the pthread_mutex_t, sem_t…), in the layout documented below, so there is
+ * no side table and no limit on the number of objects, and an object of all
+ * zero bytes is a valid unlocked one.  Where glibc's static initializers put
+ * something non-zero (a mutex's kind, a rwlock's flags), the layout keeps
+ * glibc's field at glibc's offset, so PTHREAD_*_INITIALIZER* need no init
+ * call.  The _Static_asserts in sync_common.c tie the offsets to glibc's.
+ *
+ * Rules:
+ *  - The words are read and written only with __atomic builtins (never with
+ *    an intercepted function), so a thread outside the simulation
+ *    (detsim__self() == NULL: the watchdog, a thread running TLS destructors
+ *    after it finished, a constructor before the runtime started) can use
+ *    the objects too.  Such a caller never yields or blocks in the
+ *    simulation: it CASes, and spins with REAL(sched_yield) when it must
+ *    wait (detsim__sync_outside_wait).
+ *  - A simulated thread's operation is a yield point before it acts; when it
+ *    must wait it calls detsim__block() with a predicate over the words, and
+ *    retries when that returns.  Only one simulated thread runs at a time, so
+ *    between two yield points a simulated thread's reads and writes are not
+ *    interleaved with other simulated threads' (only with outside ones').
+ *  - Errors are POSIX's, as glibc gives them (the differences are listed at
+ *    each file's top).
+ *
+ * Layouts (x86_64 glibc 2.36; offsets in bytes, every word 32-bit):
+ *
+ *  pthread_mutex_t / mtx_t (40 bytes)
+ *    0  owner   0 = unlocked, else the owner's id (detsim__sync_caller_id)
+ *    4  depth   times the owner holds it: 1.. (recursive: up to
+ *               DETSIM_MUTEX_RECURSION_MAX); 0 when unlocked
+ *    16 kind    glibc's __kind: PTHREAD_MUTEX_{TIMED,RECURSIVE,ERRORCHECK,
+ *               ADAPTIVE}_NP in the low 2 bits; -1 after destroy (as glibc:
+ *               a destroyed mutex gives EINVAL)
+ *
+ *  pthread_rwlock_t (56 bytes)
+ *    0  state   bit 31 = write-locked; bits 0-30 = read locks held
+ *    4  wwait   simulated writers blocked in wrlock (writer preference)
+ *    24 writer  the write owner's id, 0 when none (glibc's __cur_writer)
+ *    48 flags   glibc's __flags: PTHREAD_RWLOCK_PREFER_*_NP
+ *
+ *  pthread_cond_t / cnd_t (48 bytes)
+ *    0  clock   the clock of timedwait (0 = CLOCK_REALTIME, the default)
+ *    4  waiters threads in detsim__wait on it not yet woken: the waiter adds
+ *               itself; a signal subtracts the ones it woke, a timed-out
+ *               waiter itself
+ *    8  pending 1 when a thread outside the simulation signalled while there
+ *               were waiters (it may not touch the scheduler): the next
+ *               simulated operation on the cond turns it into a broadcast
+ *
+ *  pthread_spinlock_t (4 bytes)
+ *    0  owner   0 = unlocked, else the owner's id
+ *
+ *  pthread_barrier_t (32 bytes; there is no static initializer)
+ *    0  count   threads per round; 0 = not initialized or destroyed
+ *    4  arrived threads arrived in the current round
+ *    8  round   rounds completed (waiters wait for it to change)
+ *    12 inside  threads between arriving and returning (destroy waits for 0)
+ *
+ *  pthread_once_t / once_flag (4 bytes)
+ *    0  state   0 = not run, 1 = running, 2 = done
+ *
+ *  sem_t (32 bytes)
+ *    0  value   0..SEM_VALUE_MAX
+ */
+#ifndef DETSIM_SYNC_H
+#define DETSIM_SYNC_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <time.h>
+
+#include "real.h"
+#include "sched.h"
+
+/* A 32-bit word inside a user's object, read through a type that may alias
+ * whatever glibc declared there. */
+typedef uint32_t __attribute__((may_alias)) detsim_sync_word;
+
+static inline detsim_sync_word *detsim__sync_word(const volatile void *obj, unsigned offset) {
+  return (detsim_sync_word *)((char *)(uintptr_t)obj + offset);
+}
+
+#define SYNC_LOAD(w) __atomic_load_n((w), __ATOMIC_ACQUIRE)
+#define SYNC_STORE(w, v) __atomic_store_n((w), (v), __ATOMIC_RELEASE)
+#define SYNC_CAS(w, expected_p, desired) \
+  __atomic_compare_exchange_n((w), (expected_p), (desired), false, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)
+
+/* Word offsets (see the layouts above). */
+enum {
+  DETSIM_MUTEX_OWNER = 0,
+  DETSIM_MUTEX_DEPTH = 4,
+  DETSIM_MUTEX_KIND = 16,
+  DETSIM_RWLOCK_STATE = 0,
+  DETSIM_RWLOCK_WWAIT = 4,
+  DETSIM_RWLOCK_WRITER = 24,
+  DETSIM_RWLOCK_FLAGS = 48,
+  DETSIM_COND_CLOCK = 0,
+  DETSIM_COND_WAITERS = 4,
+  DETSIM_COND_PENDING = 8,
+  DETSIM_SPIN_OWNER = 0,
+  DETSIM_BARRIER_COUNT = 0,
+  DETSIM_BARRIER_ARRIVED = 4,
+  DETSIM_BARRIER_ROUND = 8,
+  DETSIM_BARRIER_INSIDE = 12,
+  DETSIM_ONCE_STATE = 0,
+  DETSIM_SEM_VALUE = 0,
+};
+
+enum { DETSIM_ONCE_NOT_RUN = 0, DETSIM_ONCE_RUNNING = 1, DETSIM_ONCE_DONE = 2 };
+
+/* The id a caller puts in an owner word: its simulated thread id, or for a
+ * thread outside the simulation DETSIM_SYNC_OUTSIDE_ID_BIT | its kernel tid. */
+uint32_t detsim__sync_caller_id(const detsim_thread *self);
+
+/* Waits, for a caller outside the simulation, until ready(arg) holds, by
+ * spinning with REAL(sched_yield); ETIMEDOUT once virtual time reaches
+ * deadline_ns.  Never touches the scheduler. */
+int detsim__sync_outside_wait(bool (*ready)(void *arg), void *arg, uint64_t deadline_ns);
+
+/* The virtual deadline of `abstime` on `clock`: DETSIM_NO_DEADLINE for a NULL
+ * abstime; EINVAL for a bad timespec or clock.  Before the runtime started
+ * the clock does not run: a valid abstime then gives no deadline. */
+int detsim__sync_deadline(clockid_t clock, const struct timespec *abstime, uint64_t *deadline_ns);
+
+/* Mutexes, shared by the pthread and C11 interceptors and by cond wait. */
+enum detsim_lock_mode { DETSIM_LOCK_BLOCK, DETSIM_LOCK_TRY, DETSIM_LOCK_TIMED };
+int detsim__mutex_init_type(pthread_mutex_t *m, int type);
+int detsim__mutex_lock(pthread_mutex_t *m, enum detsim_lock_mode mode, clockid_t clock,
+                       const struct timespec *abstime);
+int detsim__mutex_unlock(pthread_mutex_t *m);
+int detsim__mutex_destroy(pthread_mutex_t *m);
+/* Without a yield point: cond wait's release and reacquisition. */
+int detsim__mutex_release(pthread_mutex_t *m, uint32_t id);
+int detsim__mutex_acquire(pthread_mutex_t *m, const detsim_thread *self, uint32_t id,
+                          bool try_only, uint64_t deadline_ns);
+
+/* Condition variables.  `clock` < 0 means the cond's own clock. */
+int detsim__cond_init_clock(pthread_cond_t *c, clockid_t clock);
+int detsim__cond_wait(pthread_cond_t *c, pthread_mutex_t *m, bool timed, clockid_t clock,
+                      const struct timespec *abstime);
+int detsim__cond_wake(pthread_cond_t *c, bool all);
+int detsim__cond_destroy(pthread_cond_t *c);
+
+/* Once. */
+int detsim__once(pthread_once_t *once, void (*routine)(void));
+
+#endif

@@ -1,0 +1,174 @@
+/* pthread mutexes: normal (and default/adaptive), recursive and errorcheck.
+ *
+ * The state is in the mutex itself (sync.h): an owner word that one CAS
+ * takes, a depth word only the owner changes, and glibc's kind word, which
+ * PTHREAD_MUTEX_INITIALIZER, PTHREAD_RECURSIVE_MUTEX_INITIALIZER_NP and
+ * PTHREAD_ERRORCHECK_MUTEX_INITIALIZER_NP set without an init call.
+ *
+ * As glibc 2.36:
+ *  - a normal mutex relocked by its owner deadlocks (the scheduler reports
+ *    it); timedlock then times out; unlock by a non-owner unlocks it, and
+ *    unlock of an unlocked one returns 0;
+ *  - errorcheck: relock EDEADLK, trylock by the owner EBUSY, unlock by a
+ *    non-owner (or unlocked) EPERM;
+ *  - recursive: the owner's lock and trylock count up (EAGAIN past
+ *    DETSIM_MUTEX_RECURSION_MAX), unlock by a non-owner EPERM;
+ *  - destroy of a locked mutex EBUSY; a destroyed mutex gives EINVAL.
+ * Unlike glibc, timedlock checks its timespec (EINVAL) even when the mutex
+ * is free; POSIX allows both.
+ */
+#include <errno.h>
+#include <string.h>
+
+#include "check.h"
+#include "real.h"
+#include "sched.h"
+#include "sync.h"
+#include "sync_limits.h"
+
+#define OWNER(m) detsim__sync_word((m), DETSIM_MUTEX_OWNER)
+#define DEPTH(m) detsim__sync_word((m), DETSIM_MUTEX_DEPTH)
+#define KIND(m) detsim__sync_word((m), DETSIM_MUTEX_KIND)
+
+/* The kind word after destroy, as glibc. */
+#define MUTEX_KIND_DESTROYED 0xffffffffu
+/* The type's bits in the kind word (glibc's internal
+ * PTHREAD_MUTEX_KIND_MASK_NP); the bits above are glibc's flags. */
+#define MUTEX_TYPE_MASK 3u
+
+/* The type (PTHREAD_MUTEX_*_NP) of a live mutex, -1 for a destroyed one.
+ * glibc keeps flags above the low two bits; any kind we do not know
+ * behaves as its type. */
+static int mutex_type(const pthread_mutex_t *m) {
+  uint32_t kind = SYNC_LOAD(KIND(m));
+  if (kind == MUTEX_KIND_DESTROYED) return -1;
+  int type = (int)(kind & MUTEX_TYPE_MASK);
+  return type == PTHREAD_MUTEX_ADAPTIVE_NP ? PTHREAD_MUTEX_NORMAL : type;
+}
+
+static bool mutex_free(void *arg) { return SYNC_LOAD(OWNER(arg)) == 0; }
+
+int detsim__mutex_init_type(pthread_mutex_t *m, int type) {
+  if (type != PTHREAD_MUTEX_NORMAL && type != PTHREAD_MUTEX_RECURSIVE &&
+      type != PTHREAD_MUTEX_ERRORCHECK && type != PTHREAD_MUTEX_ADAPTIVE_NP)
+    return EINVAL;
+  memset(m, 0, sizeof *m);
+  SYNC_STORE(KIND(m), (uint32_t)type);
+  return 0;
+}
+
+int detsim__mutex_acquire(pthread_mutex_t *m, const detsim_thread *self, uint32_t id,
+                          bool try_only, uint64_t deadline_ns) {
+  int type = mutex_type(m);
+  if (type < 0) return EINVAL;
+  for (;;) {
+    uint32_t owner = 0;
+    if (SYNC_CAS(OWNER(m), &owner, id)) {
+      /* The previous owner cleared the depth before it released. */
+      CHECK_EQ(SYNC_LOAD(DEPTH(m)), 0);
+      SYNC_STORE(DEPTH(m), 1);
+      return 0;
+    }
+    CHECK_NE(owner, 0);
+    if (owner == id) {
+      uint32_t depth = SYNC_LOAD(DEPTH(m));
+      CHECK_GE(depth, 1); /* an owned mutex has a depth */
+      if (type == PTHREAD_MUTEX_RECURSIVE) {
+        CHECK_LE(depth, DETSIM_MUTEX_RECURSION_MAX);
+        if (depth == DETSIM_MUTEX_RECURSION_MAX) return EAGAIN;
+        SYNC_STORE(DEPTH(m), depth + 1);
+        return 0;
+      }
+      if (try_only) return EBUSY;
+      if (type == PTHREAD_MUTEX_ERRORCHECK) return EDEADLK;
+      /* A normal mutex relocked by its owner waits for itself: a deadlock
+       * the scheduler reports (or a timeout), as in glibc. */
+    }
+    if (try_only) return EBUSY;
+    int rc = self != NULL ? detsim__block(DETSIM_EV_mutex_lock, m, mutex_free, m, deadline_ns)
+                          : detsim__sync_outside_wait(mutex_free, m, deadline_ns);
+    if (rc == ETIMEDOUT) return ETIMEDOUT;
+    CHECK_EQ(rc, 0);
+  }
+}
+
+int detsim__mutex_release(pthread_mutex_t *m, uint32_t id) {
+  int type = mutex_type(m);
+  if (type < 0) return EINVAL;
+  uint32_t owner = SYNC_LOAD(OWNER(m));
+  if (owner != id) {
+    if (type != PTHREAD_MUTEX_NORMAL) return EPERM;
+    if (owner == 0) return 0; /* glibc: unlocking an unlocked normal mutex "works" */
+  }
+  uint32_t depth = SYNC_LOAD(DEPTH(m));
+  if (owner == id) CHECK_GE(depth, 1); /* an owned mutex has a depth */
+  if (type == PTHREAD_MUTEX_RECURSIVE && depth > 1) {
+    SYNC_STORE(DEPTH(m), depth - 1);
+    return 0;
+  }
+  SYNC_STORE(DEPTH(m), 0);
+  SYNC_STORE(OWNER(m), 0);
+  return 0;
+}
+
+int detsim__mutex_lock(pthread_mutex_t *m, enum detsim_lock_mode mode, clockid_t clock,
+                       const struct timespec *abstime) {
+  detsim_thread *self = detsim__self();
+  if (self != NULL)
+    detsim__yield(mode == DETSIM_LOCK_TRY ? DETSIM_EV_mutex_trylock : DETSIM_EV_mutex_lock, m);
+  uint64_t deadline = DETSIM_NO_DEADLINE;
+  if (mode == DETSIM_LOCK_TIMED) {
+    if (clock != CLOCK_REALTIME && clock != CLOCK_MONOTONIC) return EINVAL;
+    if (abstime == NULL) return EINVAL;
+    int rc = detsim__sync_deadline(clock, abstime, &deadline);
+    if (rc != 0) return rc;
+  }
+  return detsim__mutex_acquire(m, self, detsim__sync_caller_id(self), mode == DETSIM_LOCK_TRY, deadline);
+}
+
+int detsim__mutex_unlock(pthread_mutex_t *m) {
+  detsim_thread *self = detsim__self();
+  if (self != NULL) detsim__yield(DETSIM_EV_mutex_unlock, m);
+  return detsim__mutex_release(m, detsim__sync_caller_id(self));
+}
+
+int detsim__mutex_destroy(pthread_mutex_t *m) {
+  if (mutex_type(m) < 0) return EINVAL;
+  if (SYNC_LOAD(OWNER(m)) != 0) return EBUSY;
+  SYNC_STORE(KIND(m), MUTEX_KIND_DESTROYED);
+  return 0;
+}
+
+DETSIM_EXPORT int __detsim_pthread_mutex_init(pthread_mutex_t *m, const pthread_mutexattr_t *attr) {
+  int type = PTHREAD_MUTEX_DEFAULT;
+  if (attr != NULL && REAL(pthread_mutexattr_gettype)(attr, &type) != 0) return EINVAL;
+  return detsim__mutex_init_type(m, type);
+}
+DETSIM_INTERCEPT_ALIAS(pthread_mutex_init)
+
+DETSIM_EXPORT int __detsim_pthread_mutex_destroy(pthread_mutex_t *m) { return detsim__mutex_destroy(m); }
+DETSIM_INTERCEPT_ALIAS(pthread_mutex_destroy)
+
+DETSIM_EXPORT int __detsim_pthread_mutex_lock(pthread_mutex_t *m) {
+  return detsim__mutex_lock(m, DETSIM_LOCK_BLOCK, CLOCK_REALTIME, NULL);
+}
+DETSIM_INTERCEPT_ALIAS(pthread_mutex_lock)
+
+DETSIM_EXPORT int __detsim_pthread_mutex_trylock(pthread_mutex_t *m) {
+  return detsim__mutex_lock(m, DETSIM_LOCK_TRY, CLOCK_REALTIME, NULL);
+}
+DETSIM_INTERCEPT_ALIAS(pthread_mutex_trylock)
+
+DETSIM_EXPORT int __detsim_pthread_mutex_timedlock(pthread_mutex_t *m, const struct timespec *abstime) {
+  return detsim__mutex_lock(m, DETSIM_LOCK_TIMED, CLOCK_REALTIME, abstime);
+}
+DETSIM_INTERCEPT_ALIAS(pthread_mutex_timedlock)
+
+DETSIM_EXPORT int __detsim_pthread_mutex_clocklock(pthread_mutex_t *m, clockid_t clock,
+                                                   const struct timespec *abstime) {
+  return detsim__mutex_lock(m, DETSIM_LOCK_TIMED, clock, abstime);
+}
+DETSIM_INTERCEPT_ALIAS(pthread_mutex_clocklock)
+
+DETSIM_EXPORT int __detsim_pthread_mutex_unlock(pthread_mutex_t *m) { return detsim__mutex_unlock(m); }
+DETSIM_INTERCEPT_ALIAS(pthread_mutex_unlock)

@@ -1,0 +1,48 @@
+// Calls the simulation cannot model are compile-time warnings with the
+// table's note, at file:line:col with -g (one per source call site, even
+// when inlining copies it), and naming the enclosing function without -g.
+// The calls themselves stay.  Warnings do not fail the build, and -Werror
+// makes them errors as for any warning.
+//
+// RUN: %clang -fplugin=%plugin -O2 -g -S -emit-llvm %s -o %t.ll 2> %t.g.err
+// RUN: FileCheck %s --check-prefix=G --input-file=%t.g.err --implicit-check-not="not simulated"
+// RUN: FileCheck %s --check-prefix=IR --input-file=%t.ll
+// RUN: %clang -fplugin=%plugin -O0 -c %s -o %t.o 2> %t.nog.err
+// RUN: FileCheck %s --check-prefix=NOG --input-file=%t.nog.err --implicit-check-not="not simulated"
+// RUN: not %clang -fplugin=%plugin -O0 -Werror -c %s -o %t.o 2>&1 | FileCheck %s --check-prefix=WERROR
+// A build without the plugin says nothing.
+// RUN: %clang -O0 -c %s -o %t.o 2>&1 | FileCheck %s --check-prefix=PLAIN --allow-empty
+#define _GNU_SOURCE
+#include <signal.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+static inline int spawn(void) {
+  return fork();
+}
+
+int twice(void) {
+  return spawn() + spawn();
+}
+
+long tid(void) {
+  return syscall(SYS_gettid);
+}
+
+void on_signal(void (*h)(int)) {
+  signal(SIGUSR1, h);
+}
+
+// G: unsupported-calls.c:21:10: warning: call to 'fork' is not simulated by detsim: a child would leave the simulated world{{$}}
+// G: unsupported-calls.c:29:10: warning: call to 'syscall' is not simulated by detsim: a raw system call bypasses every model (futex, clock, getrandom){{$}}
+// G: unsupported-calls.c:33:3: warning: call to 'signal' is not simulated by detsim: signals are not simulated yet{{$}}
+// IR: call i32 @fork()
+// IR: call i64 (i64, ...) @syscall(i64 noundef 186)
+// IR: call ptr @signal(
+
+// NOG-DAG: warning: call to 'fork' is not simulated by detsim: a child would leave the simulated world (in function 'spawn')
+// NOG-DAG: warning: call to 'syscall' is not simulated by detsim: a raw system call bypasses every model (futex, clock, getrandom) (in function 'tid')
+// NOG-DAG: warning: call to 'signal' is not simulated by detsim: signals are not simulated yet (in function 'on_signal')
+
+// WERROR: error: call to 'fork' is not simulated by detsim
+// PLAIN-NOT: detsim

@@ -1,0 +1,57 @@
+/* What a run's stderr says about it, by the runtime's contract
+ * (DESIGN.md, "Contract: running"):
+ *
+ *   first line   detsim: seed=<seed> replay: DETSIM_SEED=<seed> <command>
+ *   checks       detsim: checked name=count name=count ...
+ *   frames       detsim:     #0 0x<pc> in FUNC+0x<off> (module)
+ *   last line    detsim: <class> seed=<seed> events=<n> history=<16 hex>
+ *                        sim_time=<s>.<us>s [key=value ...] [trace=PATH]
+ *   bad options  detsim: error: <message>   (exit status 89)
+ *
+ * A failure's signature, by which simrun groups failures, is
+ *   <class>[ <the result line's extra fields but trace=>][ in FUNC]
+ * where FUNC is the function of the first `#0` frame on stderr, or for a
+ * deadlock the sorted distinct `#0` functions of all blocked threads
+ * ("deadlock in main,take_a_then_b,take_b_then_a").
+ */
+#ifndef ST_OUTCOME_H
+#define ST_OUTCOME_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+struct st_check {
+  char *name;
+  uint64_t count;
+};
+
+struct st_outcome {
+  bool first_line; /* the runtime's first line is there */
+  char *command;   /* the command after "replay: " on the first line, or NULL */
+  bool result;     /* a result line ends the stream */
+  int cls;         /* its class (st_classes.h), -1 without one */
+  uint64_t seed, events, history, sim_us;
+  char *detail;    /* result line fields after sim_time=, trace= left out ("" if none) */
+  char *trace;     /* the trace= path, or NULL */
+  char *frames;    /* see above; NULL when no frame was printed */
+  char *usage;     /* the message of a "detsim: error:" line, or NULL */
+  struct st_check *checks;
+  int nchecks;
+};
+
+/* Parses stderr text (NUL-terminated). Never fails: what is missing stays
+ * unset. */
+void st_outcome_parse(const char *text, struct st_outcome *o);
+void st_outcome_free(struct st_outcome *o);
+/* The signature (malloc'd). */
+char *st_outcome_signature(const struct st_outcome *o);
+/* The last n non-empty lines of text, each ending in '\n' (malloc'd). */
+char *st_text_tail(const char *text, int n);
+
+/* Parses one result line (the text from "detsim: <class> seed=" on) into o's
+ * result fields; false if it is not one. */
+bool st_parse_result_line(const char *line, struct st_outcome *o);
+/* Parses a first line "detsim: seed=N replay: ..." ; false if not one. */
+bool st_parse_first_line(const char *line, uint64_t *seed, char **command);
+
+#endif

@@ -1,0 +1,129 @@
+/* --repeat K: K separate processes of one seed, each checked against the
+ * expected outcome (from a result line or a trace file), or without one
+ * against the first run.  The verdict is the last line on stdout:
+ *
+ *   simreplay: seed 24: deadlock history=5945c3497f90e1d7 events=19: replays exactly (5 of 5)
+ *   simreplay: seed 7: diverged: replays 1 of 5 (expected pass history=... events=22, from run 1)
+ *
+ * On a divergence the first event that differs is located from the traces:
+ * the trace file given (the expected side) or a run that took the expected
+ * history, against the first run that did not.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "simreplay.h"
+#include "st_classes.h"
+
+static bool matches(const struct sr_run *r, int cls, uint64_t history, uint64_t events) {
+  return r->result && r->history == history && r->events == events && (cls < 0 || r->cls == cls);
+}
+
+static void expected_text(char *buf, size_t n, int cls, uint64_t history, uint64_t events) {
+  snprintf(buf, n, "%s%shistory=%016llx events=%llu", cls >= 0 ? st_class_name(cls) : "", cls >= 0 ? " " : "",
+           (unsigned long long)history, (unsigned long long)events);
+}
+
+int sr_replay(const struct sr_args *a, struct sr_target *t) {
+  sr_check_program(t->argv[0]);
+  int k_total = a->repeat ? a->repeat : (t->expect ? 1 : 2);
+  struct sr_run *runs = st_xcalloc((size_t)k_total, sizeof *runs);
+  struct st_buf cmd = { 0 };
+  st_shell_join(&cmd, t->argv);
+  bool expect = t->expect;
+  int cls = t->cls;
+  uint64_t history = t->history, events = t->events;
+  const char *from = t->expect_from;
+  char exp[160];
+  if (!a->quiet) {
+    printf("simreplay: seed %llu of %s%s%s\n", (unsigned long long)t->seed, cmd.s, t->options[0] ? " with DETSIM_OPTIONS=" : "",
+           t->options);
+    if (expect) {
+      expected_text(exp, sizeof exp, cls, history, events);
+      printf("simreplay: expecting %s (from %s)\n", exp, from);
+    } else {
+      printf("simreplay: no expected outcome given: run 1 is the reference\n");
+    }
+    fflush(stdout);
+  }
+  int same = 0, first_good = -1, first_bad = -1;
+  for (int k = 0; k < k_total; k++) {
+    struct sr_run *r = &runs[k];
+    sr_run(t->argv, t->seed, t->options, expect ? events : 0, a->timeout_s, true, r);
+    if (!expect && k == 0 && r->result) {
+      expect = true;
+      cls = r->cls;
+      history = r->history;
+      events = r->events;
+      from = "run 1";
+    }
+    bool ok = expect && matches(r, cls, history, events);
+    if (ok) {
+      same++;
+      if (first_good < 0) first_good = k;
+    } else if (first_bad < 0) {
+      first_bad = k;
+    }
+    if (!a->quiet) {
+      printf("simreplay: run %d: %s%s\n", k + 1, sr_run_text(r), ok ? "" : "  <- differs");
+      fflush(stdout);
+    }
+  }
+  if (a->trace) {
+    if (runs[0].have_trace) sr_print_trace(&runs[0].trace);
+    else printf("simreplay: no trace of run 1: %s\n", runs[0].trace_err);
+  }
+  int status;
+  if (same == k_total) {
+    printf("simreplay: seed %llu: %s history=%016llx events=%llu: replays exactly (%d of %d)\n",
+           (unsigned long long)t->seed, st_class_name(runs[0].cls), (unsigned long long)history,
+           (unsigned long long)events, same, k_total);
+    status = st_class_status(runs[0].cls);
+  } else {
+    expected_text(exp, sizeof exp, cls, history, events);
+    if (expect)
+      printf("simreplay: seed %llu: diverged: replays %d of %d (expected %s, from %s)\n", (unsigned long long)t->seed,
+             same, k_total, exp, from);
+    else
+      printf("simreplay: seed %llu: diverged: run 1 gave no result, so nothing replays (0 of %d)\n",
+             (unsigned long long)t->seed, k_total);
+    /* The expected side's trace: the file given, or a run that matched; else
+     * two runs that differ from each other. */
+    const struct st_trace *ta = NULL, *tb = NULL;
+    char name_a[64], name_b[64];
+    if (t->trace) {
+      ta = t->trace;
+      snprintf(name_a, sizeof name_a, "trace file");
+    } else if (first_good >= 0 && runs[first_good].have_trace) {
+      ta = &runs[first_good].trace;
+      snprintf(name_a, sizeof name_a, "run %d", first_good + 1);
+    }
+    if (first_bad >= 0 && runs[first_bad].have_trace) {
+      tb = &runs[first_bad].trace;
+      snprintf(name_b, sizeof name_b, "run %d", first_bad + 1);
+    }
+    if (!ta && tb) {
+      /* No trace of the expected history: compare the differing runs. */
+      for (int k = 0; k < k_total; k++)
+        if (k != first_bad && runs[k].have_trace &&
+            !(runs[k].history == runs[first_bad].history && runs[k].events == runs[first_bad].events)) {
+          ta = &runs[k].trace;
+          snprintf(name_a, sizeof name_a, "run %d", k + 1);
+          break;
+        }
+      if (!ta)
+        printf("simreplay: no run took the expected history, and the runs agree with each other: the program "
+               "replays, but not as %s says (another binary, other options, another environment?)\n",
+               from ? from : "expected");
+    }
+    if (ta && tb) sr_print_divergence(ta, name_a, tb, name_b);
+    else if (!tb && first_bad >= 0)
+      printf("simreplay: run %d left no trace to compare: %s\n", first_bad + 1, runs[first_bad].trace_err);
+    status = st_class_status(ST_CLASS_diverged);
+  }
+  for (int k = 0; k < k_total; k++) sr_run_free(&runs[k]);
+  free(runs);
+  st_buf_free(&cmd);
+  return status;
+}

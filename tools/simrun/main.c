@@ -1,0 +1,124 @@
+/* simrun: sweep seeds over a simulation build and report (see simrun.h for
+ * the parts and `simrun --help` for the contract).
+ *
+ * main is the flow: arguments; outputs opened early (a bad path is a usage
+ * error before anything runs); for --merge, read the files; otherwise the
+ * preflight, the options every run gets, the sweep; then the report and
+ * the files; the exit status.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "simrun.h"
+#include "st_classes.h"
+#include "st_limits.h"
+
+static struct {
+  bool jsonl;
+} out;
+
+void simrun_record_done(const struct simrun_record *rec, const struct simrun_sweep_info *info) {
+  struct simrun_record copy = *rec;
+  copy.r.sig = simrun_stats_add(rec);
+  if (out.jsonl) simrun_jsonl_write(&copy, info);
+}
+
+/* True when DETSIM_OPTIONS text sets `key`. */
+static bool options_have(const char *options, const char *key) {
+  size_t n = strlen(key);
+  for (const char *p = options; *p;) {
+    if (!strncmp(p, key, n) && p[n] == '=') return true;
+    const char *colon = strchr(p, ':');
+    if (!colon) break;
+    p = colon + 1;
+  }
+  return false;
+}
+
+/* A writable output path, checked before the sweep. */
+static void check_writable(const char *opt, const char *path) {
+  if (!path) return;
+  FILE *f = fopen(path, "a");
+  if (!f) st_die(ST_EXIT_USAGE, "cannot write %s file '%s': %s", opt, path, strerror(errno));
+  fclose(f);
+}
+
+int main(int argc, char **argv) {
+  st_prog = "simrun";
+  struct simrun_args a;
+  simrun_parse_args(argc, argv, &a);
+  check_writable("--junit", a.junit);
+  check_writable("--sarif", a.sarif);
+  struct simrun_sweep_info info;
+  memset(&info, 0, sizeof info);
+  if (a.jsonl) {
+    simrun_jsonl_open(a.jsonl);
+    out.jsonl = true;
+  }
+
+  if (a.merge) {
+    for (int i = 0; i < a.nmerge; i++)
+      if (a.jsonl && !strcmp(a.merge_files[i], a.jsonl))
+        st_die(ST_EXIT_USAGE, "--merge: '%s' is also the --jsonl output", a.jsonl);
+    simrun_stats_init(1024);
+    simrun_merge(a.merge_files, a.nmerge, &info);
+  } else {
+    struct st_seeds seeds;
+    char err[512];
+    static const uint64_t level_seeds[4] = { 0, 10, 100, 1000 };
+    const char *spec = a.seeds_spec;
+    char deflt[32];
+    if (!spec) {
+      snprintf(deflt, sizeof deflt, "%llu", (unsigned long long)level_seeds[a.level]);
+      spec = deflt;
+    }
+    if (st_seeds_parse(spec, level_seeds[a.level], &seeds, err, sizeof err) != 0) st_die(ST_EXIT_USAGE, "%s", err);
+    uint64_t mine = a.shard_index < seeds.total
+                        ? (seeds.total - a.shard_index + a.shard_count - 1) / a.shard_count
+                        : 0;
+    if (mine > SIMRUN_SEEDS_MAX)
+      st_die(ST_EXIT_USAGE, "%llu seeds for one invocation: more than %u (limit SIMRUN_SEEDS_MAX); split the set with --shard I/N",
+             (unsigned long long)mine, SIMRUN_SEEDS_MAX);
+    if (a.trace_dir) {
+      struct stat st;
+      if (stat(a.trace_dir, &st) != 0 || !S_ISDIR(st.st_mode))
+        st_die(ST_EXIT_USAGE, "--trace-dir '%s' is not a directory", a.trace_dir);
+    }
+    simrun_preflight(a.argv);
+    info.level_passed = false;
+    struct st_buf run_opt = { 0 };
+    st_buf_puts(&run_opt, a.options);
+    if (a.level > 1 && !options_have(a.options, "level")) {
+      info.level_passed = simrun_runtime_has_option(a.argv, "level");
+      if (info.level_passed) st_buf_printf(&run_opt, "%slevel=%d", run_opt.len ? ":" : "", a.level);
+    }
+    info.argv = a.argv;
+    info.options = a.options;
+    info.repro_options = run_opt.s;
+    info.level = a.level;
+    info.seeds_label = seeds.label;
+    info.seeds_total = seeds.total;
+    info.shard_index = a.shard_index;
+    info.shard_count = a.shard_count;
+    info.jobs = a.jobs;
+    struct simrun_plan plan = {
+      .a = &a,
+      .seeds = &seeds,
+      .run_options = run_opt.s ? run_opt.s : "",
+      .pin = !options_have(a.options, "cpu") && !options_have(a.options, "pin_cpu"),
+      .quiet_runtime = options_have(a.options, "quiet") && !strstr(a.options, "quiet=0"),
+    };
+    simrun_stats_init(mine);
+    info.interrupted = !simrun_sweep(&plan, &info);
+  }
+  simrun_jsonl_close();
+  simrun_stats_sort();
+  if (a.junit) simrun_junit_write(a.junit, &info);
+  if (a.sarif) simrun_sarif_write(a.sarif, &info);
+  simrun_report(stdout, &info, a.quiet);
+  if (fflush(stdout) != 0) st_die(ST_EXIT_HARNESS, "cannot write the report: %s", strerror(errno));
+  if (info.interrupted) return SIMRUN_EXIT_INTERRUPTED;
+  return simrun_stats_failed() ? ST_EXIT_FINDINGS : ST_EXIT_OK;
+}

@@ -1,0 +1,159 @@
+/* The SIMULATION REPORT, on stdout, after the sweep (or the merge):
+ *
+ *   SIMULATION REPORT
+ *     result:             PASSED | FAILED | INTERRUPTED
+ *     program, options, level, seeds (and shard), wall time, simulated
+ *     time, time compression, classes, invariants checked, faults and
+ *     lifecycle events exercised
+ *   FAILURES: a table of class, count, first seeds, signature; then per
+ *     signature its reproduction command and simreplay command
+ *   FIRST FAILURE: the last lines of the first failing seed's stderr
+ *
+ * -q prints the result line only (and the failure table when failing).
+ * Every number is from the runs' own lines; nothing is estimated.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "simrun.h"
+#include "st_classes.h"
+#include "st_limits.h"
+
+static const char *const level_names[] = { "?", "sunny", "stormy", "radioactive" };
+
+void simrun_repro_env(struct st_buf *b, const struct simrun_sweep_info *info, uint64_t seed) {
+  st_buf_printf(b, "DETSIM_SEED=%llu ", (unsigned long long)seed);
+  if (info->repro_options && info->repro_options[0]) {
+    char *kv = st_xasprintf("DETSIM_OPTIONS=%s", info->repro_options);
+    st_shell_quote(b, kv);
+    st_buf_puts(b, " ");
+    free(kv);
+  }
+  st_shell_join(b, info->argv);
+}
+
+void simrun_repro_replay(struct st_buf *b, const struct simrun_sweep_info *info, uint64_t seed) {
+  st_buf_printf(b, "simreplay --seed %llu ", (unsigned long long)seed);
+  if (info->repro_options && info->repro_options[0]) {
+    st_buf_puts(b, "--options ");
+    st_shell_quote(b, info->repro_options);
+    st_buf_puts(b, " ");
+  }
+  st_buf_puts(b, "-- ");
+  st_shell_join(b, info->argv);
+}
+
+static void seconds(FILE *out, double s) {
+  if (s < 10) fprintf(out, "%.3f s", s);
+  else fprintf(out, "%.1f s", s);
+}
+
+static void failure_table(FILE *out, const struct simrun_sweep_info *info, bool details) {
+  int nsigs = simrun_stats_nsigs();
+  uint64_t failed = simrun_stats_failed();
+  fprintf(out, "\nFAILURES: %llu seed%s, %d signature%s\n", (unsigned long long)failed, failed == 1 ? "" : "s", nsigs,
+          nsigs == 1 ? "" : "s");
+  fprintf(out, "  %-3s %-13s %7s  %-28s %s\n", "#", "class", "count", "seeds", "signature");
+  for (int i = 0; i < nsigs; i++) {
+    uint64_t seeds[SIMRUN_REPORT_SEEDS_SHOWN];
+    int n = simrun_stats_sig_seeds(i, seeds, SIMRUN_REPORT_SEEDS_SHOWN);
+    struct st_buf list = { 0 };
+    for (int k = 0; k < n; k++) st_buf_printf(&list, "%s%llu", k ? "," : "", (unsigned long long)seeds[k]);
+    if (simrun_stats_sig_count(i) > (uint64_t)n) st_buf_puts(&list, ",...");
+    fprintf(out, "  %-3d %-13s %7llu  %-28s %s\n", i + 1, st_class_name(simrun_stats_sig_class(i)),
+            (unsigned long long)simrun_stats_sig_count(i), list.s ? list.s : "", simrun_stats_sig_text(i));
+    st_buf_free(&list);
+  }
+  if (!details) return;
+  for (int i = 0; i < nsigs; i++) {
+    uint64_t seed = simrun_stats_sig_first_seed(i);
+    struct st_buf env = { 0 }, rep = { 0 };
+    simrun_repro_env(&env, info, seed);
+    simrun_repro_replay(&rep, info, seed);
+    fprintf(out, "\n  %d. %s (seed %llu)\n", i + 1, simrun_stats_sig_text(i), (unsigned long long)seed);
+    fprintf(out, "     reproduce: %s\n", env.s);
+    fprintf(out, "     replay:    %s\n", rep.s);
+    st_buf_free(&env);
+    st_buf_free(&rep);
+  }
+}
+
+void simrun_report(FILE *out, const struct simrun_sweep_info *info, bool quiet) {
+  uint64_t n;
+  simrun_stats_results(&n);
+  uint64_t failed = simrun_stats_failed();
+  const char *result = info->interrupted ? "INTERRUPTED" : failed ? "FAILED" : "PASSED";
+  if (quiet) {
+    fprintf(out, "simrun: %s: %llu of %llu seeds failed\n", result, (unsigned long long)failed,
+            (unsigned long long)n);
+    if (failed) failure_table(out, info, false);
+    return;
+  }
+  fprintf(out, "SIMULATION REPORT\n");
+  fprintf(out, "  result:             %s\n", result);
+  struct st_buf cmd = { 0 };
+  st_shell_join(&cmd, info->argv);
+  fprintf(out, "  program:            %s\n", cmd.s);
+  st_buf_free(&cmd);
+  fprintf(out, "  options:            %s\n", info->options && info->options[0] ? info->options : "(none)");
+  fprintf(out, "  level:              %d (%s)%s\n", info->level, level_names[info->level],
+          info->level_passed || info->level == 1 ? "" : "; not passed to the runtime, which has no 'level' option yet");
+  fprintf(out, "  seeds:              %llu tested, %llu failed (seed set %s", (unsigned long long)n,
+          (unsigned long long)failed, info->seeds_label);
+  if (info->shard_count > 1)
+    fprintf(out, "; shard %llu/%llu of its %llu seeds", (unsigned long long)info->shard_index,
+            (unsigned long long)info->shard_count, (unsigned long long)info->seeds_total);
+  if (info->merged_files) fprintf(out, "; merged from %d file%s", info->merged_files, info->merged_files == 1 ? "" : "s");
+  fprintf(out, ")\n");
+  fprintf(out, "  wall time:          ");
+  seconds(out, info->wall_s);
+  if (info->wall_is_sum) fprintf(out, " (sum over the runs)\n");
+  else fprintf(out, " (-j %d)\n", info->jobs);
+  uint64_t sim_us = simrun_stats_sim_us();
+  fprintf(out, "  simulated time:     %llu.%06llu s (sum over the runs)\n", (unsigned long long)(sim_us / 1000000),
+          (unsigned long long)(sim_us % 1000000));
+  double wall = info->wall_s > 0 ? info->wall_s : 1e-9;
+  fprintf(out, "  time compression:   %.3gx (simulated / wall)\n", (double)sim_us / 1e6 / wall);
+  fprintf(out, "  classes:           ");
+  for (int c = 0; c < ST_CLASS_COUNT; c++)
+    if (simrun_stats_class_count(c))
+      fprintf(out, " %s %llu", st_class_name(c), (unsigned long long)simrun_stats_class_count(c));
+  fprintf(out, "%s\n", n ? "" : " (no seeds ran)");
+  int nchecks = simrun_stats_nchecks();
+  if (nchecks == 0) {
+    fprintf(out, "  invariants checked: none (no DETSIM_CHECK ran)\n");
+  } else {
+    fprintf(out, "  invariants checked: %d\n", nchecks);
+    for (int i = 0; i < nchecks; i++) {
+      const char *name;
+      uint64_t total, runs;
+      simrun_stats_check(i, &name, &total, &runs);
+      fprintf(out, "    %-32s %12llu checks in %llu runs\n", name, (unsigned long long)total, (unsigned long long)runs);
+    }
+  }
+  /* Faults and lifecycle events come with levels 2 and 3; no runtime has
+   * them yet, so the section says what was (not) exercised and why. */
+  if (info->level == 1) {
+    fprintf(out, "  faults exercised:   none (level 1: scheduling only)\n");
+    fprintf(out, "  lifecycle events:   none (level 1: scheduling only)\n");
+  } else {
+    fprintf(out, "  faults exercised:   none (level %d asked for, but the runtime has no faults yet: scheduling only)\n",
+            info->level);
+    fprintf(out, "  lifecycle events:   none (level %d asked for, but the runtime has no node lifecycle yet)\n",
+            info->level);
+  }
+  if (!failed) return;
+  failure_table(out, info, true);
+  const struct simrun_result *first = simrun_stats_first_failure();
+  const char *tail = simrun_stats_first_tail();
+  fprintf(out, "\nFIRST FAILURE: seed %llu (%s), the last lines of its stderr:\n", (unsigned long long)first->seed,
+          st_class_name(first->cls));
+  if (!tail || !*tail) fprintf(out, "  (empty)\n");
+  for (const char *l = tail; l && *l;) {
+    const char *nl = strchr(l, '\n');
+    fprintf(out, "  %.*s\n", (int)(nl ? nl - l : (long)strlen(l)), l);
+    if (!nl) break;
+    l = nl + 1;
+  }
+}
