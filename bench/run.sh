@@ -141,18 +141,19 @@ check_tsan() { status_ok && out_ok && ! grep -q 'WARNING: ThreadSanitizer' err.t
 check_valgrind() { status_ok && out_ok; }
 check_split() { [[ $(cat status.txt) == 77 ]] || check_native; }
 
-# icount KEY CHECK -- COMMAND...: user-space instructions of one run of
+# icount KEY CHECK OPTIONS -- COMMAND...: user-space instructions of one run of
 # COMMAND under callgrind (deterministic, so the load of the machine does not
 # matter) into INSNS[KEY].  valgrind 3.19 cannot read the DWARF 5 that clang
 # 19 writes into the runtime, so the run uses a copy of the runtime without
 # debug info (rtlib/, ahead of the RUNPATH through LD_LIBRARY_PATH), and
 # aslr=1, since detsim's re-execution through /proc/self/exe would start
-# valgrind's launcher instead of the program.
+# valgrind's launcher instead of the program.  DETSIM_OPTIONS is OPTIONS.
 icount() {
-  local key=$1 check=$2
-  shift 3
+  local key=$1 check=$2 options=$3
+  shift 4
   set +e
-  LD_LIBRARY_PATH=$W/rtlib valgrind --tool=callgrind --callgrind-out-file=/dev/null "$@" >out.txt 2>err.txt
+  env LD_LIBRARY_PATH="$W/rtlib" DETSIM_SEED=$SEED DETSIM_OPTIONS="$options:aslr=1" \
+    valgrind --tool=callgrind --callgrind-out-file=/dev/null "$@" >out.txt 2>err.txt
   echo $? >status.txt
   set -e
   "$check" || fail_run "$key" "$@"
@@ -192,15 +193,15 @@ if ((HAVE_VALGRIND)); then
   mkdir -p rtlib
   objcopy --strip-debug "$BUILD/lib/libdetsim_rt.so" rtlib/libdetsim_rt.so
   EXPECT="sum=$CG_YIELD_N" MIN_EVENTS=$CG_YIELD_N
-  icount iy_nat check_native -- ./yield_loop.native "$CG_YIELD_N"
-  icount iy_det check_detsim -- env DETSIM_SEED=$SEED DETSIM_OPTIONS=preempt=0:aslr=1 ./yield_loop.detsim "$CG_YIELD_N"
+  icount iy_nat check_native quiet=1 -- ./yield_loop.native "$CG_YIELD_N"
+  icount iy_det check_detsim preempt=0 -- ./yield_loop.detsim "$CG_YIELD_N"
   EXPECT="sum=0" MIN_EVENTS=0
-  icount iy_nat0 check_native -- ./yield_loop.native 0
-  icount iy_det0 check_detsim -- env DETSIM_SEED=$SEED DETSIM_OPTIONS=preempt=0:aslr=1 ./yield_loop.detsim 0
+  icount iy_nat0 check_native quiet=1 -- ./yield_loop.native 0
+  icount iy_det0 check_detsim preempt=0 -- ./yield_loop.detsim 0
   EXPECT="counter=$((2 * CG_SWITCH_N))" MIN_EVENTS=$((4 * CG_SWITCH_N))
-  icount is_det check_detsim -- env DETSIM_SEED=$SEED DETSIM_OPTIONS=preempt=1:aslr=1 ./switch_pingpong.detsim "$CG_SWITCH_N"
+  icount is_det check_detsim preempt=1 -- ./switch_pingpong.detsim "$CG_SWITCH_N"
   EXPECT="counter=0" MIN_EVENTS=0
-  icount is_det0 check_detsim -- env DETSIM_SEED=$SEED DETSIM_OPTIONS=preempt=1:aslr=1 ./switch_pingpong.detsim 0
+  icount is_det0 check_detsim preempt=1 -- ./switch_pingpong.detsim 0
 fi
 
 # ---- 3. whole programs --------------------------------------------------------------

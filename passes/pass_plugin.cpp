@@ -6,6 +6,10 @@
 // carries the detsim.instrumented marker).  Running last means the optimiser
 // has finished inlining and folding: each remaining atomic gets exactly one
 // yield point and no later pass moves or merges the inserted calls.
+//
+// `opt -load-pass-plugin=libdetsim.so` cannot load this library: it also
+// holds the clang frontend plugin, whose symbols only clang provides.  Tests
+// of IR inputs use `clang -fpass-plugin=libdetsim.so -x ir` instead.
 #include "pass_plugin.h"
 
 #include "llvm/IR/DiagnosticInfo.h"

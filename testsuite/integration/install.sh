@@ -15,7 +15,6 @@
 . "$(dirname "$0")/lib.sh"
 
 step=${1:?usage: install.sh STEP}
-WORK_ROOT=$(dirname "$WORK")
 
 # Paths that must never appear in what is installed: the source tree, and
 # the build tree outside the test prefix (which itself lies in the build

@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # lib.sh: helpers shared by the integration tests (sourced, not run).
 #
 # With pipefail on, `cmd | grep -q` fails when grep exits early and cmd gets

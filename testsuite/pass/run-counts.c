@@ -1,5 +1,5 @@
 // Runs instrumented code against a stand-in runtime that counts the calls
-// (Inputs/yield_counter.c): exact counts per kind, at -O0 and -O2, and
+// (Inputs/yield_counter.c): exact counts per kind, at -O0 to -O3, and
 // through full and thin LTO links when lld-19 is there (lto-link.c).  A
 // signal fence and plain accesses count nothing; the 32-byte atomic is one
 // libatomic call.
@@ -11,6 +11,12 @@
 // RUN: %clang -fplugin=%plugin -O2 -Wno-atomic-alignment -c %s -o %t.O2.o
 // RUN: %clang %t.O2.o %t.stub.o -latomic -o %t.O2
 // RUN: %t.O2 | FileCheck %s
+// RUN: %clang -fplugin=%plugin -O1 -g -Wno-atomic-alignment -c %s -o %t.O1.o
+// RUN: %clang %t.O1.o %t.stub.o -latomic -o %t.O1
+// RUN: %t.O1 | FileCheck %s
+// RUN: %clang -fplugin=%plugin -O3 -Wno-atomic-alignment -c %s -o %t.O3.o
+// RUN: %clang %t.O3.o %t.stub.o -latomic -o %t.O3
+// RUN: %t.O3 | FileCheck %s
 //
 // CHECK: atomic_load=10 atomic_store=10 rmw=10 cmpxchg=1 fence=1 libatomic=1 volatile_load=10 volatile_store=10 sleep=1
 #include <stdatomic.h>

@@ -16,10 +16,30 @@ static const char *const event_kinds[] = {
 #undef DETSIM_EVENT
 };
 
-static bool known_kind(const char *s, size_t n) {
+/* The kind's number in events.inc (what the history hash folds), or -1. */
+static int kind_index(const char *s, size_t n) {
   for (size_t i = 0; i < sizeof event_kinds / sizeof event_kinds[0]; i++)
-    if (strlen(event_kinds[i]) == n && !strncmp(event_kinds[i], s, n)) return true;
-  return false;
+    if (strlen(event_kinds[i]) == n && !strncmp(event_kinds[i], s, n)) return (int)i;
+  return -1;
+}
+
+/* The runtime's history hash (runtime/trace.c: detsim__trace_event and
+ * detsim__history_hash), recomputed from a whole trace so that an altered
+ * file is caught even where every line still parses.  It must change
+ * together with the runtime's; the tools' tests replay trace files, so a
+ * mismatch cannot go unnoticed. */
+static uint64_t fold_history(const struct st_trace *t) {
+  uint64_t h = 0x6a09e667f3bcc909ull;
+  for (size_t i = 0; i < t->nev; i++) {
+    const struct st_trace_event *e = &t->ev[i];
+    uint64_t x = (uint64_t)kind_index(e->kind, e->kind_len) | ((uint64_t)e->tid << 8) | ((uint64_t)e->val << 32);
+    h = ((h << 23) | (h >> 41)) ^ x;
+    h *= 0x9e3779b97f4a7c15ull;
+  }
+  h ^= t->total;
+  h = (h ^ (h >> 33)) * 0xff51afd7ed558ccdull;
+  h = (h ^ (h >> 33)) * 0xc4ceb9fe1a85ec53ull;
+  return h ^ (h >> 33);
 }
 
 /* Reads a decimal number at *p; false if none. */
@@ -55,7 +75,7 @@ static bool parse_event(const char *line, size_t len, struct st_trace_event *e) 
   if (!num(&p, &nsec) || p - ns != 9 || !lit(&p, " T") || !num(&p, &tid) || *p++ != ' ') return false;
   e->kind = p;
   e->kind_len = strcspn(p, " ");
-  if (!known_kind(p, e->kind_len)) return false;
+  if (kind_index(p, e->kind_len) < 0) return false;
   p += e->kind_len;
   while (*p == ' ') p++;
   if (!lit(&p, "obj=0x")) return false;
@@ -146,7 +166,14 @@ int st_trace_parse(char *data, size_t len, const char *name, struct st_trace *t,
              "): the file is truncated", t->nev, expect, t->first, t->last);
     return bad(err, errlen, name, lineno, what);
   }
-  if (t->has_id && t->events != t->total) return bad(err, errlen, name, 2, "the '# seed=' line and the first header line disagree on the event count");
+  if (t->has_id && t->events != t->total)
+    return bad(err, errlen, name, 2, "the '# seed=' line and the first header line disagree on the event count");
+  if (t->has_id && t->first == 0 && fold_history(t) != t->history) {
+    char what[200];
+    snprintf(what, sizeof what, "the events do not fold to the header's history %016" PRIx64 " (they give %016" PRIx64
+             "): the file was altered", t->history, fold_history(t));
+    return bad(err, errlen, name, 2, what);
+  }
   return 0;
 }
 

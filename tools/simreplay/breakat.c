@@ -59,7 +59,7 @@ int sr_break_at(const struct sr_args *a, const struct sr_target *t) {
     if (WIFSTOPPED(ws)) {
       if (c.err_fd >= 0) forward(&c);
       stopped_once = true;
-      printf("simreplay: seed %llu stopped at event %llu: process %d waits for a debugger\n", (unsigned long long)t->seed,
+      printf("simreplay: seed %llu stopped after event %llu: process %d waits for a debugger\n", (unsigned long long)t->seed,
              (unsigned long long)a->break_at, (int)c.pid);
       if (a->gdb) {
         printf("simreplay: exec gdb -p %d\n", (int)c.pid);

@@ -25,6 +25,31 @@ static void expected_text(char *buf, size_t n, int cls, uint64_t history, uint64
            (unsigned long long)history, (unsigned long long)events);
 }
 
+/* The runtime's warnings (an unsimulated call, ...) usually name the
+ * cause of a divergence: print each distinct one once. */
+static void print_warnings(const struct sr_run *runs, int n) {
+  struct st_buf seen = { 0 };
+  st_buf_puts(&seen, "\n");
+  for (int k = 0; k < n; k++) {
+    for (const char *l = runs[k].stderr_text; l && *l;) {
+      const char *nl = strchr(l, '\n');
+      size_t len = nl ? (size_t)(nl - l) : strlen(l);
+      if (!strncmp(l, "detsim: warning: ", 17)) {
+        char *line = st_xasprintf("\n%.*s\n", (int)len, l);
+        if (!strstr(seen.s, line)) {
+          if (seen.len == 1) printf("simreplay: the runs warned (a likely cause):\n");
+          printf("    %.*s\n", (int)len, l);
+          st_buf_puts(&seen, line + 1);
+        }
+        free(line);
+      }
+      if (!nl) break;
+      l = nl + 1;
+    }
+  }
+  st_buf_free(&seen);
+}
+
 int sr_replay(const struct sr_args *a, struct sr_target *t) {
   sr_check_program(t->argv[0]);
   int k_total = a->repeat ? a->repeat : (t->expect ? 1 : 2);
@@ -120,6 +145,7 @@ int sr_replay(const struct sr_args *a, struct sr_target *t) {
     if (ta && tb) sr_print_divergence(ta, name_a, tb, name_b);
     else if (!tb && first_bad >= 0)
       printf("simreplay: run %d left no trace to compare: %s\n", first_bad + 1, runs[first_bad].trace_err);
+    print_warnings(runs, k_total);
     status = st_class_status(ST_CLASS_diverged);
   }
   for (int k = 0; k < k_total; k++) sr_run_free(&runs[k]);

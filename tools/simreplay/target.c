@@ -153,7 +153,10 @@ void sr_target_resolve(const struct sr_args *a, struct sr_target *t) {
   }
   if (!t->options) t->options = st_xstrdup("");
   if (!have_seed) st_die(ST_EXIT_USAGE, "no seed: give --seed N, a pasted detsim line or a trace file");
-  if (!have_cmd)
-    st_die(ST_EXIT_USAGE, "no program: %s carries no command; give it after -- (simreplay ... -- PROGRAM [ARGS...])",
-           t->expect_from ? t->expect_from : "the input");
+  if (!have_cmd) {
+    if (t->expect_from)
+      st_die(ST_EXIT_USAGE, "no program: %s carries no command; give it after -- (simreplay ... -- PROGRAM [ARGS...])",
+             t->expect_from);
+    st_die(ST_EXIT_USAGE, "no program: give it after -- (simreplay --seed N -- PROGRAM [ARGS...])");
+  }
 }

@@ -1,7 +1,9 @@
 /* One finished child to one record: its class from the result line, or
  * simrun's own verdicts for what the runtime could not say:
  *
- *   killed at --timeout, after the first line   inconclusive reason=timeout
+ *   killed at --timeout                         inconclusive reason=timeout
+ *     (unless it printed no first line and its ELF does not link the
+ *     runtime: then a harness error)
  *   killed by a signal, no result line          inconclusive reason=killed signal=SIG...
  *   exit status 89 with "detsim: error:"        usage error (the options): exit 2
  *   no first line (unless quiet=1)              harness error: not a simulation build, exit 3
@@ -68,8 +70,11 @@ void simrun_classify(struct st_child *c, uint64_t seed, uint64_t index, const st
     st_die(ST_EXIT_USAGE, "the runtime of '%s' refused the options: %s\n(DETSIM_OPTIONS=%s)", prog, o.usage,
            plan->run_options);
   }
-  if (c->killed) {
-    if (!has_first)
+  if (c->killed && !o.result) {
+    /* Without a first line the run may just not have started in time (a
+     * loaded machine): that is only a harness error when nothing says the
+     * program is a simulation build. */
+    if (!has_first && !plan->known_simulation)
       harness(cleanup, prog, seed,
               "printed no 'detsim: seed=' first line before it was killed at the timeout: it is not a simulation "
               "build (build it with detsim-cc)",

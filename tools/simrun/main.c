@@ -37,6 +37,24 @@ static bool options_have(const char *options, const char *key) {
   return false;
 }
 
+/* True when DETSIM_OPTIONS text sets boolean `key` true (the runtime's
+ * spellings: 1, true, yes). */
+static bool options_true(const char *options, const char *key) {
+  size_t n = strlen(key);
+  bool on = false;
+  for (const char *p = options; *p;) {
+    if (!strncmp(p, key, n) && p[n] == '=') {
+      const char *v = p + n + 1;
+      size_t len = strcspn(v, ":");
+      on = (len == 1 && *v == '1') || (len == 4 && !strncmp(v, "true", 4)) || (len == 3 && !strncmp(v, "yes", 3));
+    }
+    const char *colon = strchr(p, ':');
+    if (!colon) break;
+    p = colon + 1;
+  }
+  return on;
+}
+
 /* A writable output path, checked before the sweep. */
 static void check_writable(const char *opt, const char *path) {
   if (!path) return;
@@ -86,7 +104,7 @@ int main(int argc, char **argv) {
       if (stat(a.trace_dir, &st) != 0 || !S_ISDIR(st.st_mode))
         st_die(ST_EXIT_USAGE, "--trace-dir '%s' is not a directory", a.trace_dir);
     }
-    simrun_preflight(a.argv);
+    bool known_simulation = simrun_preflight(a.argv);
     info.level_passed = false;
     struct st_buf run_opt = { 0 };
     st_buf_puts(&run_opt, a.options);
@@ -108,7 +126,8 @@ int main(int argc, char **argv) {
       .seeds = &seeds,
       .run_options = run_opt.s ? run_opt.s : "",
       .pin = !options_have(a.options, "cpu") && !options_have(a.options, "pin_cpu"),
-      .quiet_runtime = options_have(a.options, "quiet") && !strstr(a.options, "quiet=0"),
+      .quiet_runtime = options_true(a.options, "quiet"),
+      .known_simulation = known_simulation,
     };
     simrun_stats_init(mine);
     info.interrupted = !simrun_sweep(&plan, &info);

@@ -17,7 +17,7 @@
 /* A probe run that prints the runtime's option list and exits before main. */
 #define SIMRUN_PROBE_TIMEOUT_S 30
 
-void simrun_preflight(char **argv) {
+bool simrun_preflight(char **argv) {
   char *path = st_find_program(argv[0]);
   if (!path)
     st_die(ST_EXIT_HARNESS, "harness error: cannot find program '%s'%s", argv[0],
@@ -32,6 +32,7 @@ void simrun_preflight(char **argv) {
            "symbols (build it with detsim-cc)",
            argv[0]);
   free(path);
+  return e.needs_runtime;
 }
 
 bool simrun_runtime_has_option(char **argv, const char *key) {

@@ -93,8 +93,8 @@ void simrun_parse_args(int argc, char **argv, struct simrun_args *a);
 /* ---- preflight.c ---- */
 /* Exits with ST_EXIT_HARNESS when PROGRAM is certainly not a simulation
  * build (an ELF without libdetsim_rt and without detsim symbols), or cannot
- * be found. */
-void simrun_preflight(char **argv);
+ * be found.  Returns true when its ELF links libdetsim_rt. */
+bool simrun_preflight(char **argv);
 /* Whether the program's runtime lists DETSIM_OPTIONS key `key` in its
  * help=1 output (one short run of the program, which exits before main). */
 bool simrun_runtime_has_option(char **argv, const char *key);
@@ -152,6 +152,7 @@ struct simrun_plan {
   const char *run_options;  /* DETSIM_OPTIONS every run gets before pinning */
   bool pin;                 /* add cpu=<n> per worker */
   bool quiet_runtime;       /* the user's options set quiet=1: no first line */
+  bool known_simulation;    /* PROGRAM's ELF links libdetsim_rt */
 };
 /* Runs the shard's seeds; returns false when interrupted. */
 bool simrun_sweep(const struct simrun_plan *plan, struct simrun_sweep_info *info);

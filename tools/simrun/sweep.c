@@ -170,11 +170,12 @@ bool simrun_sweep(const struct simrun_plan *plan, struct simrun_sweep_info *info
     for (int w = 0; w < nworkers; w++) {
       struct worker *k = &workers[w];
       if (!k->busy) continue;
+      /* Reap first: a run that ended just before its deadline ended. */
+      st_child_try_reap(&k->c);
       if (!k->c.reaped && a->timeout_s > 0 && now - k->c.start > a->timeout_s) {
         st_child_kill(&k->c);
         k->c.killed = true;
       }
-      st_child_try_reap(&k->c);
       if (!st_child_over(&k->c)) continue;
       simrun_classify(&k->c, k->seed, k->index, plan, info, kill_all);
       st_child_free(&k->c);
