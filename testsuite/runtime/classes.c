@@ -10,7 +10,9 @@
 #include <detsim.h>
 
 static int plain_flag; /* deliberately neither atomic nor volatile */
-static atomic_int stop_flag;
+/* Not static: a never-written static would be folded to a constant, and the
+ * loop below would lose its atomic loads. */
+atomic_int stop_flag;
 
 static void *noop(void *arg) {
   (void)arg;

@@ -68,14 +68,15 @@ static const char help_text[] =
 "DT_NEEDED, no detsim dynamic symbols), says so, and compares nothing.\n"
 "\n"
 "exit status:\n"
-"  0       replays exactly and the run passed; --compare: the same histories\n"
-"          (or a plain RELEASE with no trace of detsim)\n"
-"  80-86, 88  replays exactly, and the run ends with that class (the\n"
-"          runtime's status: 82 crash, 83 deadlock, ...): the failure reproduces\n"
-"  87      diverged: a run took another history (--compare: the builds differ)\n"
-"  1       --compare: the plain RELEASE build carries detsim symbols or the runtime\n"
-"  2       usage error: bad option, seed, pasted line, trace file; --shrink\n"
-"  3       harness error: PROGRAM cannot be executed or is not a simulation build\n";
+"  0   replays exactly (whatever the run's class: a crash that reproduces\n"
+"      exactly is a replay that worked; the class is in the verdict line);\n"
+"      --compare: the same histories, or a plain RELEASE with no trace of\n"
+"      detsim; --break-at: the run has ended (its class is printed)\n"
+"  87  diverged: a run took another history (the runtime's `diverged`\n"
+"      status; --compare: the builds' histories differ)\n"
+"  1   --compare: the plain RELEASE build carries detsim symbols or the runtime\n"
+"  2   usage error: bad option, seed, pasted line, trace file; --shrink\n"
+"  3   harness error: PROGRAM cannot be executed or is not a simulation build\n";
 
 static _Noreturn void usage(const char *fmt, const char *arg) {
   fprintf(stderr, "simreplay: ");

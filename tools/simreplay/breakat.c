@@ -89,21 +89,24 @@ int sr_break_at(const struct sr_args *a, const struct sr_target *t) {
   struct st_outcome o;
   st_outcome_parse(text, &o);
   int status;
+  if (WIFEXITED(ws) && WEXITSTATUS(ws) == ST_RUNTIME_EXIT_USAGE && o.usage && !o.result)
+    st_die(ST_EXIT_USAGE, "the runtime of '%s' refused the options: %s\n(DETSIM_OPTIONS=%s)", t->argv[0], o.usage, opt);
   if (!o.first_line && !o.result)
     st_die(ST_EXIT_HARNESS, "harness error: '%s' printed no 'detsim: seed=' first line: it is not a simulation build",
            t->argv[0]);
   if (!o.result) {
     printf("simreplay: the run ended without a result line (%s %d)\n", WIFSIGNALED(ws) ? "signal" : "exit status",
            WIFSIGNALED(ws) ? WTERMSIG(ws) : WEXITSTATUS(ws));
-    status = st_class_status(ST_CLASS_inconclusive);
   } else {
     if (!stopped_once)
       printf("simreplay: the run ended at event %llu, before event %llu: it never stopped\n",
              (unsigned long long)o.events, (unsigned long long)a->break_at);
     printf("simreplay: seed %llu: %s history=%016llx events=%llu\n", (unsigned long long)t->seed, st_class_name(o.cls),
            (unsigned long long)o.history, (unsigned long long)o.events);
-    status = st_class_status(o.cls);
   }
+  /* No verdict to give: the run was for the debugger.  Its class is in
+   * the line above. */
+  status = ST_EXIT_OK;
   st_outcome_free(&o);
   free(text);
   st_child_free(&c);

@@ -1,0 +1,470 @@
+#!/usr/bin/env python3
+"""Tests of simrun and simreplay (testsuite/tools/CMakeLists.txt runs each
+case as its own CTest test).
+
+  tooltest.py CASE --bin BUILD/bin --progs DIR
+
+Each case runs the tools as a user would, and checks exact counts, classes,
+exit statuses and messages.  Exit 0 when the case holds; 1 with the reason.
+Every temporary file lives in a fresh directory under the working directory
+(the test's build directory), removed on success.
+"""
+import argparse
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import xml.etree.ElementTree as ET
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+CLASS_STATUS = {}
+for m in re.finditer(r"^DETSIM_CLASS\((\w+),\s*(\d+),",
+                     open(os.path.join(HERE, "..", "..", "runtime", "classes.inc")).read(), re.M):
+    CLASS_STATUS[m.group(1)] = int(m.group(2))
+RESULT_RE = re.compile(r"^detsim: (\w+) seed=(\d+) events=(\d+) history=([0-9a-f]{16})", re.M)
+
+A = None      # parsed arguments
+WORK = None   # scratch directory of this case
+
+
+class Fail(Exception):
+    pass
+
+
+def check(cond, msg):
+    if not cond:
+        raise Fail(msg)
+
+
+def prog(name):
+    return os.path.join(A.progs, name)
+
+
+def tool(name):
+    return os.path.join(A.bin, name)
+
+
+def run(argv, env=None, timeout=120, expect=None, input=None):
+    """Runs argv; returns (status, stdout, stderr).  expect: the status."""
+    e = dict(os.environ)
+    e.pop("DETSIM_SEED", None)
+    e.pop("DETSIM_OPTIONS", None)
+    for k in ("SLURM_ARRAY_TASK_ID", "SLURM_ARRAY_TASK_MIN", "JOB_COMPLETION_INDEX"):
+        e.pop(k, None)
+    e.update(env or {})
+    p = subprocess.run(argv, env=e, cwd=WORK, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                       stdin=subprocess.DEVNULL, timeout=timeout)
+    out, err = p.stdout.decode(errors="replace"), p.stderr.decode(errors="replace")
+    if expect is not None and p.returncode != expect:
+        raise Fail("%s\nexit status %d, expected %d\n--- stdout ---\n%s\n--- stderr ---\n%s" % (
+            " ".join(argv), p.returncode, expect, out[-4000:], err[-4000:]))
+    return p.returncode, out, err
+
+
+def jsonl(path):
+    with open(path) as f:
+        return [json.loads(l) for l in f if l.strip()]
+
+
+def need(pattern, text, what):
+    m = re.search(pattern, text, re.M)
+    check(m, "%s: no match for %r in:\n%s" % (what, pattern, text[-4000:]))
+    return m
+
+
+def by_seed(records):
+    return {r["seed"]: r for r in records}
+
+
+# ---------------------------------------------------------------- cases
+
+def case_canary_sweep():
+    """The planted ABBA deadlock is found in seeds 1-100, with a reproduction
+    line that, run by a shell, reproduces the class and the history."""
+    j = os.path.join(WORK, "canary.jsonl")
+    st, out, _ = run([tool("simrun"), "--seeds", "100", "-j", "2", "--jsonl", j, "--", prog("canary")], expect=1)
+    need(r"^  result:\s+FAILED$", out, "report")
+    need(r"^  seeds:\s+100 tested, \d+ failed \(seed set 1-100\)$", out, "report")
+    recs = jsonl(j)
+    check(len(recs) == 100, "%d JSON lines, expected 100" % len(recs))
+    check(sorted(r["seed"] for r in recs) == list(range(1, 101)), "seeds are not 1..100 once each")
+    dead = sorted(r["seed"] for r in recs if r["class"] == "deadlock")
+    check(dead, "the canary's deadlock was not found in seeds 1-100")
+    check(all(r["class"] in ("pass", "deadlock") for r in recs), "a class other than pass/deadlock")
+    n = len(dead)
+    need(r"^  seeds:\s+100 tested, %d failed" % n, out, "report")
+    need(r"^  \d+\s+deadlock\s+%d\s+%s" % (n, ",".join(str(s) for s in dead[:5])), out, "failure table")
+    m = need(r"^     reproduce: (DETSIM_SEED=(\d+) .*)$", out, "reproduction line")
+    seed = int(m.group(2))
+    check(seed == dead[0], "the reproduction line is for seed %d, the first deadlock is %d" % (seed, dead[0]))
+    rec = by_seed(recs)[seed]
+    st, _, err = run(["sh", "-c", m.group(1)])
+    rm = RESULT_RE.findall(err)
+    check(rm, "the reproduction printed no result line:\n" + err)
+    cls, rseed, events, hist = rm[-1]
+    check(cls == "deadlock" and st == CLASS_STATUS["deadlock"], "reproduction gave %s/%d" % (cls, st))
+    check(hist == rec["history"] and int(events) == rec["events"],
+          "reproduction history %s/%s, sweep %s/%s" % (hist, events, rec["history"], rec["events"]))
+    m = need(r"^     replay:    (simreplay --seed \d+ -- .*)$", out, "replay line")
+    st, rout, _ = run(["sh", "-c", m.group(1).replace("simreplay", tool("simreplay"), 1)], expect=0)
+    need(r"replays exactly \(2 of 2\)", rout, "the replay line")
+    return "canary found in %d of 100 seeds (first %d); reproduction and replay give %s" % (n, seed, hist)
+
+
+def case_classes_sweep():
+    """A crash, a deadlock and a hang (killed at --timeout 2) are each classed
+    while the sweep goes on; JSON lines, JUnit and SARIF hold exact counts.
+    A seed that only timed out because this machine was overloaded (a seed
+    that cannot hang) makes the case retry, at most twice."""
+    expect = {1: "crash", 2: "deadlock", 3: "inconclusive", 0: "pass"}
+    for attempt in range(3):
+        d = os.path.join(WORK, "a%d" % attempt)
+        os.mkdir(d)
+        j, x, s = (os.path.join(d, n) for n in ("m.jsonl", "m.xml", "m.sarif"))
+        st, out, err = run([tool("simrun"), "--seeds", "1-8", "-j", "2", "--timeout", "2",
+                            "--options", "watchdog_s=0", "--trace-dir", d,
+                            "--jsonl", j, "--junit", x, "--sarif", s, "--", prog("mixed")], expect=1, timeout=240)
+        recs = jsonl(j)
+        slow = [r["seed"] for r in recs if r["seed"] % 4 != 3 and r["signature"] == "inconclusive reason=timeout"]
+        if slow and attempt < 2:
+            print("note: seeds %s timed out on a loaded machine; retrying" % slow)
+            continue
+        break
+    check(len(recs) == 8, "%d JSON lines, expected 8" % len(recs))
+    got = {r["seed"]: r["class"] for r in recs}
+    want = {s: expect[s % 4] for s in range(1, 9)}
+    check(got == want, "classes %s, expected %s" % (got, want))
+    for r in recs:
+        sig = {1: "crash signal=SIGABRT in main", 2: "deadlock in main,wants_m",
+               3: "inconclusive reason=timeout", 0: None}[r["seed"] % 4]
+        check(r["signature"] == sig, "seed %d signature %r, expected %r" % (r["seed"], r["signature"], sig))
+        status = {1: 82, 2: 83, 3: 137, 0: 0}[r["seed"] % 4]
+        check(r["exit_status"] == status, "seed %d exit_status %s, expected %d" % (r["seed"], r["exit_status"], status))
+        if r["seed"] % 4 == 3:
+            check(r["events"] is None and r["history"] is None, "a killed seed has a history")
+            check(r["checks"] == {}, "a killed seed has checks")
+        else:
+            check(re.fullmatch(r"[0-9a-f]{16}", r["history"]), "bad history %r" % r["history"])
+            check(r["checks"] == {"loop_bound": 3}, "seed %d checks %r" % (r["seed"], r["checks"]))
+        if r["class"] in ("crash", "deadlock"):
+            check(r["trace"] == os.path.join(d, "detsim-%d.trace" % r["seed"]), "trace %r" % r["trace"])
+            check(os.path.exists(r["trace"]), "no trace file %s" % r["trace"])
+        check((r["stderr_tail"] is None) == (r["class"] == "pass"), "stderr_tail on seed %d" % r["seed"])
+    need(r"^  classes:\s+pass 2 crash 2 deadlock 2 inconclusive 2$", out, "report classes")
+    need(r"^    loop_bound\s+18 checks in 6 runs$", out, "report invariants")
+    need(r"^  faults exercised:\s+none \(level 1: scheduling only\)$", out, "report faults")
+    need(r"^  \d+\s+crash\s+2\s+1,5\s+crash signal=SIGABRT in main$", out, "failure table")
+    need(r"^  \d+\s+deadlock\s+2\s+2,6\s+deadlock in main,wants_m$", out, "failure table")
+    need(r"^  \d+\s+inconclusive\s+2\s+3,7\s+inconclusive reason=timeout$", out, "failure table")
+    need(r"^FIRST FAILURE: seed 1 \(crash\)", out, "first failure")
+    root = ET.parse(x).getroot()
+    check(root.get("tests") == "8" and root.get("failures") == "6", "JUnit totals %s" % root.attrib)
+    cases = root.findall(".//testcase")
+    check([c.get("name") for c in cases] == ["seed %d" % i for i in range(1, 9)], "JUnit testcases")
+    fails = {c.get("name"): c.find("failure").get("type") for c in cases if c.find("failure") is not None}
+    check(fails == {"seed %d" % s: want[s] for s in want if want[s] != "pass"}, "JUnit failures %s" % fails)
+    sarif = json.load(open(s))
+    check(sarif["version"] == "2.1.0", "SARIF version")
+    res = sarif["runs"][0]["results"]
+    check(len(res) == 3, "%d SARIF results, expected 3 (one per signature)" % len(res))
+    check(sorted(r["ruleId"] for r in res) == ["detsim/crash", "detsim/deadlock", "detsim/inconclusive"], "rules")
+    check(sorted(r["properties"]["seeds"] for r in res) == [[1, 5], [2, 6], [3, 7]], "SARIF seeds")
+    return "8 seeds: 2 crash, 2 deadlock, 2 timeouts, 2 pass; JSONL/JUnit/SARIF counts exact"
+
+
+def case_shard_merge():
+    """--shard 0/2 and 1/2 cover the seed set once; --merge of their JSON
+    lines reports what the whole sweep reports; /N takes I from the
+    environment of an array job."""
+    full, s0, s1, mj, mx = (os.path.join(WORK, n) for n in ("full.jsonl", "s0.jsonl", "s1.jsonl", "m.jsonl", "m.xml"))
+    base = [tool("simrun"), "--seeds", "1-60", "-j", "2"]
+    _, out_full, _ = run(base + ["--jsonl", full, "--", prog("canary")])
+    run(base + ["--shard", "0/2", "--jsonl", s0, "--", prog("canary")])
+    st1, out1, _ = run(base + ["--shard", "1/2", "--jsonl", s1, "--", prog("canary")])
+    need(r"shard 1/2 of its 60 seeds", out1, "shard report")
+    r0, r1 = jsonl(s0), jsonl(s1)
+    check(len(r0) == 30 and len(r1) == 30, "shard sizes %d, %d" % (len(r0), len(r1)))
+    check(all(r["index"] % 2 == 0 for r in r0) and all(r["index"] % 2 == 1 for r in r1), "shard parity")
+    seeds = sorted(r["seed"] for r in r0 + r1)
+    check(seeds == list(range(1, 61)), "the shards do not cover 1..60 exactly once")
+    st_m, out_m, _ = run([tool("simrun"), "--merge", s0, s1, "--jsonl", mj, "--junit", mx])
+    st_f = 1 if any(r["class"] != "pass" for r in jsonl(full)) else 0
+    check(st_m == st_f, "merge exit status %d, the full sweep's %d" % (st_m, st_f))
+    for pat in (r"^  result:.*$", r"^  seeds:\s+\d+ tested, \d+ failed", r"^  classes:.*$"):
+        a, b = re.search(pat, out_full, re.M).group(0), re.search(pat, out_m, re.M).group(0)
+        check(a == b, "merged %r, full %r" % (b, a))
+    table = lambda o: re.findall(r"^  \d+\s+\w+\s+\d+\s+\S+\s+.*$", o, re.M)
+    check(table(out_full) == table(out_m), "failure tables differ:\n%s\n%s" % (table(out_full), table(out_m)))
+    check(len(jsonl(mj)) == 60, "merged JSON lines")
+    check(ET.parse(mx).getroot().get("tests") == "60", "merged JUnit")
+    need(r"merged from 2 files", out_m, "merged report")
+    # The index from an array job's environment.
+    for env in ({"JOB_COMPLETION_INDEX": "1"}, {"SLURM_ARRAY_TASK_ID": "3", "SLURM_ARRAY_TASK_MIN": "2"}):
+        e = os.path.join(WORK, "env.jsonl")
+        run(base + ["--shard", "/2", "--jsonl", e, "--", prog("canary")], env=env, expect=st1)
+        check(sorted(r["seed"] for r in jsonl(e)) == sorted(r["seed"] for r in r1), "--shard /2 with %s" % env)
+        run(base + ["--shard-from-env", "2", "--jsonl", e, "--", prog("canary")], env=env, expect=st1)
+        check(sorted(r["seed"] for r in jsonl(e)) == sorted(r["seed"] for r in r1), "--shard-from-env with %s" % env)
+    # Merging a shard twice is refused.
+    st, _, err = run([tool("simrun"), "--merge", s0, s0], expect=2)
+    need(r"also in .*shards overlap", err, "double merge")
+    return "2 shards of 30 cover 1-60; merge reproduces the full report"
+
+
+def case_seed_specs():
+    """--level 2 without --seeds runs 100 seeds; a git hash gives N seeds from
+    its first 16 hex digits; a,b,A-B lists exactly those."""
+    j = os.path.join(WORK, "l.jsonl")
+    _, out, _ = run([tool("simrun"), "--level", "2", "-q", "--jsonl", j, "--", prog("canary")])
+    check(len(jsonl(j)) == 100, "--level 2 ran %d seeds, expected 100" % len(jsonl(j)))
+    _, out, _ = run([tool("simrun"), "--level", "2", "--seeds", "2", "--", prog("canary")], expect=0)
+    need(r"^  level:\s+2 \(stormy\); not passed to the runtime", out, "level line")
+    need(r"^  faults exercised:\s+none \(level 2 asked for", out, "faults line")
+    h = "0123456789abcdef0123456789abcdef01234567"
+    run([tool("simrun"), "--seeds", h + ":3", "-q", "--jsonl", j, "--", prog("canary")])
+    start = int(h[:16], 16)
+    check(sorted(r["seed"] for r in jsonl(j)) == [start, start + 1, start + 2], "git hash seeds")
+    run([tool("simrun"), "--seeds", "7,9,20-22", "-q", "--jsonl", j, "--", prog("canary")])
+    check(sorted(r["seed"] for r in jsonl(j)) == [7, 9, 20, 21, 22], "list seeds")
+    return "level default, git hash and list specs give exactly their seeds"
+
+
+def case_bad_input():
+    """Bad input: a message naming the problem, exit status 2, no report."""
+    sr, sp = tool("simrun"), tool("simreplay")
+    c = prog("canary")
+    junk = os.path.join(WORK, "junk.jsonl")
+    open(junk, "w").write('{"seed": 1}\nnot json\n')
+    cases = [
+        ([sr, "--frobnicate", "--", c], r"unknown option '--frobnicate'"),
+        ([sr, "--seeds", "5-2", "--", c], r"range 5-2 is descending"),
+        ([sr, "--seeds", "abc", "--", c], r"'abc' is not a decimal seed"),
+        ([sr, "--seeds", "0", "--", c], r"N must be at least 1"),
+        ([sr, "--seeds", "1,2,1", "--", c], r"seed 1 appears twice"),
+        ([sr, "-j", "0", "--", c], r"bad value '0' for -j"),
+        ([sr, "--seeds", "3"], r"no program given"),
+        ([sr, "--seeds", "3", "--"], r"no program given"),
+        ([sr, c], r"the program goes after '--'"),
+        ([sr, "--timeout", "-1", "--", c], r"bad value '-1' for --timeout"),
+        ([sr, "--level", "4", "--", c], r"bad value '4' for --level"),
+        ([sr, "--shard", "2/2", "--", c], r"I must be below N"),
+        ([sr, "--shard", "/2", "--", c], r"no shard index in the environment"),
+        ([sr, "--merge", os.path.join(WORK, "missing.jsonl")], r"cannot read '.*missing.jsonl'"),
+        ([sr, "--merge", junk], r"junk.jsonl:1: field 'index' is missing"),
+        ([sr, "--options", "stratgy=pct", "--seeds", "2", "--", c], r"refused the options: DETSIM_OPTIONS: unknown key 'stratgy'"),
+        ([sp, "--frobnicate"], r"unknown option '--frobnicate'"),
+        ([sp, "--seed", "x", "--", c], r"bad --seed 'x'"),
+        ([sp, "--seed", "1"], r"no program: give it after --"),
+        ([sp, "detsim: nonsense here"], r"not a detsim result line or first line"),
+        ([sp, "--seed", "5", "detsim: pass seed=6 events=1 history=0000000000000000", "--", c],
+         r"the seed from the pasted result line \(6\) is not the seed from --seed \(5\)"),
+        ([sp, "--shrink", "--seed", "1", "--", c], r"--shrink is not implemented yet"),
+        ([sp, "--gdb", "--seed", "1", "--", c], r"--gdb needs --break-at"),
+        ([sp, os.path.join(WORK, "missing.trace")], r"neither a pasted 'detsim:' line nor a file"),
+        ([sp, junk], r"not a detsim trace"),
+    ]
+    for argv, pattern in cases:
+        st, out, err = run(argv, expect=2)
+        check(re.search(pattern, err), "%s: stderr does not match %r:\n%s" % (" ".join(argv[1:]), pattern, err))
+        check("SIMULATION REPORT" not in out and "replays" not in out, "%s printed a report" % " ".join(argv[1:]))
+    return "%d bad inputs refused with exit status 2 and the message" % len(cases)
+
+
+def deadlock_seed():
+    """The first canary seed in 1-100 that deadlocks, and its result line."""
+    for seed in range(1, 101):
+        st, _, err = run([prog("canary")], env={"DETSIM_SEED": str(seed), "DETSIM_OPTIONS": "trace=none"})
+        if st == CLASS_STATUS["deadlock"]:
+            first = err.splitlines()[0]
+            return seed, first, err.strip().splitlines()[-1]
+    raise Fail("no canary seed in 1-100 deadlocks")
+
+
+def case_replay_exact():
+    """A passing seed replays exactly in 5 processes; so does a deadlocking
+    one (exit 0 both: the verdict is on replaying)."""
+    _, out, _ = run([tool("simreplay"), "--repeat", "5", "--seed", "1", "--", prog("canary")], expect=0)
+    need(r"^simreplay: seed 1: pass history=[0-9a-f]{16} events=\d+: replays exactly \(5 of 5\)$", out, "verdict")
+    check(len(re.findall(r"^simreplay: run \d+: pass ", out, re.M)) == 5, "5 runs")
+    seed, _, _ = deadlock_seed()
+    _, out, _ = run([tool("simreplay"), "--repeat", "3", "--seed", str(seed), "--", prog("canary")], expect=0)
+    need(r"deadlock history=[0-9a-f]{16} events=\d+: replays exactly \(3 of 3\)$", out, "verdict")
+    return "seed 1 replays exactly (5 of 5); deadlock seed %d (3 of 3)" % seed
+
+
+def case_replay_pasted():
+    """A pasted result line (with the program after --), a pasted first line
+    (which carries the command), both in one argument, and a wrong history
+    (diverged, exit 87)."""
+    seed, first, result = deadlock_seed()
+    hist = RESULT_RE.search(result).group(4)
+    dl = 0  # replays exactly, whatever the class
+    _, out, _ = run([tool("simreplay"), result, "--", prog("canary")], expect=dl)
+    need(r"expecting deadlock history=%s .*from the pasted result line" % hist, out, "expectation")
+    need(r"^simreplay: seed %d: deadlock history=%s events=\d+: replays exactly \(1 of 1\)$" % (seed, hist), out, "verdict")
+    _, out, _ = run([tool("simreplay"), "--repeat", "2", first], expect=dl, env={})
+    need(r"replays exactly \(2 of 2\)$", out, "first-line verdict")
+    _, out, _ = run([tool("simreplay"), first + "\n" + result], expect=dl)
+    need(r"expecting deadlock history=%s" % hist, out, "both lines")
+    need(r"replays exactly \(1 of 1\)$", out, "both lines verdict")
+    bad = result.replace("history=" + hist, "history=" + ("0" * 16))
+    _, out, _ = run([tool("simreplay"), bad, "--", prog("canary")], expect=CLASS_STATUS["diverged"])
+    need(r"diverged: replays 0 of 1", out, "wrong history")
+    need(r"the runs agree with each other", out, "wrong history explanation")
+    return "seed %d replays from a pasted result line, a first line, and both" % seed
+
+
+def case_replay_trace_file():
+    """A trace file is self-describing: simreplay FILE replays it; --trace
+    prints every event; a truncated, corrupted or altered copy is refused
+    naming the line (exit 2)."""
+    seed, _, _ = deadlock_seed()
+    tf = os.path.join(WORK, "run.trace")
+    run([prog("canary")], env={"DETSIM_SEED": str(seed), "DETSIM_OPTIONS": "trace=" + tf}, expect=CLASS_STATUS["deadlock"])
+    text = open(tf).read()
+    need(r"^# seed=%d events=(\d+) history=[0-9a-f]{16}$" % seed, text, "trace header")
+    need(r"^# replay: DETSIM_SEED=%d DETSIM_OPTIONS=trace=\S+ \S*canary$" % seed, text, "trace replay header")
+    events = int(re.search(r"^# seed=\d+ events=(\d+)", text, re.M).group(1))
+    _, out, _ = run([tool("simreplay"), "--trace", tf], expect=0)
+    need(r"from trace file", out, "expectation")
+    need(r"replays exactly \(1 of 1\)$", out, "verdict")
+    rows = re.findall(r"^\s+\d+\s+\d+\.\d{9}\s+T\d+\s+\w+\s+\d+\s+0x[0-9a-f]+", out, re.M)
+    check(len(rows) == events, "--trace printed %d events, the run had %d" % (len(rows), events))
+    lines = text.splitlines(True)
+    ev = [i for i, l in enumerate(lines) if not l.startswith("#")]
+    variants = {
+        "truncated": ("".join(lines[:ev[len(ev) // 2]]), r"the file is truncated"),
+        "cut mid-line": ("".join(lines[:ev[3]]) + lines[ev[3]][:12], r"the last line has no newline: the file is truncated"),
+        "corrupted": ("".join(lines[:ev[2]] + ["garbage line\n"] + lines[ev[2] + 1:]), r"line %d: not an event line" % (ev[2] + 1)),
+        "renumbered": ("".join(lines[:ev[2]] + [re.sub(r"^(\s*)\d+", r"\g<1>999", lines[ev[2]])] + lines[ev[2] + 1:]),
+                       r"event 999 where event 2 belongs"),
+        "altered": ("".join(lines[:ev[1]] + [lines[ev[1]].replace("val=", "val=7")] + lines[ev[1] + 1:]),
+                    r"do not fold to the header's history.*the file was altered"),
+    }
+    for name, (body, pattern) in variants.items():
+        p = os.path.join(WORK, name.replace(" ", "_") + ".trace")
+        open(p, "w").write(body)
+        _, _, err = run([tool("simreplay"), p], expect=2)
+        check(re.search(pattern, err), "%s trace: stderr does not match %r:\n%s" % (name, pattern, err))
+    return "trace file of seed %d replays; %d events printed; %d damaged copies refused" % (seed, events, len(variants))
+
+
+def case_diverged_canary():
+    """The determinism canary (a raw clock read deciding how often to yield)
+    is diverged under --repeat 5, with the first diverging event shown."""
+    st, out, _ = run([tool("simreplay"), "--repeat", "5", "--seed", "1", "--", prog("clock_canary")],
+                     expect=CLASS_STATUS["diverged"])
+    m = need(r"^simreplay: seed 1: diverged: replays (\d) of 5", out, "verdict")
+    check(int(m.group(1)) < 5, "replays %s of 5" % m.group(1))
+    need(r"^simreplay: first diverging event: \d+$", out, "first event")
+    need(r"^    run 1: +event \d+  t=\d+\.\d{9}  T\d+  \w+  val=\d+", out, "run 1 side")
+    need(r"^    run \d: +event \d+  t=\d+\.\d{9}  T\d+  \w+  val=\d+", out, "other side")
+    need(r"^    site: ", out, "site")
+    need(r"syscall\(\) is not simulated", out, "the runtime's warning")
+    return "diverged, replays %s of 5" % m.group(1)
+
+
+def case_not_simulation():
+    """A plain program is refused by both tools (exit 3) naming it: by its
+    ELF, and (a script) by the missing first line."""
+    hello = prog("hello")
+    _, out, err = run([tool("simrun"), "--seeds", "3", "--", hello], expect=3)
+    need(r"'%s' is not a simulation build" % re.escape(hello), err, "simrun ELF check")
+    check("SIMULATION REPORT" not in out, "simrun printed a report")
+    _, _, err = run([tool("simreplay"), "--seed", "1", "--", hello], expect=3)
+    need(r"'%s' is not a simulation build" % re.escape(hello), err, "simreplay ELF check")
+    script = os.path.join(WORK, "hello.sh")
+    open(script, "w").write("#!/bin/sh\necho hello\n")
+    os.chmod(script, 0o755)
+    _, _, err = run([tool("simrun"), "--seeds", "3", "-j", "1", "--", script], expect=3)
+    need(r"harness error: '%s' \(seed 1\) printed no 'detsim: seed=' first line" % re.escape(script), err, "simrun first line")
+    _, _, err = run([tool("simreplay"), "--seed", "1", "--", script], expect=3)
+    need(r"printed no 'detsim: seed=' first line", err, "simreplay first line")
+    _, _, err = run([tool("simrun"), "--", os.path.join(WORK, "no-such-program")], expect=3)
+    need(r"cannot find program", err, "missing program")
+    return "plain ELF and script refused by both tools with exit status 3"
+
+
+def case_compare():
+    """--compare: the simulation build and its verify build take the same
+    histories; an extra yield diverges at event 1; a plain release is clean;
+    a plain release with a detsim symbol is flagged."""
+    sp = tool("simreplay")
+    _, out, _ = run([sp, "--compare", prog("canary"), prog("canary_verify"), "--seeds", "1-5"], expect=0)
+    need(r"^simreplay: same histories: 5 of 5 seeds$", out, "same")
+    _, out, _ = run([sp, "--compare", prog("canary"), prog("canary_extra"), "--seeds", "2"], expect=CLASS_STATUS["diverged"])
+    need(r"^simreplay: diverged: 2 of 2 seeds took different histories", out, "verdict")
+    check(len(re.findall(r"^simreplay: first diverging event: 1$", out, re.M)) == 2, "first event 1 for both seeds")
+    need(r"^    verify: +event 1  t=\S+  T1  yield  val=0", out, "the extra yield")
+    _, out, _ = run([sp, "--compare", prog("hello"), prog("canary_verify")], expect=0)
+    need(r"is a plain build: no libdetsim_rt in DT_NEEDED and no detsim dynamic symbols", out, "plain release")
+    need(r"no histories compared", out, "plain release")
+    _, out, _ = run([sp, "--compare", prog("marked_release"), prog("canary_verify")], expect=1)
+    need(r"has detsim dynamic symbols \(detsim_leftover_marker\)", out, "marked release")
+    _, _, err = run([sp, "--compare", prog("canary"), prog("hello")], expect=3)
+    need(r"\(VERIFY\) is not a simulation build", err, "plain verify")
+    return "same / diverged at event 1 / plain clean / marked flagged / plain VERIFY refused"
+
+
+def case_break_at():
+    """--break-at 5 stops the run, prints the gdb recipe, and waits; after
+    SIGCONT the run ends and simreplay exits with its class."""
+    p = subprocess.Popen([tool("simreplay"), "--break-at", "5", "--seed", "1", "--", prog("canary")], cwd=WORK,
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL, text=True)
+    try:
+        lines = []
+        pid = None
+        while pid is None:
+            line = p.stdout.readline()
+            check(line, "simreplay ended before the stop: %s" % "".join(lines))
+            lines.append(line)
+            m = re.search(r"^simreplay:   gdb -p (\d+)", line)
+            if m:
+                pid = int(m.group(1))
+        need(r"stopped after event 5: process %d waits for a debugger" % pid, "".join(lines), "stop line")
+        state = [l for l in open("/proc/%d/status" % pid) if l.startswith("State:")][0]
+        check("stopped" in state, "process %d is %s" % (pid, state.strip()))
+        os.kill(pid, 18)  # SIGCONT
+        out, err = p.communicate(timeout=60)
+    finally:
+        if p.poll() is None:
+            p.kill()
+    check(p.returncode == 0, "exit status %d after SIGCONT (seed 1 passes)\n%s" % (p.returncode, err))
+    need(r"^simreplay: seed 1: pass history=", out, "end line")
+    need(r"detsim: break at event", err, "the runtime's own break line")
+    return "stopped, resumed with SIGCONT, ended as pass"
+
+
+def case_help():
+    for t in ("simrun", "simreplay"):
+        _, out, _ = run([tool(t), "--help"], expect=0)
+        need(r"^exit status:", out, t + " --help")
+        need(r"^  3 ", out, t + " --help harness status")
+    return "both --help texts document the exit statuses"
+
+
+CASES = {n[5:].replace("_", "-"): f for n, f in globals().items() if n.startswith("case_")}
+
+
+def main():
+    global A, WORK
+    ap = argparse.ArgumentParser()
+    ap.add_argument("case", choices=sorted(CASES))
+    ap.add_argument("--bin", required=True)
+    ap.add_argument("--progs", required=True)
+    A = ap.parse_args()
+    WORK = tempfile.mkdtemp(prefix="tooltest-%s-" % A.case, dir=os.getcwd())
+    try:
+        msg = CASES[A.case]()
+    except Fail as e:
+        print("FAIL: %s: %s\n(files kept in %s)" % (A.case, e, WORK))
+        sys.exit(1)
+    shutil.rmtree(WORK, ignore_errors=True)
+    print("ok: %s: %s" % (A.case, msg))
+
+
+if __name__ == "__main__":
+    main()
