@@ -285,6 +285,7 @@ cat <<TABLE
 
 $(date -u '+%Y-%m-%d %H:%M UTC'); $(nproc) CPUs, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//'); Linux $(uname -r);
 load average $LOAD_BEFORE before, $LOAD_AFTER after; $ELAPSED s in all.
+$(awk -v a="$LOAD_BEFORE" -v b="$LOAD_AFTER" -v n="$(nproc)" 'BEGIN {if (a > n || b > n) print "\n**The machine was loaded (load average above the CPU count): wall times include waiting for other processes, and CPU times the cache and steal effects of sharing. Rerun on a quiet machine.**"}')
 
 Per-event costs in ns: the time of N events minus the time of 0 events, over
 the events, from the median wall time, the median CPU time (user+sys of all

@@ -106,6 +106,9 @@ void simrun_report(FILE *out, const struct simrun_sweep_info *info, bool quiet) 
             (unsigned long long)info->shard_count, (unsigned long long)info->seeds_total);
   if (info->merged_files) fprintf(out, "; merged from %d file%s", info->merged_files, info->merged_files == 1 ? "" : "s");
   fprintf(out, ")\n");
+  if (info->merged_files && n != info->seeds_total)
+    fprintf(out, "  missing:            %llu seeds of the set have no record (a shard not merged?)\n",
+            (unsigned long long)(info->seeds_total - n));
   fprintf(out, "  wall time:          ");
   seconds(out, info->wall_s);
   if (info->wall_is_sum) fprintf(out, " (sum over the runs)\n");
