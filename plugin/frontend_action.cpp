@@ -11,6 +11,12 @@
 //   - refuses, as compile errors, an unknown plugin argument and
 //     -Xclang -disable-llvm-passes (no pipeline: the object would be left
 //     uninstrumented and link into a simulation that silently lies).
+//     One exception: the bitcode step of -save-temps (-emit-llvm-bc with
+//     -disable-llvm-passes) when this library is also loaded as
+//     -fpass-plugin=, as detsim-cc does: the driver hands that flag to the
+//     step that compiles the bitcode, and the pass runs there.
+#include <dlfcn.h>
+
 #include <memory>
 #include <string>
 #include <vector>
@@ -20,10 +26,24 @@
 #include "clang/Frontend/CompilerInstance.h"
 #include "clang/Frontend/FrontendPluginRegistry.h"
 #include "clang/Lex/Preprocessor.h"
+#include "llvm/Support/FileSystem.h"
 
 #include "pass_plugin.h"
 
 namespace {
+
+// Whether -fpass-plugin= names this very library.
+bool loadedAsPassPlugin(const clang::CodeGenOptions &CG) {
+  Dl_info Info;
+  if (dladdr(reinterpret_cast<void *>(&loadedAsPassPlugin), &Info) == 0 ||
+      Info.dli_fname == nullptr)
+    return false;
+  for (const std::string &Path : CG.PassPlugins) {
+    if (llvm::sys::fs::equivalent(Path, Info.dli_fname))
+      return true;
+  }
+  return false;
+}
 
 class DetsimAction : public clang::PluginASTAction {
   bool Verify = false;
@@ -38,14 +58,17 @@ protected:
     PP.setPredefines(PP.getPredefines() + Defines);
 
     clang::CodeGenOptions &CG = CI.getCodeGenOpts();
-    if (CG.DisableLLVMPasses) {
+    bool LaterStepInstruments =
+        CI.getFrontendOpts().ProgramAction == clang::frontend::EmitBC &&
+        loadedAsPassPlugin(CG);
+    if (CG.DisableLLVMPasses && !LaterStepInstruments) {
       clang::DiagnosticsEngine &D = CI.getDiagnostics();
       D.Report(D.getCustomDiagID(
           clang::DiagnosticsEngine::Error,
           "detsim: -disable-llvm-passes runs no LLVM pass, so this file "
           "would be left uninstrumented; drop -disable-llvm-passes or "
           "build without the detsim plugin"));
-    } else {
+    } else if (!CG.DisableLLVMPasses) {
       CG.PassBuilderCallbacks.push_back(detsim::registerPassBuilderCallbacks);
     }
     return std::make_unique<clang::ASTConsumer>();

@@ -53,9 +53,9 @@
 
 /* Response files nest; a loop of @files must not recurse forever. */
 #define DETSIM_CC_RSP_DEPTH_MAX 8
-/* A response file larger than this is not read (it is still passed on). */
+/* A response file larger than this is refused (exit status 2). */
 #define DETSIM_CC_RSP_BYTES_MAX (64L * 1024 * 1024)
-/* Arguments detsim-cc adds at most (see build_command). */
+/* Arguments detsim-cc adds at most (step 6 of main). */
 #define DETSIM_CC_ADDED_ARGS_MAX 24
 
 #define DETSIM_PLUGIN_NAME "libdetsim.so"
@@ -280,7 +280,8 @@ static void print_help(const char *prefix, const char *clang, bool cxx) {
          "  executable        interposes) -L%s/lib -Wl,-rpath,%s/lib -lpthread\n"
          "Not linking: -c, -S, -E, -M, -MM, -fsyntax-only, no input files, -shared and\n"
          "-r (a shared library is instrumented but takes the runtime from the program\n"
-         "that loads it).  -static cannot link the runtime and is refused.\n"
+         "that loads it, so it cannot link with -Wl,-z,defs).  -static cannot link the\n"
+         "runtime and is refused.\n"
          "\n"
          "Environment:\n"
          "  " DETSIM_CC_ENV_CLANG "    the C compiler to run (now: %s)\n"
@@ -418,6 +419,10 @@ int main(int argc, char **argv) {
   cmd[n++] = (char *)clang;
   cmd[n++] = "--start-no-unused-arguments";
   cmd[n++] = concat("-fplugin=", plugin);
+  /* Also as a pass plugin: clang hands -fpass-plugin to every compile step,
+   * so the steps that start from bitcode (-save-temps, -x ir inputs) are
+   * instrumented too.  The pass marks a module and never runs twice. */
+  cmd[n++] = concat("-fpass-plugin=", plugin);
   if (verify) cmd[n++] = "-fplugin-arg-detsim-verify";
   cmd[n++] = "-D__DETSIM__=1";
   if (verify) cmd[n++] = "-D__DETSIM_VERIFY__=1";

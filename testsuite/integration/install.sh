@@ -24,8 +24,8 @@ forbidden_paths() {
   text=$(cat)
   {
     printf '%s\n' "$text" | grep -o "${DETSIM_SRC}[^ :;\"']*" || true
-    printf '%s\n' "$text" | grep -o "${DETSIM_BUILD}[^ :;\"']*" | grep -v "^${PREFIX}\(/\|$\)" || true
-  } | sort -u
+    printf '%s\n' "$text" | grep -o "${DETSIM_BUILD}[^ :;\"']*" || true
+  } | { grep -v "^${PREFIX}\(/\|$\)" || true; } | sort -u
 }
 
 case "$step" in

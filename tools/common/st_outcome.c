@@ -135,7 +135,7 @@ void st_outcome_parse(const char *text, struct st_outcome *o) {
   o->first_line = st_parse_first_line(text, &seed, &o->command);
   /* Walk the lines once: keep the last result line (it must be the last
    * non-empty line), the last checked line, the frames, any usage error. */
-  const char *last_nonempty = NULL, *checked = NULL;
+  const char *last_nonempty = NULL, *checked = NULL, *last_result = NULL;
   char **frames = NULL;
   int nframes = 0;
   for (const char *l = text; *l;) {
@@ -143,6 +143,7 @@ void st_outcome_parse(const char *text, struct st_outcome *o) {
     size_t len = nl ? (size_t)(nl - l) : strlen(l);
     if (len) last_nonempty = l;
     if (!strncmp(l, "detsim: checked ", 16)) checked = l;
+    if (!strncmp(l, "detsim: ", 8) && strstr(l, " history=") && strstr(l, " history=") < l + len) last_result = l;
     if (!strncmp(l, "detsim: error: ", 15) && !o->usage) o->usage = st_xasprintf("%.*s", (int)(len - 15), l + 15);
     if (!strncmp(l, "detsim: ", 8)) {
       char *f = frame_function(l, len);
@@ -161,6 +162,14 @@ void st_outcome_parse(const char *text, struct st_outcome *o) {
     char *d = line, *found = NULL;
     while ((d = strstr(d, "detsim: ")) != NULL) found = d++;
     if (found) st_parse_result_line(found, o);
+    free(line);
+  }
+  if (!o->result && last_result) {
+    /* The result line is not the last: a thread the runtime could not stop
+     * (the watchdog's verdict on a stuck one) wrote on after it. */
+    size_t len = strcspn(last_result, "\n");
+    char *line = st_xasprintf("%.*s", (int)len, last_result);
+    if (st_parse_result_line(line, o)) o->result_not_last = true;
     free(line);
   }
   if (o->result && checked) parse_checks(checked, o);

@@ -28,7 +28,10 @@ struct st_check {
 struct st_outcome {
   bool first_line; /* the runtime's first line is there */
   char *command;   /* the command after "replay: " on the first line, or NULL */
-  bool result;     /* a result line ends the stream */
+  bool result;     /* a result line ends the stream (or see below) */
+  bool result_not_last; /* the last result line was followed by other output
+                           (a stuck thread writing on while the watchdog ended
+                           the run): taken, but worth a note */
   int cls;         /* its class (st_classes.h), -1 without one */
   uint64_t seed, events, history, sim_us;
   char *detail;    /* result line fields after sim_time=, trace= left out ("" if none) */
