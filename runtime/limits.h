@@ -49,6 +49,10 @@
 /* PCT: the most priority change points a run may ask for. */
 #define DETSIM_PCT_DEPTH_MAX 64
 
+/* Decisions a schedule plan holds (plan= and plan_out=): 16 bytes each, in
+ * two lazily touched arrays of 16 MiB. */
+#define DETSIM_PLAN_ENTRIES_MAX (1u << 20)
+
 /* Size of a path option (trace file). */
 #define DETSIM_PATH_BYTES_MAX 1024
 

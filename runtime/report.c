@@ -23,6 +23,7 @@
 #include "check.h"
 #include "clock.h"
 #include "options.h"
+#include "plan.h"
 #include "real.h"
 #include "sched_internal.h"
 #include "trace.h"
@@ -86,6 +87,7 @@ void detsim__report_checks(void);
 
 void detsim__write_result(enum detsim_class cls, int exit_status, const char *extra) {
   detsim__report_checks();
+  detsim__plan_write_out(detsim__class_name(cls), detsim__events(), detsim__history_hash());
   char line[1024];
   uint64_t now = detsim__now_ns();
   int k = snprintf(line, sizeof line, "detsim: %s seed=%" PRIu64 " events=%" PRIu64 " history=%016" PRIx64

@@ -24,6 +24,7 @@
 #include "clock.h"
 #include "limits.h"
 #include "options.h"
+#include "plan.h"
 #include "prng.h"
 #include "real.h"
 #include "report.h"
@@ -131,6 +132,7 @@ static void event_limits(void) {
 uint64_t detsim__event(enum detsim_event_kind kind, detsim_thread *t, const void *obj,
                        uintptr_t pc, uint32_t aux) {
   uint64_t n = detsim__trace_event(kind, t ? t->id : 0, obj, pc, aux);
+  if (t) t->steps++;
   detsim__clock_advance_by(detsim__opt.yield_step_ns);
   if (__builtin_expect(n >= W.event_stop || detsim__now_ns() >= W.max_sim_time_ns, 0)) event_limits();
   return n;
@@ -164,12 +166,29 @@ static uint64_t next_deadline(void) {
   return d;
 }
 
+static detsim_thread *find_candidate(detsim_thread **cands, unsigned n, uint32_t id) {
+  for (unsigned i = 0; i < n; i++)
+    if (cands[i]->id == id) return cands[i];
+  return NULL;
+}
+
+/* Some candidate must run.  A plan's default is the first in slot order;
+ * any other choice is recorded (plan.h). */
 static detsim_thread *pick(detsim_thread **cands, unsigned n) {
   CHECK_GE(n, 1);
-  if (!W.pct) return cands[detsim__rng_below(&W.rng, n)];
+  detsim_thread *me = W.current;
+  CHECK(me != NULL);
   detsim_thread *best = cands[0];
-  for (unsigned i = 1; i < n; i++)
-    if (cands[i]->priority > best->priority) best = cands[i];
+  if (detsim__plan_replaying) {
+    detsim_thread *planned = find_candidate(cands, n, detsim__plan_take(me->id, me->steps, DETSIM_PLAN_SWITCH));
+    if (planned) best = planned;
+  } else if (!W.pct) {
+    best = cands[detsim__rng_below(&W.rng, n)];
+  } else {
+    for (unsigned i = 1; i < n; i++)
+      if (cands[i]->priority > best->priority) best = cands[i];
+  }
+  if (best != cands[0]) detsim__plan_record(me->id, me->steps, DETSIM_PLAN_SWITCH, best->id);
   return best;
 }
 
@@ -202,10 +221,30 @@ static void pct_step(detsim_thread *self) {
   if (++self->run_length > PCT_STARVATION_EVENTS) pct_lower(self, W.pct_lowest--);
   detsim_thread *cands[DETSIM_MAX_THREADS];
   unsigned c = collect_runnable(cands, NULL);
-  switch_to(self, pick(cands, c));
+  detsim_thread *best = cands[0];
+  for (unsigned i = 1; i < c; i++)
+    if (cands[i]->priority > best->priority) best = cands[i];
+  if (best != self) detsim__plan_record(self->id, self->steps, DETSIM_PLAN_SWITCH, best->id);
+  switch_to(self, best);
+}
+
+/* A plan's yield point: switch only where the plan says. */
+static void plan_step(detsim_thread *self) {
+  uint32_t id = detsim__plan_take(self->id, self->steps, DETSIM_PLAN_SWITCH);
+  if (id == 0 || id == self->id) return;
+  detsim_thread *cands[DETSIM_MAX_THREADS];
+  unsigned n = collect_runnable(cands, self);
+  detsim_thread *next = find_candidate(cands, n, id);
+  if (next == NULL) return;
+  detsim__plan_record(self->id, self->steps, DETSIM_PLAN_SWITCH, id);
+  switch_to(self, next);
 }
 
 static void preempt_point(detsim_thread *self) {
+  if (detsim__plan_replaying) {
+    plan_step(self);
+    return;
+  }
   if (W.pct) {
     pct_step(self);
     return;
@@ -214,7 +253,9 @@ static void preempt_point(detsim_thread *self) {
   detsim_thread *cands[DETSIM_MAX_THREADS];
   unsigned n = collect_runnable(cands, self);
   if (n == 0) return;
-  switch_to(self, cands[detsim__rng_below(&W.rng, n)]);
+  detsim_thread *next = cands[detsim__rng_below(&W.rng, n)];
+  detsim__plan_record(self->id, self->steps, DETSIM_PLAN_SWITCH, next->id);
+  switch_to(self, next);
 }
 
 void detsim__yield_aux(enum detsim_event_kind kind, const void *obj, uintptr_t pc, uint32_t aux) {
@@ -293,7 +334,15 @@ int detsim__wake_one(const void *obj) {
   for (unsigned i = 0; i < W.slots_used; i++)
     if (is_waiter_on(&W.threads[i], obj)) cands[n++] = &W.threads[i];
   if (n == 0) return 0;
-  detsim_thread *t = cands[detsim__rng_below(&W.rng, n)];
+  detsim_thread *me = tls_self;
+  detsim_thread *t = cands[0];
+  if (detsim__plan_replaying) {
+    detsim_thread *planned = find_candidate(cands, n, detsim__plan_take(me->id, me->steps, DETSIM_PLAN_WAKE));
+    if (planned) t = planned;
+  } else {
+    t = cands[detsim__rng_below(&W.rng, n)];
+  }
+  if (t != cands[0]) detsim__plan_record(me->id, me->steps, DETSIM_PLAN_WAKE, t->id);
   t->woken = true;
   return 1;
 }
@@ -496,7 +545,7 @@ __attribute__((weak)) uint32_t detsim__mutex_owner_hint(const void *mutex) {
 void detsim__sched_start(uint64_t seed) {
   W.seed = seed;
   detsim__rng_init(&W.rng, detsim__seed_child(seed, "scheduler"));
-  W.pct = strcmp(detsim__opt.strategy, "pct") == 0;
+  W.pct = strcmp(detsim__opt.strategy, "pct") == 0 && !detsim__plan_replaying;
   double p = detsim__opt.preempt;
   if (p < 0) {
     struct detsim_rng swarm;

@@ -35,6 +35,7 @@ struct detsim_thread {
   bool detached;
   struct detsim_thread *joiner;
   /* strategy */
+  uint64_t steps;                /* events of this thread: where a plan's decisions are (plan.h) */
   int64_t priority;
   uint64_t run_length;
   /* reports */

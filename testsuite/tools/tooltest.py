@@ -261,7 +261,7 @@ def case_bad_input():
         ([sp, "detsim: nonsense here"], r"not a detsim result line or first line"),
         ([sp, "--seed", "5", "detsim: pass seed=6 events=1 history=0000000000000000", "--", c],
          r"the seed from the pasted result line \(6\) is not the seed from --seed \(5\)"),
-        ([sp, "--shrink", "--seed", "1", "--", c], r"--shrink is not implemented yet"),
+        ([sp, "--shrink", "--trace", "--seed", "1", "--", c], r"--shrink cannot be combined with"),
         ([sp, "--gdb", "--seed", "1", "--", c], r"--gdb needs --break-at"),
         ([sp, os.path.join(WORK, "missing.trace")], r"neither a pasted 'detsim:' line nor a file"),
         ([sp, junk], r"not a detsim trace"),
@@ -363,6 +363,8 @@ def case_diverged_canary():
     need(r"^    run 1: +event \d+  t=\d+\.\d{9}  T\d+  \w+  val=\d+", out, "run 1 side")
     need(r"^    run \d: +event \d+  t=\d+\.\d{9}  T\d+  \w+  val=\d+", out, "other side")
     need(r"^    site: ", out, "site")
+    # ... and as a source line (the canary is built with -g).
+    need(r"^    source: main \S*clock_canary\.c:\d+ \(run \d\)$", out, "the site's source line")
     need(r"syscall\(\) is not simulated", out, "the runtime's warning")
     return "diverged, replays %s of 5" % m.group(1)
 
@@ -444,6 +446,123 @@ def case_help():
         need(r"^exit status:", out, t + " --help")
         need(r"^  3 ", out, t + " --help harness status")
     return "both --help texts document the exit statuses"
+
+
+def failing_shrinkable_seed():
+    """The first seed in 1-200 where shrinkable.c loses an update (crash)."""
+    for seed in range(1, 201):
+        st, _, _ = run([prog("shrinkable")], env={"DETSIM_SEED": str(seed), "DETSIM_OPTIONS": "trace=none"})
+        if st == CLASS_STATUS["crash"]:
+            return seed
+        check(st == 0, "shrinkable seed %d: exit status %d (expected pass or crash)" % (seed, st))
+    raise Fail("no shrinkable seed in 1-200 crashes")
+
+
+def plan_entries(path):
+    return [l.split("#")[0].split() for l in open(path) if re.match(r"^(switch|wake) ", l)]
+
+
+def case_plan_record_replay():
+    """A run's recorded schedule plan (plan_out=) replayed with plan= takes
+    the very same history, for the random walk and PCT, for programs that
+    switch, block and wake; the plan strategy explores nothing by itself."""
+    progs = [("shrinkable", prog("shrinkable")), ("canary", prog("canary")), ("mixed", prog("mixed"))]
+    checked = 0
+    for name, path in progs:
+        for strategy in ("random", "pct"):
+            for seed in (1, 2, 3, 5, 8):
+                plan = os.path.join(WORK, "%s-%s-%d.plan" % (name, strategy, seed))
+                env = {"DETSIM_SEED": str(seed), "DETSIM_OPTIONS": "trace=none:watchdog_s=2:strategy=%s:plan_out=%s" % (strategy, plan)}
+                _, _, err = run([path], env=env)
+                m = need(RESULT_RE.pattern, err, "%s seed %d result" % (name, seed))
+                if m.group(1) == "inconclusive":
+                    continue  # the hang case of mixed.c: ends by the watchdog, in real time
+                check(os.path.exists(plan), "%s seed %d: no plan written" % (name, seed))
+                head = open(plan).read()
+                check(head.startswith("# detsim plan 1\n"), "plan magic line")
+                check("# class=%s events=%s history=%s" % (m.group(1), m.group(3), m.group(4)) in head,
+                      "%s seed %d: the plan names its run's outcome:\n%s" % (name, seed, head[:300]))
+                _, _, err2 = run([path], env={"DETSIM_SEED": str(seed), "DETSIM_OPTIONS": "trace=none:plan=%s" % plan})
+                m2 = need(RESULT_RE.pattern, err2, "%s seed %d plan replay" % (name, seed))
+                check(m2.group(1, 3, 4) == m.group(1, 3, 4),
+                      "%s %s seed %d: the plan replay took %s, the run %s" % (name, strategy, seed, m2.group(0), m.group(0)))
+                checked += 1
+    check(checked >= 20, "only %d runs checked" % checked)
+    return "%d recorded plans replay with the recorded history" % checked
+
+
+def case_shrink():
+    """simreplay --shrink: a lost update buried in noise shrinks to a few
+    decisions; the plan file replays exactly (through simreplay and by its
+    replay line); a second shrink writes the same plan; a passing seed has
+    nothing to shrink."""
+    seed = failing_shrinkable_seed()
+    out1 = os.path.join(WORK, "one.plan")
+    _, out, _ = run([tool("simreplay"), "--shrink", "--out", out1, "--seed", str(seed), "--", prog("shrinkable")],
+                    expect=0, timeout=600)
+    m = need(r"^simreplay: seed %d: shrunk crash \(crash signal=SIGABRT in main\): decisions (\d+) -> (\d+), "
+             r"events (\d+) -> (\d+), (\d+) runs$" % seed, out, "shrink verdict")
+    before, after, ev_before, ev_after = (int(m.group(i)) for i in range(1, 5))
+    check(before >= 10, "the recorded run had only %d decisions: nothing to test shrinking on" % before)
+    check(1 <= after <= 10 and after < before, "decisions %d -> %d: not shrunk to a handful" % (before, after))
+    check(ev_after <= ev_before, "events grew %d -> %d" % (ev_before, ev_after))
+    need(r"^simreplay: plan written to %s; it replays exactly$" % re.escape(out1), out, "written")
+    check(len(plan_entries(out1)) == after, "the file holds %d entries, the verdict says %d" % (len(plan_entries(out1)), after))
+    # The plan file alone replays: seed, command and expected history come from it.
+    _, out, _ = run([tool("simreplay"), "--repeat", "3", out1], expect=0)
+    need(r"^simreplay: seed %d: crash history=[0-9a-f]{16} events=%d: replays exactly \(3 of 3\)$" % (seed, ev_after),
+         out, "plan replay")
+    # So does its replay line, pasted into a shell.
+    line = need(r"^# replay: (.*)$", open(out1).read(), "replay line").group(1)
+    p = subprocess.run(["bash", "-c", line], cwd=WORK, stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=120)
+    check(p.returncode == CLASS_STATUS["crash"], "the replay line exits %d:\n%s" % (p.returncode, p.stderr.decode()[-2000:]))
+    need(r"^detsim: crash seed=%d events=%d " % (seed, ev_after), p.stderr.decode(), "replay line result")
+    # A shrink is a function of the run: the same plan again.
+    out2 = os.path.join(WORK, "two.plan")
+    run([tool("simreplay"), "-q", "--shrink", "--out", out2, "--seed", str(seed), "--", prog("shrinkable")], expect=0,
+        timeout=600)
+    check(plan_entries(out1) == plan_entries(out2), "two shrinks of seed %d wrote different plans" % seed)
+    # A passing seed: nothing to shrink, a distinct status.
+    _, out, _ = run([tool("simreplay"), "--shrink", "--seed", "1", "--", prog("canary")], expect=1)
+    need(r"nothing to shrink", out, "passing seed")
+    return "seed %d: decisions %d -> %d, events %d -> %d; replays 3 of 3 and by its line" % (
+        seed, before, after, ev_before, ev_after)
+
+
+def case_plan_bad_input():
+    """Truncated, edited and foreign plan files are refused with the file,
+    line and problem: by simreplay (status 2) and by the runtime (its usage
+    status), before the program runs; --out alone is a usage error."""
+    seed = failing_shrinkable_seed()
+    good = os.path.join(WORK, "good.plan")
+    run([tool("simreplay"), "-q", "--shrink", "--shrink-runs", "30", "--out", good, "--seed", str(seed), "--",
+         prog("shrinkable")], expect=0, timeout=600)
+    text = open(good).read()
+    lines = text.splitlines(True)
+    bad = {
+        "truncated": ("".join(l for l in lines if not l.startswith("end ")), r"no 'end' line"),
+        "count": (text.replace("\nend ", "\nend 9"), r"does not match 'end'"),
+        "garbage": (text.replace("\nseed ", "\nfrobnicate 1\nseed "), r"expected 'seed N'"),
+        "thread0": (re.sub(r"^switch \d+", "switch 0", text, count=1, flags=re.M), r"expected 'seed N'"),
+        "foreign": ("hello\n", r"not a detsim plan"),
+    }
+    for name, (body, why) in bad.items():
+        path = os.path.join(WORK, name + ".plan")
+        open(path, "w").write(body)
+        if name != "foreign":  # a file without the magic line is taken for a trace file by simreplay
+            _, _, err = run([tool("simreplay"), path], expect=2)
+            need(r"plan file %s line \d+: .*%s" % (re.escape(path), why), err, "simreplay on %s plan" % name)
+        st, out, err = run([prog("shrinkable")], env={"DETSIM_SEED": str(seed), "DETSIM_OPTIONS": "plan=" + path})
+        check(st == 89, "runtime on %s plan: exit %d, expected 89" % (name, st))
+        need(r"^detsim: error: DETSIM_OPTIONS: plan file %s line \d+: .*%s" % (re.escape(path), why), err,
+             "runtime on %s plan" % name)
+        check(out == "", "the program ran with a %s plan" % name)
+    st, _, err = run([prog("shrinkable")], env={"DETSIM_SEED": str(seed + 1), "DETSIM_OPTIONS": "plan=" + good})
+    check(st == 89, "a plan for another seed: exit %d" % st)
+    need(r"the plan is for seed %d, but this run's DETSIM_SEED is %d" % (seed, seed + 1), err, "seed mismatch")
+    _, _, err = run([tool("simreplay"), "--out", "x.plan", "--seed", "1", "--", prog("canary")], expect=2)
+    need(r"--out and --shrink-runs are options of --shrink", err, "--out alone")
+    return "%d bad plans refused by both" % len(bad)
 
 
 CASES = {n[5:].replace("_", "-"): f for n, f in globals().items() if n.startswith("case_")}

@@ -72,6 +72,14 @@
  * 7 GiB of text: compare shorter runs or raise this). */
 #define SIMREPLAY_TRACE_BYTES_MAX (2048ull * 1024 * 1024)
 
+/* Bytes of a schedule plan file read: the runtime holds at most 2^20
+ * entries (runtime/limits.h DETSIM_PLAN_ENTRIES_MAX), about 30 bytes each. */
+#define ST_PLAN_BYTES_MAX (64ull * 1024 * 1024)
+/* simreplay --shrink: runs of the program one shrink may take (--shrink-runs
+ * N overrides), so a long failing run cannot keep it going for days. */
+#define SIMREPLAY_SHRINK_RUNS_DEFAULT 2000
+#define SIMREPLAY_SHRINK_RUNS_MAX 1000000
+
 _Static_assert(ST_CAPTURE_TAIL_BYTES >= 4 * ST_LINE_BYTES_MAX, "the tail holds the last lines whole");
 _Static_assert(SIMRUN_SEEDS_MAX < (1u << 31), "seed indexes fit an int");
 

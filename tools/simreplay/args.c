@@ -12,6 +12,8 @@ static const char help_text[] =
 "       simreplay [options] 'detsim: <class> seed=N events=E history=H ...' -- PROGRAM [ARGS...]\n"
 "       simreplay [options] 'detsim: seed=N replay: DETSIM_SEED=N [DETSIM_OPTIONS=...] PROGRAM ARGS...'\n"
 "       simreplay [options] TRACE-FILE\n"
+"       simreplay [options] PLAN-FILE\n"
+"       simreplay --shrink [--out FILE] <any of the above>\n"
 "       simreplay --compare RELEASE-PROGRAM VERIFY-PROGRAM [--seeds SPEC] [-- ARGS...]\n"
 "\n"
 "Re-runs one seed of a simulation build and checks that it takes the same\n"
@@ -30,6 +32,10 @@ static const char help_text[] =
 "                      command, and its events are the expected side when the\n"
 "                      replay diverges.  A truncated or corrupted file is\n"
 "                      refused, naming the line\n"
+"  PLAN-FILE           a schedule plan (--shrink writes them): replays the\n"
+"                      seed, options and command of its 'replay:' line with\n"
+"                      DETSIM_OPTIONS plan=PLAN-FILE, expecting its class and\n"
+"                      history.  A truncated or edited plan is refused\n"
 "Without an expected outcome (--seed alone, a first line) the first run is\n"
 "the reference the others are checked against.\n"
 "\n"
@@ -48,7 +54,15 @@ static const char help_text[] =
 "  --gdb               with --break-at: exec gdb -p <pid> at the stop (gdb is\n"
 "                      then the process's parent, which ptrace_scope=1 allows)\n"
 "  --timeout S         wall-clock seconds per run (default 600; 0: none)\n"
-"  --shrink [--out F]  shrink a failure: not implemented yet (exit status 2)\n"
+"  --shrink            shrink a failing run to the fewest scheduling decisions\n"
+"                      that fail with the same class and signature (delta\n"
+"                      debugging over its recorded schedule plan); prints the\n"
+"                      sizes before and after and writes the plan, which\n"
+"                      'simreplay PLAN-FILE' replays\n"
+"  --out FILE          with --shrink: where the plan goes (default\n"
+"                      detsim-<seed>.plan in the working directory)\n"
+"  --shrink-runs N     with --shrink: at most N runs of the program (default\n"
+"                      2000); a smaller, maybe not minimal, plan when spent\n"
 "  -q, --quiet         only the verdict line\n"
 "  -h, --help          this text\n"
 "\n"
@@ -56,7 +70,8 @@ static const char help_text[] =
 "trace_always=1 and compares the traces event by event on the event number,\n"
 "virtual time, thread, kind and value (obj= and call sites are addresses and\n"
 "only shown), then prints the first event that differs, both sides' lines\n"
-"and the call site.\n"
+"and the call site, with its function and file:line when the program has\n"
+"debug info (-g) and llvm-symbolizer or addr2line is there.\n"
 "\n"
 "--compare RELEASE VERIFY runs both programs on each seed (--seeds SPEC as in\n"
 "simrun, default 1-10) with the same arguments and reports every seed whose\n"
@@ -74,8 +89,9 @@ static const char help_text[] =
 "      detsim; --break-at: the run has ended (its class is printed)\n"
 "  87  diverged: a run took another history (the runtime's `diverged`\n"
 "      status; --compare: the builds' histories differ)\n"
-"  1   --compare: the plain RELEASE build carries detsim symbols or the runtime\n"
-"  2   usage error: bad option, seed, pasted line, trace file; --shrink\n"
+"  1   --compare: the plain RELEASE build carries detsim symbols or the runtime;\n"
+"      --shrink: the run passed (or was inconclusive): nothing to shrink\n"
+"  2   usage error: bad option, seed, pasted line, trace or plan file\n"
 "  3   harness error: PROGRAM cannot be executed or is not a simulation build\n";
 
 static _Noreturn void usage(const char *fmt, const char *arg) {
@@ -109,7 +125,7 @@ void sr_parse_args(int argc, char **argv, struct sr_args *a) {
   memset(a, 0, sizeof *a);
   a->timeout_s = 600;
   a->inputs = st_xcalloc((size_t)argc + 1, sizeof *a->inputs);
-  bool shrink = false;
+  bool shrink = false, shrink_sub = false;
   int i = 1;
   for (; i < argc; i++) {
     const char *arg = argv[i], *v;
@@ -148,7 +164,12 @@ void sr_parse_args(int argc, char **argv, struct sr_args *a) {
     } else if (!strcmp(arg, "--shrink")) {
       shrink = true;
     } else if ((v = value_of(argc, argv, &i, "--out"))) {
-      if (!shrink) usage("%s is an option of --shrink", "--out");
+      if (!*v) usage("%s", "--out needs a file name");
+      a->shrink_out = v;
+      shrink_sub = true;
+    } else if ((v = value_of(argc, argv, &i, "--shrink-runs"))) {
+      a->shrink_runs = parse_num("--shrink-runs", v, 1, SIMREPLAY_SHRINK_RUNS_MAX);
+      shrink_sub = true;
     } else if (!strcmp(arg, "-q") || !strcmp(arg, "--quiet")) {
       a->quiet = true;
     } else if (arg[0] == '-' && arg[1]) {
@@ -158,9 +179,10 @@ void sr_parse_args(int argc, char **argv, struct sr_args *a) {
     }
   }
   if (i < argc) a->argv = argv + i;
-  if (shrink)
-    st_die(ST_EXIT_USAGE, "--shrink is not implemented yet (shrinking a failing seed is later work); "
-                          "nothing was run");
+  a->shrink = shrink;
+  if (shrink_sub && !shrink) usage("%s", "--out and --shrink-runs are options of --shrink");
+  if (shrink && (a->break_at || a->trace || a->repeat || a->compare_release))
+    usage("%s", "--shrink cannot be combined with --break-at, --trace, --repeat or --compare");
   if (a->gdb && !a->break_at) usage("%s needs --break-at N", "--gdb");
   if (a->argv && !a->argv[0][0]) usage("%s", "the program name after -- is empty");
   if (a->argv && !a->argv[0] && !a->compare_release) usage("%s", "no program after --");

@@ -44,6 +44,8 @@ int sr_compare(const struct sr_args *a) {
   struct st_elf_info er, ev;
   inspect(rel, &er);
   inspect(ver, &ev);
+  sr_symbolize_program(rel);
+  sr_symbolize_program(ver);
   if (st_elf_plain(&er)) {
     printf("simreplay: %s is a plain build: no libdetsim_rt in DT_NEEDED and no detsim dynamic symbols, so it "
            "carries no trace of detsim",

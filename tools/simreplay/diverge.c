@@ -4,11 +4,13 @@
  *     run 1:  event 7  t=0.000000060  T3  switch  val=1
  *     run 4:  event 7  t=0.000000060  T2  mutex_lock  val=0  at abba+0x1203
  *     site:   abba+0x1203 (run 4)
+ *     source: take_b_then_a /src/abba.c:31 (run 4)
  *
  * Events are compared on number, virtual time, thread, kind and value
  * (st_trace.h); obj= and sites are addresses and only shown.
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "simreplay.h"
@@ -50,6 +52,14 @@ bool sr_print_divergence(const struct st_trace *a, const char *name_a, const str
     printf("    %-*s %.*s\n", width, "site:", (int)(sa ? sa->site_len : sb->site_len), sa ? sa->site : sb->site);
   else
     printf("    %-*s (none recorded: a scheduler event)\n", width, "site:");
+  /* The same sites as source lines, where the program's debug info says. */
+  for (int k = 0; k < 2; k++) {
+    const struct st_trace_event *e = k == 0 ? sa : sb;
+    if (!e || (k == 1 && sa && sa->site_len == sb->site_len && !strncmp(sa->site, sb->site, sa->site_len))) continue;
+    char *src = sr_symbolize_site(e->site, e->site_len);
+    if (src) printf("    %-*s %s (%s)\n", width, "source:", src, k == 0 ? name_a : name_b);
+    free(src);
+  }
   /* The event before, for context: where the two were still together. */
   if (d.n > a->first && d.n > b->first && d.n - 1 - a->first < a->nev) {
     char line[1024];

@@ -1,6 +1,6 @@
 /* simreplay: replay one seed exactly, or compare two builds (see
  * simreplay.h for the parts and `simreplay --help` for the contract).
- * main picks the mode: --compare, --break-at, or replay (with --repeat and
+ * main picks the mode: --compare, --break-at, --shrink, or replay (with --repeat and
  * --trace). */
 #include "simreplay.h"
 
@@ -12,5 +12,6 @@ int main(int argc, char **argv) {
   struct sr_target t;
   sr_target_resolve(&a, &t);
   if (a.break_at) return sr_break_at(&a, &t);
+  if (a.shrink) return sr_shrink(&a, &t);
   return sr_replay(&a, &t);
 }

@@ -52,6 +52,7 @@ static void print_warnings(const struct sr_run *runs, int n) {
 
 int sr_replay(const struct sr_args *a, struct sr_target *t) {
   sr_check_program(t->argv[0]);
+  sr_symbolize_program(t->argv[0]);
   int k_total = a->repeat ? a->repeat : (t->expect ? 1 : 2);
   struct sr_run *runs = st_xcalloc((size_t)k_total, sizeof *runs);
   struct st_buf cmd = { 0 };

@@ -20,7 +20,7 @@
 /* Keys that only say how the run is observed, never what it does: a replay
  * sets them itself (cpu too, which may not exist on this machine). */
 static const char *const observer_keys[] = { "trace", "trace_always", "trace_events", "trace_tail",
-                                             "break_at", "quiet", "help", "cpu" };
+                                             "break_at", "quiet", "help", "cpu", "plan_out" };
 
 char *sr_options_for_replay(const char *options) {
   struct st_buf b = { 0 };

@@ -14,11 +14,14 @@
  *   tracefmt.c --trace: a trace, formatted for reading
  *   breakat.c  --break-at N: stop the run at event N for gdb
  *   compare.c  --compare RELEASE VERIFY: the builds' histories, seed by seed
+ *   symbolize.c call sites (module+offset) as function and file:line
+ *   shrink.c   --shrink: the fewest scheduling decisions that fail the same way
  */
 #ifndef SIMREPLAY_H
 #define SIMREPLAY_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "st_outcome.h"
@@ -40,6 +43,9 @@ struct sr_args {
   const char *seeds_spec;
   double timeout_s;
   bool quiet;
+  bool shrink;
+  const char *shrink_out; /* --out, or NULL: detsim-<seed>.plan */
+  uint64_t shrink_runs;   /* --shrink-runs, 0: the default */
   char **inputs;         /* pasted lines and trace files */
   int ninputs;
   char **argv;           /* after --, or NULL */
@@ -54,6 +60,7 @@ struct sr_target {
   uint64_t history, events;
   const char *expect_from;
   struct st_trace *trace; /* the trace file given, or NULL */
+  char *plan_file;        /* a schedule plan given, or NULL */
 };
 
 struct sr_run {
@@ -100,6 +107,15 @@ void sr_print_trace(const struct st_trace *t);
 
 /* ---- breakat.c ---- */
 int sr_break_at(const struct sr_args *a, const struct sr_target *t);
+
+/* ---- symbolize.c ---- */
+/* Registers a program whose trace sites may be turned into source lines. */
+void sr_symbolize_program(const char *prog);
+/* "function file:line" for a site "module+0xOFF" (malloc'd), or NULL. */
+char *sr_symbolize_site(const char *site, size_t len);
+
+/* ---- shrink.c ---- */
+int sr_shrink(const struct sr_args *a, struct sr_target *t);
 
 /* ---- compare.c ---- */
 int sr_compare(const struct sr_args *a);

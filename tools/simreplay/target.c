@@ -7,6 +7,8 @@
  *   a pasted result line   detsim: <class> seed=N events=E history=H ...
  *   a pasted first line    detsim: seed=N replay: DETSIM_SEED=N [DETSIM_OPTIONS=O] PROGRAM ARGS
  *   a trace file           its "# seed=" and "# replay:" header lines
+ *   a schedule plan        its "seed", "# class=" and "# replay:" lines; the
+ *                          replay runs with plan=<the file given>
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -16,6 +18,7 @@
 #include "simreplay.h"
 #include "st_classes.h"
 #include "st_elf.h"
+#include "st_plan.h"
 
 static void set_seed(struct sr_target *t, bool *have, uint64_t seed, const char *from) {
   static const char *first_from;
@@ -96,6 +99,48 @@ static void take_trace(struct sr_target *t, bool *have_seed, bool *have_cmd, con
   if (t->trace->replay) take_command(t, have_seed, t->trace->replay, from, have_cmd);
 }
 
+/* The options with plan= naming this file (wherever the plan was moved). */
+static char *options_with_plan(const char *options, const char *path) {
+  struct st_buf b = { 0 };
+  st_buf_puts(&b, "");
+  for (const char *p = options ? options : ""; *p;) {
+    size_t n = strcspn(p, ":");
+    size_t k = strcspn(p, "=:");
+    if (n && !(k == 4 && !strncmp(p, "plan", 4))) {
+      if (b.len) st_buf_puts(&b, ":");
+      st_buf_add(&b, p, n);
+    }
+    p += n;
+    if (*p == ':') p++;
+  }
+  st_buf_printf(&b, "%splan=%s", b.len ? ":" : "", path);
+  return b.s;
+}
+
+static void take_plan(struct sr_target *t, bool *have_seed, bool *have_cmd, const char *path) {
+  struct st_plan p;
+  char err[600];
+  if (st_plan_load(path, &p, err, sizeof err) != 0) st_die(ST_EXIT_USAGE, "bad plan file: %s", err);
+  if (strchr(path, ':')) st_die(ST_EXIT_USAGE, "plan file '%s': a path with ':' cannot go into DETSIM_OPTIONS", path);
+  char *from = st_xasprintf("plan file %s", path);
+  set_seed(t, have_seed, p.seed, from);
+  if (p.has_outcome) {
+    int cls = st_class_find(p.cls, (int)strlen(p.cls));
+    if (cls < 0) st_die(ST_EXIT_USAGE, "%s: unknown class '%s' in its '# class=' line", from, p.cls);
+    t->expect = true;
+    t->cls = cls;
+    t->history = p.history;
+    t->events = p.events;
+    t->expect_from = from;
+  }
+  if (p.replay) take_command(t, have_seed, p.replay, from, have_cmd);
+  char *with = options_with_plan(t->options, path);
+  free(t->options);
+  t->options = with;
+  t->plan_file = st_xstrdup(path);
+  st_plan_free(&p);
+}
+
 void sr_check_program(const char *prog) {
   char *path = st_find_program(prog);
   if (!path) st_die(ST_EXIT_HARNESS, "harness error: cannot find program '%s'", prog);
@@ -137,8 +182,9 @@ void sr_target_resolve(const struct sr_args *a, struct sr_target *t) {
     }
     struct stat st;
     if (stat(in, &st) == 0) {
-      if (t->trace) st_die(ST_EXIT_USAGE, "more than one trace file given ('%s')", in);
-      take_trace(t, &have_seed, &have_cmd, in);
+      if (t->trace || t->plan_file) st_die(ST_EXIT_USAGE, "more than one trace or plan file given ('%s')", in);
+      if (st_plan_is_plan_file(in)) take_plan(t, &have_seed, &have_cmd, in);
+      else take_trace(t, &have_seed, &have_cmd, in);
       continue;
     }
     st_die(ST_EXIT_USAGE, "'%.200s' is neither a pasted 'detsim:' line nor a file (%s)", in, strerror(errno));
@@ -149,7 +195,7 @@ void sr_target_resolve(const struct sr_args *a, struct sr_target *t) {
   }
   if (a->options) {
     free(t->options);
-    t->options = st_xstrdup(a->options);
+    t->options = t->plan_file ? options_with_plan(a->options, t->plan_file) : st_xstrdup(a->options);
   }
   if (!t->options) t->options = st_xstrdup("");
   if (!have_seed) st_die(ST_EXIT_USAGE, "no seed: give --seed N, a pasted detsim line or a trace file");

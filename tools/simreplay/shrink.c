@@ -1,0 +1,280 @@
+/* --shrink: the fewest scheduling decisions that still fail the same way.
+ *
+ * 1. Run the seed once, recording its decisions as a schedule plan
+ *    (DETSIM_OPTIONS plan_out=, runtime/plan.h): every switch and wake the
+ *    plan strategy would not have taken by default.
+ * 2. Replay that plan (plan=) and require the same class and signature: a
+ *    plan that does not reproduce its own failure means the program has
+ *    non-determinism detsim does not control, and shrinking would chase it.
+ * 3. Delta debugging (ddmin) over the plan's entries: a subset "keeps the
+ *    failure" when its run ends with the same class and the same signature
+ *    (class + invariant, or first frame).  Dropping a decision also cuts the
+ *    run short when the failure comes sooner.
+ * 4. Record the smallest subset's run again, so the written plan holds only
+ *    decisions that took effect, write it with a replay line, and replay the
+ *    written file once to prove it takes the same history.
+ *
+ * Nothing here draws randomness: a shrink of the same run is the same
+ * shrink, run by run.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "simreplay.h"
+#include "st_child.h"
+#include "st_classes.h"
+#include "st_limits.h"
+#include "st_plan.h"
+
+struct trial {
+  bool result;
+  int cls;
+  uint64_t events, history;
+  char *signature; /* NULL without a result */
+};
+
+struct shrink {
+  const struct sr_target *t;
+  const char *base_options; /* the run's options without plan keys */
+  double timeout_s;
+  uint64_t runs, runs_max;
+  int want_cls;
+  const char *want_signature;
+  char *trial_plan; /* the file a candidate is written to */
+  const struct st_plan *plan;
+};
+
+/* DETSIM_OPTIONS minus the keys a shrink sets itself. */
+static char *options_without_plan(const char *options) {
+  char *base = sr_options_for_replay(options);
+  struct st_buf b = { 0 };
+  st_buf_puts(&b, "");
+  for (const char *p = base; *p;) {
+    size_t n = strcspn(p, ":");
+    size_t k = strcspn(p, "=:");
+    bool drop = (k == 4 && !strncmp(p, "plan", 4)) || (k == 8 && !strncmp(p, "plan_out", 8));
+    if (!drop && n) {
+      if (b.len) st_buf_puts(&b, ":");
+      st_buf_add(&b, p, n);
+    }
+    p += n;
+    if (*p == ':') p++;
+  }
+  free(base);
+  return b.s;
+}
+
+static void run_trial(struct shrink *s, const char *plan, const char *plan_out, struct trial *out) {
+  memset(out, 0, sizeof *out);
+  out->cls = -1;
+  struct st_buf opt = { 0 };
+  st_buf_puts(&opt, s->base_options);
+  /* No trace file per trial: a shrink makes hundreds of failing runs. */
+  st_buf_printf(&opt, "%strace=none", opt.len ? ":" : "");
+  if (plan) st_buf_printf(&opt, ":plan=%s", plan);
+  if (plan_out) st_buf_printf(&opt, ":plan_out=%s", plan_out);
+  char seed_text[32];
+  snprintf(seed_text, sizeof seed_text, "%llu", (unsigned long long)s->t->seed);
+  struct st_spawn sp = { .argv = s->t->argv, .seed = seed_text, .options = opt.s };
+  struct st_child c;
+  if (st_child_run(&c, &sp, s->timeout_s) != 0)
+    st_die(ST_EXIT_HARNESS, "harness error: cannot execute '%s': %s", s->t->argv[0], strerror(errno));
+  s->runs++;
+  char *text = st_capture_text(&c.err);
+  int ws = c.wait_status;
+  bool killed = c.killed;
+  st_child_free(&c);
+  struct st_outcome o;
+  st_outcome_parse(text, &o);
+  if (!killed && WIFEXITED(ws) && WEXITSTATUS(ws) == ST_RUNTIME_EXIT_USAGE && o.usage && !o.result)
+    st_die(ST_EXIT_USAGE, "the runtime of '%s' refused the options: %s\n(DETSIM_OPTIONS=%s)", s->t->argv[0], o.usage,
+           opt.s);
+  if (o.result) {
+    out->result = true;
+    out->cls = o.cls;
+    out->events = o.events;
+    out->history = o.history;
+    out->signature = st_outcome_signature(&o);
+  }
+  st_outcome_free(&o);
+  free(text);
+  st_buf_free(&opt);
+}
+
+static bool keeps_failure(const struct shrink *s, const struct trial *r) {
+  return r->result && r->cls == s->want_cls && r->signature && !strcmp(r->signature, s->want_signature);
+}
+
+static void trial_free(struct trial *r) {
+  free(r->signature);
+  r->signature = NULL;
+}
+
+/* Does the subset keep[] still fail the same way? */
+static bool test_subset(struct shrink *s, const bool *keep) {
+  if (st_plan_write(s->trial_plan, s->plan, keep, NULL, 0) != 0)
+    st_die(ST_EXIT_HARNESS, "harness error: cannot write %s: %s", s->trial_plan, strerror(errno));
+  struct trial r;
+  run_trial(s, s->trial_plan, NULL, &r);
+  bool ok = keeps_failure(s, &r);
+  trial_free(&r);
+  return ok;
+}
+
+/* ddmin over the kept entries; keep[] is updated in place.  Stops early,
+ * with a smaller-but-not-minimal set, when the run budget is spent. */
+static void ddmin(struct shrink *s, bool *keep) {
+  size_t total = s->plan->n;
+  size_t *cur = st_xcalloc(total + 1, sizeof *cur);
+  bool *cand = st_xcalloc(total + 1, sizeof *cand);
+  size_t len = 0;
+  for (size_t i = 0; i < total; i++)
+    if (keep[i]) cur[len++] = i;
+  /* Most interleaving bugs need a handful of decisions: try none first. */
+  memset(cand, 0, total * sizeof *cand);
+  if (len > 0 && s->runs < s->runs_max && test_subset(s, cand)) len = 0;
+  size_t n = 2;
+  while (len >= 2 && s->runs < s->runs_max) {
+    if (n > len) n = len;
+    bool reduced = false;
+    for (size_t c = 0; c < n && s->runs < s->runs_max; c++) {
+      size_t lo = c * len / n, hi = (c + 1) * len / n;
+      memset(cand, 0, total * sizeof *cand);
+      for (size_t i = 0; i < len; i++)
+        if (i < lo || i >= hi) cand[cur[i]] = true;
+      if (test_subset(s, cand)) {
+        size_t k = 0;
+        for (size_t i = 0; i < len; i++)
+          if (i < lo || i >= hi) cur[k++] = cur[i];
+        len = k;
+        n = n > 2 ? n - 1 : 2;
+        reduced = true;
+        break;
+      }
+    }
+    if (!reduced) {
+      if (n >= len) break;
+      n = 2 * n < len ? 2 * n : len;
+    }
+  }
+  memset(keep, 0, total * sizeof *keep);
+  for (size_t i = 0; i < len; i++) keep[cur[i]] = true;
+  free(cur);
+  free(cand);
+}
+
+static struct st_plan load_or_die(const char *path, const char *what) {
+  struct st_plan p;
+  char err[600];
+  if (st_plan_load(path, &p, err, sizeof err) != 0)
+    st_die(ST_EXIT_HARNESS, "harness error: the %s the runtime wrote is unreadable: %s", what, err);
+  return p;
+}
+
+int sr_shrink(const struct sr_args *a, struct sr_target *t) {
+  sr_check_program(t->argv[0]);
+  struct shrink s = { .t = t, .timeout_s = a->timeout_s };
+  s.runs_max = a->shrink_runs ? a->shrink_runs : SIMREPLAY_SHRINK_RUNS_DEFAULT;
+  char *base = options_without_plan(t->options);
+  s.base_options = base;
+  const char *dir = st_tmpdir();
+  if (strchr(dir, ':'))
+    st_die(ST_EXIT_USAGE, "the temporary directory '%s' has a ':' (TMPDIR): DETSIM_OPTIONS cannot name it", dir);
+  char *recorded = st_xasprintf("%s/recorded.plan", dir);
+  char *final_rec = st_xasprintf("%s/final.plan", dir);
+  s.trial_plan = st_xasprintf("%s/trial.plan", dir);
+  char *out = a->shrink_out ? st_xstrdup(a->shrink_out) : st_xasprintf("detsim-%llu.plan", (unsigned long long)t->seed);
+  if (strchr(out, ':')) st_die(ST_EXIT_USAGE, "--out '%s' has a ':': DETSIM_OPTIONS cannot name it", out);
+
+  /* 1. The failing run, recorded. */
+  struct trial orig;
+  run_trial(&s, NULL, recorded, &orig);
+  if (!orig.result)
+    st_die(ST_EXIT_HARNESS, "harness error: seed %llu of '%s' ended without a result line (killed at the timeout?)",
+           (unsigned long long)t->seed, t->argv[0]);
+  if (t->expect && (orig.history != t->history || (t->cls >= 0 && orig.cls != t->cls))) {
+    printf("simreplay: seed %llu: diverged: the run took %s history=%016llx, not the history of %s (%016llx): "
+           "nothing to shrink until it replays (simreplay without --shrink locates the divergence)\n",
+           (unsigned long long)t->seed, st_class_name(orig.cls), (unsigned long long)orig.history, t->expect_from,
+           (unsigned long long)t->history);
+    return st_class_status(ST_CLASS_diverged);
+  }
+  if (orig.cls == ST_CLASS_pass || orig.cls == ST_CLASS_inconclusive) {
+    printf("simreplay: seed %llu: %s: nothing to shrink (--shrink needs a failing run)\n", (unsigned long long)t->seed,
+           st_class_name(orig.cls));
+    return 1;
+  }
+  s.want_cls = orig.cls;
+  s.want_signature = orig.signature;
+  struct st_plan plan = load_or_die(recorded, "recorded plan");
+  s.plan = &plan;
+  if (!a->quiet)
+    printf("simreplay: seed %llu: %s (%s): %zu scheduling decisions, %llu events\n", (unsigned long long)t->seed,
+           st_class_name(orig.cls), orig.signature, plan.n, (unsigned long long)orig.events);
+
+  /* 2. The recorded plan must reproduce its failure. */
+  struct trial again;
+  run_trial(&s, recorded, NULL, &again);
+  if (!keeps_failure(&s, &again)) {
+    printf("simreplay: seed %llu: diverged: the recorded schedule plan ends %s (%s), not %s (%s): the program "
+           "depends on something detsim does not control (see the runtime's warnings on a plain replay)\n",
+           (unsigned long long)t->seed, again.result ? st_class_name(again.cls) : "without a result",
+           again.signature ? again.signature : "-", st_class_name(orig.cls), orig.signature);
+    return st_class_status(ST_CLASS_diverged);
+  }
+  trial_free(&again);
+
+  /* 3. ddmin. */
+  bool *keep = st_xcalloc(plan.n + 1, sizeof *keep);
+  for (size_t i = 0; i < plan.n; i++) keep[i] = true;
+  ddmin(&s, keep);
+  bool budget_spent = s.runs >= s.runs_max;
+
+  /* 4. Record the smallest subset's run, write it, replay the file. */
+  if (st_plan_write(s.trial_plan, &plan, keep, NULL, 0) != 0)
+    st_die(ST_EXIT_HARNESS, "harness error: cannot write %s: %s", s.trial_plan, strerror(errno));
+  struct trial fin;
+  run_trial(&s, s.trial_plan, final_rec, &fin);
+  if (!keeps_failure(&s, &fin))
+    st_die(ST_EXIT_HARNESS, "harness error: the shrunk plan stopped failing when run again (%s)",
+           fin.result ? st_class_name(fin.cls) : "no result line");
+  struct st_plan shrunk = load_or_die(final_rec, "shrunk plan");
+  struct st_buf cmd = { 0 };
+  st_buf_printf(&cmd, "DETSIM_SEED=%llu ", (unsigned long long)t->seed);
+  struct st_buf opts = { 0 };
+  st_buf_printf(&opts, "%s%splan=%s", base, base[0] ? ":" : "", out);
+  st_buf_puts(&cmd, "DETSIM_OPTIONS=");
+  st_shell_quote(&cmd, opts.s);
+  st_buf_puts(&cmd, " ");
+  st_shell_join(&cmd, t->argv);
+  char *c_outcome = st_xasprintf("class=%s events=%llu history=%016llx", st_class_name(fin.cls),
+                                 (unsigned long long)fin.events, (unsigned long long)fin.history);
+  char *c_sig = st_xasprintf("signature: %s", fin.signature);
+  char *c_from = st_xasprintf("shrunk from %zu decisions and %llu events to %zu and %llu, in %llu runs%s",
+                              plan.n, (unsigned long long)orig.events, shrunk.n, (unsigned long long)fin.events,
+                              (unsigned long long)s.runs, budget_spent ? " (the run budget ran out first)" : "");
+  char *c_replay = st_xasprintf("replay: %s", cmd.s);
+  const char *comments[] = { c_outcome, c_replay, c_sig, c_from };
+  if (st_plan_write(out, &shrunk, NULL, comments, 4) != 0)
+    st_die(ST_EXIT_HARNESS, "harness error: cannot write %s: %s", out, strerror(errno));
+  struct trial check;
+  run_trial(&s, out, NULL, &check);
+  bool exact = check.result && check.history == fin.history && check.events == fin.events;
+  printf("simreplay: seed %llu: shrunk %s (%s): decisions %zu -> %zu, events %llu -> %llu, %llu runs%s\n",
+         (unsigned long long)t->seed, st_class_name(fin.cls), fin.signature, plan.n, shrunk.n,
+         (unsigned long long)orig.events, (unsigned long long)fin.events, (unsigned long long)s.runs,
+         budget_spent ? " (run budget spent: smaller, maybe not minimal)" : "");
+  printf("simreplay: plan written to %s; %s\n", out,
+         exact ? "it replays exactly" : "but replaying it took another history");
+  printf("simreplay: replay: simreplay %s\n", out);
+  trial_free(&orig);
+  trial_free(&fin);
+  trial_free(&check);
+  st_plan_free(&plan);
+  st_plan_free(&shrunk);
+  return exact ? 0 : st_class_status(ST_CLASS_diverged);
+}
