@@ -16,6 +16,9 @@
 #      (futex_pingpong) pinned to one CPU (the limit) and across two CPUs
 #   3. lock_heavy and cpu_bound: native vs detsim vs valgrind --tool=none vs
 #      ThreadSanitizer, wall time as a ratio to native
+#   4. the tools: a seed sweep with simrun against the same seeds run by hand
+#      in a shell loop (supervision overhead), simrun's seeds per second on
+#      every core, and simreplay's cost per replay against a plain run
 #
 # Progress goes to stderr, the results to stdout.
 set -euo pipefail
@@ -53,12 +56,14 @@ if ((QUICK)); then
   LOCK_THREADS=4 LOCK_ITERS=50000
   CPU_THREADS=4 CPU_KIB=1024 CPU_ROUNDS=100 CPU_HASH=388af8f416d4dbad
   APP_RUNS=3 TOOL_RUNS=1 CG_YIELD_N=100000 CG_SWITCH_N=10000
+  SWEEP_SEEDS=40 SWEEP_RUNS=1 SMALL_ARGS=(4 200)
 else
   YIELD_N=50000000 MICRO_RUNS=5
   SWITCH_N=100000 FUTEX_N=100000 SPLIT_N=2000
   LOCK_THREADS=4 LOCK_ITERS=200000
   CPU_THREADS=4 CPU_KIB=1024 CPU_ROUNDS=500 CPU_HASH=a8ba3c13c8fa1156
   APP_RUNS=5 TOOL_RUNS=3 CG_YIELD_N=200000 CG_SWITCH_N=20000
+  SWEEP_SEEDS=200 SWEEP_RUNS=3 SMALL_ARGS=(4 200)
 fi
 
 W=$(mktemp -d "${TMPDIR:-/tmp}/detsim-bench.XXXXXX")
@@ -229,6 +234,39 @@ if ((HAVE_VALGRIND)); then
 fi
 measure c_tsan $TOOL_RUNS check_tsan -- ./cpu_bound.tsan "${CPU_ARGS[@]}"
 
+# ---- 4. the tools ------------------------------------------------------------------
+# A small program (lock_heavy with ${SMALL_ARGS[*]}: 4 threads, 200 lock/unlock
+# pairs each) over SWEEP_SEEDS seeds: run by hand one after another in a
+# shell loop, by simrun -j1 (the same one-at-a-time, so the difference is
+# supervision: fork/exec, pipes, parsing, the report), and by simrun on every
+# core.  Replay: simreplay --repeat SWEEP_SEEDS on one seed against the same
+# number of plain runs of it (simreplay traces every run, reads the trace
+# back and compares).
+note "4. tools: $SWEEP_SEEDS seeds of lock_heavy ${SMALL_ARGS[*]} ($SWEEP_RUNS runs)"
+SIMRUN=$BUILD/bin/simrun SIMREPLAY=$BUILD/bin/simreplay
+cat >loop.sh <<LOOP
+#!/usr/bin/env bash
+# The seeds by hand: what a user would write without simrun.
+for ((s = 1; s <= $SWEEP_SEEDS; s++)); do
+  DETSIM_SEED=\$s DETSIM_OPTIONS=trace=none ./lock_heavy.detsim ${SMALL_ARGS[*]} >/dev/null 2>&1 || exit 1
+done
+LOOP
+cat >replay_loop.sh <<LOOP
+#!/usr/bin/env bash
+for ((i = 1; i <= $SWEEP_SEEDS; i++)); do
+  DETSIM_SEED=$SEED ./lock_heavy.detsim ${SMALL_ARGS[*]} >/dev/null 2>err.run || exit 1
+done
+LOOP
+chmod +x loop.sh replay_loop.sh
+check_loop() { status_ok; }
+check_sweep() { status_ok && grep -q "^simrun: PASSED: 0 of $SWEEP_SEEDS seeds failed" out.txt; }
+check_replay() { status_ok && grep -q "replays exactly ($SWEEP_SEEDS of $SWEEP_SEEDS)" out.txt; }
+measure t_loop $SWEEP_RUNS check_loop -- ./loop.sh
+measure t_sweep1 $SWEEP_RUNS check_sweep -- "$SIMRUN" -q -j 1 --seeds $SWEEP_SEEDS -- ./lock_heavy.detsim "${SMALL_ARGS[@]}"
+measure t_sweepn $SWEEP_RUNS check_sweep -- "$SIMRUN" -q --seeds $SWEEP_SEEDS -- ./lock_heavy.detsim "${SMALL_ARGS[@]}"
+measure t_plain $SWEEP_RUNS check_loop -- ./replay_loop.sh
+measure t_replay $SWEEP_RUNS check_replay -- "$SIMREPLAY" -q --repeat $SWEEP_SEEDS --seed $SEED -- ./lock_heavy.detsim "${SMALL_ARGS[@]}"
+
 LOAD_AFTER=$(load1)
 ELAPSED=$(($(date +%s) - START))
 
@@ -318,4 +356,14 @@ build. TSan: clang-19 -O2 -fsanitize=thread.
 |---|---:|---:|---:|---:|---:|---:|---:|---:|---:|
 $(app_row "lock_heavy: ${LOCK_THREADS} threads x ${LOCK_ITERS} lock/unlock" l)
 $(app_row "cpu_bound: ${CPU_THREADS} threads x ${CPU_KIB} KiB x ${CPU_ROUNDS} rounds" c)
+
+The tools, over $SWEEP_SEEDS seeds of lock_heavy ${SMALL_ARGS[*]} (median wall time of $SWEEP_RUNS runs):
+
+| measure | value | target | verdict |
+|---|---:|---:|---|
+| shell loop, one seed after another | $(ms "${WALL[t_loop]}") ms ($(per "${WALL[t_loop]}" 0 $((SWEEP_SEEDS * 1000))) µs per seed) | | |
+| simrun -j 1 (supervised, one at a time) | $(ms "${WALL[t_sweep1]}") ms ($(per "${WALL[t_sweep1]}" 0 $((SWEEP_SEEDS * 1000))) µs per seed) | | |
+| supervision overhead: simrun -j 1 / shell loop | $(ratio "${WALL[t_sweep1]}" "${WALL[t_loop]}")x | ≤ 1.2x | $(verdict "$(ratio "${WALL[t_sweep1]}" "${WALL[t_loop]}")" 1.2) |
+| simrun on $(nproc) CPUs: seeds per second | $(awk -v w="${WALL[t_sweepn]}" -v n="$SWEEP_SEEDS" 'BEGIN {printf "%.0f", n / (w / 1e9)}') | | |
+| simreplay --repeat $SWEEP_SEEDS / $SWEEP_SEEDS plain runs of the seed | $(ratio "${WALL[t_replay]}" "${WALL[t_plain]}")x | ≤ 1.1x | $(verdict "$(ratio "${WALL[t_replay]}" "${WALL[t_plain]}")" 1.1) |
 TABLE

@@ -262,6 +262,8 @@ void detsim__yield_aux(enum detsim_event_kind kind, const void *obj, uintptr_t p
   detsim_thread *self = tls_self;
   if (self == NULL || self->suppress) return;
   detsim__event(kind, self, obj, pc, aux);
+  self->site_pc = pc;
+  self->site_step = self->steps;
   preempt_point(self);
 }
 
@@ -296,7 +298,12 @@ int detsim__block(enum detsim_event_kind kind, const void *obj,
   self->ready = ready;
   self->ready_arg = arg;
   self->deadline = deadline_ns;
-  self->block_pc = (uintptr_t)__builtin_return_address(0);
+  /* Where the program called: an interceptor yields (with the program's
+   * call site) before it blocks, so when this thread has had no event since
+   * its last yield point, that site is this call's; otherwise the caller
+   * of this function is the best there is. */
+  self->block_pc = self->site_step == self->steps && self->site_pc ? self->site_pc
+                                                                   : (uintptr_t)__builtin_return_address(0);
   detsim__event(DETSIM_EV_block, self, obj, self->block_pc, kind);
   detsim_thread *cands[DETSIM_MAX_THREADS];
   unsigned n = collect_runnable(cands, NULL);

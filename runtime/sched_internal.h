@@ -36,6 +36,8 @@ struct detsim_thread {
   struct detsim_thread *joiner;
   /* strategy */
   uint64_t steps;                /* events of this thread: where a plan's decisions are (plan.h) */
+  uintptr_t site_pc;             /* the program's call site of the last yield point ... */
+  uint64_t site_step;            /* ... and the step it was at (see detsim__block) */
   int64_t priority;
   uint64_t run_length;
   /* reports */

@@ -78,18 +78,38 @@ uint64_t detsim__events(void) { return T.events; }
 
 /* One record as a line: event number, virtual time, thread, event, object,
  * value, call site (function+offset when the symbol is known). */
-static int format_record(char *buf, size_t len, uint64_t n, const struct detsim_trace_record *r) {
-  char site[160] = "";
+/* A trace names few distinct sites many times: their text is cached
+ * (direct-mapped on the pc), so writing a long trace costs one dladdr per
+ * distinct site, not per record. */
+#define SITE_CACHE_SLOTS 1024
+#define SITE_TEXT_BYTES 160
+static struct {
+  uintptr_t pc;
+  char text[SITE_TEXT_BYTES];
+} site_cache[SITE_CACHE_SLOTS];
+
+static const char *site_text(uintptr_t pc) {
+  if (!pc) return "";
+  unsigned slot = (unsigned)((pc ^ (pc >> 12)) & (SITE_CACHE_SLOTS - 1));
+  if (site_cache[slot].pc == pc) return site_cache[slot].text;
+  char *site = site_cache[slot].text;
+  site[0] = '\0';
   Dl_info info;
-  if (r->pc && dladdr((void *)(uintptr_t)r->pc, &info) && info.dli_fname) {
+  if (dladdr((void *)pc, &info) && info.dli_fname) {
     const char *base = strrchr(info.dli_fname, '/');
     base = base ? base + 1 : info.dli_fname;
     if (info.dli_sname)
-      snprintf(site, sizeof site, " at %s+0x%" PRIxPTR " (%s)", info.dli_sname,
-               (uintptr_t)r->pc - (uintptr_t)info.dli_saddr, base);
+      snprintf(site, SITE_TEXT_BYTES, " at %s+0x%" PRIxPTR " (%s)", info.dli_sname, pc - (uintptr_t)info.dli_saddr,
+               base);
     else
-      snprintf(site, sizeof site, " at %s+0x%" PRIxPTR, base, (uintptr_t)r->pc - (uintptr_t)info.dli_fbase);
+      snprintf(site, SITE_TEXT_BYTES, " at %s+0x%" PRIxPTR, base, pc - (uintptr_t)info.dli_fbase);
   }
+  site_cache[slot].pc = pc;
+  return site;
+}
+
+static int format_record(char *buf, size_t len, uint64_t n, const struct detsim_trace_record *r) {
+  const char *site = site_text((uintptr_t)r->pc);
   return snprintf(buf, len, "%10" PRIu64 " t=%" PRIu64 ".%09" PRIu64 " T%u %-14s obj=0x%" PRIx64 " val=%u%s\n",
                   n, r->time_ns / UINT64_C(1000000000), r->time_ns % UINT64_C(1000000000), r->tid,
                   detsim__event_name((enum detsim_event_kind)r->kind), r->obj, r->aux, site);
@@ -151,6 +171,16 @@ static void write_identity(int fd) {
   if (write(fd, line, used) < 0) return;
 }
 
+static int write_all_fd(int fd, const char *p, size_t n) {
+  while (n > 0) {
+    ssize_t k = write(fd, p, n);
+    if (k <= 0) return -1;
+    p += k;
+    n -= (size_t)k;
+  }
+  return 0;
+}
+
 int detsim__trace_write(const char *path) {
   int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   if (fd < 0) return -1;
@@ -160,12 +190,24 @@ int detsim__trace_write(const char *path) {
           first, T.events ? T.events - 1 : 0, T.events, T.mask + 1);
   write_identity(fd);
   dprintf(fd, "# event time(s) thread kind object value site\n");
-  for (uint64_t n = first; n < T.events; n++) {
+  /* Records go out in 64 KiB writes. */
+  static char out[64 * 1024];
+  size_t used = 0;
+  int rc = 0;
+  for (uint64_t n = first; n < T.events && rc == 0; n++) {
     int k = format_record(line, sizeof line, n, &T.ring[n & T.mask]);
-    if (k > 0 && write(fd, line, (size_t)k < sizeof line ? (size_t)k : sizeof line - 1) < 0) break;
+    if (k <= 0) continue;
+    size_t len = (size_t)k < sizeof line ? (size_t)k : sizeof line - 1;
+    if (used + len > sizeof out) {
+      if (write_all_fd(fd, out, used) != 0) rc = -1;
+      used = 0;
+    }
+    memcpy(out + used, line, len);
+    used += len;
   }
+  if (rc == 0 && used && write_all_fd(fd, out, used) != 0) rc = -1;
   close(fd);
-  return 0;
+  return rc;
 }
 
 void detsim__trace_print_tail(int fd, unsigned count) {

@@ -12,7 +12,16 @@ build=${BUILD_DIR:-"$root/build"}
 timeout=${DETSIM_TEST_TIMEOUT:-600}
 jobs=$(nproc 2>/dev/null || echo 2)
 
+# Where the time goes, for CI logs: each phase's seconds on stderr.
+phase_start=$SECONDS
+phase() { echo "test.sh: $1 took $((SECONDS - phase_start)) s" >&2; phase_start=$SECONDS; }
+
 "$root/scripts/install-deps.sh"
+phase "installing dependencies"
 cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release
 cmake --build "$build" -j "$jobs"
-ctest --test-dir "$build" --output-on-failure -j2 --timeout "$timeout"
+phase "configuring and building"
+# One more test than cores: many tests spend much of their time waiting on
+# child processes (compilers, CMake, supervised runs).
+ctest --test-dir "$build" --output-on-failure -j $((jobs + 1)) --timeout "$timeout"
+phase "running the tests"

@@ -470,13 +470,11 @@ def case_plan_record_replay():
     checked = 0
     for name, path in progs:
         for strategy in ("random", "pct"):
-            for seed in (1, 2, 3, 5, 8):
+            for seed in (1, 2, 4, 5, 8):  # mixed.c: crash, deadlock, pass, crash, pass
                 plan = os.path.join(WORK, "%s-%s-%d.plan" % (name, strategy, seed))
-                env = {"DETSIM_SEED": str(seed), "DETSIM_OPTIONS": "trace=none:watchdog_s=2:strategy=%s:plan_out=%s" % (strategy, plan)}
+                env = {"DETSIM_SEED": str(seed), "DETSIM_OPTIONS": "trace=none:strategy=%s:plan_out=%s" % (strategy, plan)}
                 _, _, err = run([path], env=env)
                 m = need(RESULT_RE.pattern, err, "%s seed %d result" % (name, seed))
-                if m.group(1) == "inconclusive":
-                    continue  # the hang case of mixed.c: ends by the watchdog, in real time
                 check(os.path.exists(plan), "%s seed %d: no plan written" % (name, seed))
                 head = open(plan).read()
                 check(head.startswith("# detsim plan 1\n"), "plan magic line")
@@ -535,8 +533,8 @@ def case_plan_bad_input():
     status), before the program runs; --out alone is a usage error."""
     seed = failing_shrinkable_seed()
     good = os.path.join(WORK, "good.plan")
-    run([tool("simreplay"), "-q", "--shrink", "--shrink-runs", "30", "--out", good, "--seed", str(seed), "--",
-         prog("shrinkable")], expect=0, timeout=600)
+    run([prog("shrinkable")], env={"DETSIM_SEED": str(seed), "DETSIM_OPTIONS": "trace=none:plan_out=" + good})
+    check(len(plan_entries(good)) >= 2, "the recorded plan has %d entries" % len(plan_entries(good)))
     text = open(good).read()
     lines = text.splitlines(True)
     bad = {
