@@ -76,6 +76,16 @@ static int validate(char *err, unsigned errlen) {
     snprintf(err, errlen, "DETSIM_OPTIONS: bad value '%s' for key 'strategy' (expected random or pct)", o->strategy);
     return -1;
   }
+  if (o->expect_history[0]) {
+    size_t n = strlen(o->expect_history);
+    bool hex = n == 16;
+    for (size_t i = 0; hex && i < n; i++) hex = strchr("0123456789abcdefABCDEF", o->expect_history[i]) != NULL;
+    if (!hex) {
+      snprintf(err, errlen, "DETSIM_OPTIONS: bad value '%s' for key 'expect_history' (expected 16 hex digits)",
+               o->expect_history);
+      return -1;
+    }
+  }
   if (o->preempt != -1.0 && !(o->preempt >= 0.0 && o->preempt <= 1.0)) {
     snprintf(err, errlen, "DETSIM_OPTIONS: bad value %g for key 'preempt' (expected -1 or a probability in 0..1)", o->preempt);
     return -1;

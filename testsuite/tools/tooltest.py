@@ -292,7 +292,17 @@ def case_replay_exact():
     seed, _, _ = deadlock_seed()
     _, out, _ = run([tool("simreplay"), "--repeat", "3", "--seed", str(seed), "--", prog("canary")], expect=0)
     need(r"deadlock history=[0-9a-f]{16} events=\d+: replays exactly \(3 of 3\)$", out, "verdict")
-    return "seed 1 replays exactly (5 of 5); deadlock seed %d (3 of 3)" % seed
+    # Runs that replay write no trace (expect_history=, what simreplay passes);
+    # a run that does not, does; a malformed value is refused.
+    _, _, err = run([prog("canary")], env={"DETSIM_SEED": str(seed), "DETSIM_OPTIONS": "trace=none"})
+    h = need(RESULT_RE.pattern, err, "deadlock result").group(4)
+    for expect, wanted in ((h, False), ("0123456789abcdef", True)):
+        path = os.path.join(WORK, "t-%s.trace" % expect)
+        run([prog("canary")], env={"DETSIM_SEED": str(seed), "DETSIM_OPTIONS": "trace=%s:expect_history=%s" % (path, expect)})
+        check(os.path.exists(path) == wanted, "expect_history=%s: trace file %s" % (expect, "missing" if wanted else "written"))
+    st, _, err = run([prog("canary")], env={"DETSIM_SEED": "1", "DETSIM_OPTIONS": "expect_history=xyz"})
+    check(st == 89 and "expected 16 hex digits" in err, "expect_history=xyz: exit %d: %s" % (st, err[-300:]))
+    return "seed 1 replays exactly (5 of 5); deadlock seed %d (3 of 3); traces only when the history differs" % seed
 
 
 def case_replay_pasted():

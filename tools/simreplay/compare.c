@@ -76,8 +76,8 @@ int sr_compare(const struct sr_args *a) {
   for (uint64_t i = 0; i < seeds.total; i++) {
     uint64_t seed = st_seeds_at(&seeds, i);
     struct sr_run r, v;
-    sr_run(argv_r, seed, options, 0, a->timeout_s, true, &r);
-    sr_run(argv_v, seed, options, r.result ? r.events : 0, a->timeout_s, true, &v);
+    sr_run(argv_r, seed, options, 0, a->timeout_s, true, NULL, &r);
+    sr_run(argv_v, seed, options, r.result ? r.events : 0, a->timeout_s, true, NULL, &v);
     bool same = r.result && v.result && r.cls == v.cls && r.history == v.history && r.events == v.events;
     if (same) {
       if (!a->quiet) printf("simreplay: seed %llu: same history (%s)\n", (unsigned long long)seed, sr_run_text(&r));

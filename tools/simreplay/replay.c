@@ -76,7 +76,11 @@ int sr_replay(const struct sr_args *a, struct sr_target *t) {
   int same = 0, first_good = -1, first_bad = -1;
   for (int k = 0; k < k_total; k++) {
     struct sr_run *r = &runs[k];
-    sr_run(t->argv, t->seed, t->options, expect ? events : 0, a->timeout_s, true, r);
+    /* Runs that replay write no trace; run 1 does for --trace, and when it
+     * is the reference. */
+    bool trace_always = k == 0 && (a->trace || !expect);
+    sr_run(t->argv, t->seed, t->options, expect ? events : 0, a->timeout_s, true,
+           expect && !trace_always ? &history : NULL, r);
     if (!expect && k == 0 && r->result) {
       expect = true;
       cls = r->cls;
@@ -118,12 +122,23 @@ int sr_replay(const struct sr_args *a, struct sr_target *t) {
      * two runs that differ from each other. */
     const struct st_trace *ta = NULL, *tb = NULL;
     char name_a[64], name_b[64];
+    struct sr_run again = { 0 };
     if (t->trace) {
       ta = t->trace;
       snprintf(name_a, sizeof name_a, "trace file");
     } else if (first_good >= 0 && runs[first_good].have_trace) {
       ta = &runs[first_good].trace;
       snprintf(name_a, sizeof name_a, "run %d", first_good + 1);
+    } else if (first_good >= 0) {
+      /* The runs that replayed wrote no trace: one more, traced, for the
+       * expected side (it may diverge in turn; then the runs are compared
+       * with each other below). */
+      sr_run(t->argv, t->seed, t->options, events, a->timeout_s, true, NULL, &again);
+      if (again.have_trace && matches(&again, cls, history, events)) {
+        ta = &again.trace;
+        snprintf(name_a, sizeof name_a, "run %d", k_total + 1);
+        if (!a->quiet) printf("simreplay: run %d (traced, for the expected side): %s\n", k_total + 1, sr_run_text(&again));
+      }
     }
     if (first_bad >= 0 && runs[first_bad].have_trace) {
       tb = &runs[first_bad].trace;
@@ -147,6 +162,7 @@ int sr_replay(const struct sr_args *a, struct sr_target *t) {
     else if (!tb && first_bad >= 0)
       printf("simreplay: run %d left no trace to compare: %s\n", first_bad + 1, runs[first_bad].trace_err);
     print_warnings(runs, k_total);
+    sr_run_free(&again);
     status = st_class_status(ST_CLASS_diverged);
   }
   for (int k = 0; k < k_total; k++) sr_run_free(&runs[k]);

@@ -19,7 +19,7 @@
 
 /* Keys that only say how the run is observed, never what it does: a replay
  * sets them itself (cpu too, which may not exist on this machine). */
-static const char *const observer_keys[] = { "trace", "trace_always", "trace_events", "trace_tail",
+static const char *const observer_keys[] = { "trace", "trace_always", "trace_events", "trace_tail", "expect_history",
                                              "break_at", "quiet", "help", "cpu", "plan_out" };
 
 char *sr_options_for_replay(const char *options) {
@@ -55,7 +55,7 @@ const char *sr_run_text(const struct sr_run *r) {
 }
 
 void sr_run(char **argv, uint64_t seed, const char *options, uint64_t expect_events, double timeout_s,
-            bool want_trace, struct sr_run *r) {
+            bool want_trace, const uint64_t *unless_history, struct sr_run *r) {
   static int counter;
   memset(r, 0, sizeof *r);
   r->cls = -1;
@@ -73,6 +73,7 @@ void sr_run(char **argv, uint64_t seed, const char *options, uint64_t expect_eve
     while (ring < 2 * expect_events + 16 && ring < ST_TRACE_EVENTS_MAX) ring <<= 1;
     st_buf_printf(&opt, "%strace=%s:trace_always=1:trace_events=%llu", opt.len ? ":" : "", path,
                   (unsigned long long)ring);
+    if (unless_history) st_buf_printf(&opt, ":expect_history=%016llx", (unsigned long long)*unless_history);
   }
   char seed_text[32];
   snprintf(seed_text, sizeof seed_text, "%llu", (unsigned long long)seed);
@@ -105,7 +106,9 @@ void sr_run(char **argv, uint64_t seed, const char *options, uint64_t expect_eve
   }
   st_outcome_free(&o);
   if (path) {
-    if (r->result) {
+    if (r->result && unless_history && r->history == *unless_history) {
+      snprintf(r->trace_err, sizeof r->trace_err, "the run took the expected history, so it wrote no trace");
+    } else if (r->result) {
       if (st_trace_load(path, &r->trace, r->trace_err, sizeof r->trace_err) == 0) r->have_trace = true;
     } else {
       snprintf(r->trace_err, sizeof r->trace_err, "the run wrote no trace (it ended without a result line)");

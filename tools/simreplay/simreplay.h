@@ -85,9 +85,11 @@ void sr_check_program(const char *prog);
 
 /* ---- run.c ---- */
 /* Runs seed with `options` (the original run's) made fit for a traced
- * replay; exits 2/3 on a usage or harness error. */
+ * replay; exits 2/3 on a usage or harness error.  With unless_history, the
+ * run writes its trace only when it takes another history (so a replay
+ * that replays costs no trace). */
 void sr_run(char **argv, uint64_t seed, const char *options, uint64_t expect_events, double timeout_s,
-            bool want_trace, struct sr_run *r);
+            bool want_trace, const uint64_t *unless_history, struct sr_run *r);
 void sr_run_free(struct sr_run *r);
 /* "crash history=... events=..." of a run (static buffer). */
 const char *sr_run_text(const struct sr_run *r);
