@@ -69,6 +69,17 @@ static long leave(struct net_file *f, long r) {
   return r;
 }
 
+/* For calls that return a new descriptor: the history records the file's
+ * id, never the number (numbers depend on what the process inherited). */
+static long leave_fd(struct net_file *f, int fd) {
+  int e = errno;
+  struct net_file *nf = fd >= 0 ? net_fd_get(fd) : NULL;
+  net_result(f, fd < 0 ? -e : nf != NULL ? (long)nf->id : 0);
+  if (f != NULL) net_file_put(f);
+  errno = e;
+  return fd;
+}
+
 static long fail(int e) {
   errno = e;
   return -1;
@@ -86,7 +97,7 @@ static int as_call(int e) {
 DETSIM_EXPORT int __detsim_socket(int domain, int type, int protocol) {
   PC();
   net_enter(DETSIM_EV_net_socket, NULL, (uint32_t)domain);
-  return (int)leave(NULL, net_socket(domain, type, protocol));
+  return (int)leave_fd(NULL, net_socket(domain, type, protocol));
 }
 DETSIM_INTERCEPT_ALIAS(socket)
 
@@ -117,14 +128,14 @@ DETSIM_INTERCEPT_ALIAS(pipe)
 DETSIM_EXPORT int __detsim_eventfd(unsigned int initval, int flags) {
   PC();
   net_enter(DETSIM_EV_net_socket, NULL, 1);
-  return (int)leave(NULL, net_eventfd(initval, flags));
+  return (int)leave_fd(NULL, net_eventfd(initval, flags));
 }
 DETSIM_INTERCEPT_ALIAS(eventfd)
 
 DETSIM_EXPORT int __detsim_epoll_create1(int flags) {
   PC();
   net_enter(DETSIM_EV_net_socket, NULL, 2);
-  return (int)leave(NULL, net_epoll_create(flags));
+  return (int)leave_fd(NULL, net_epoll_create(flags));
 }
 DETSIM_INTERCEPT_ALIAS(epoll_create1)
 
@@ -132,7 +143,7 @@ DETSIM_EXPORT int __detsim_epoll_create(int size) {
   PC();
   if (size <= 0) return (int)fail(EINVAL);
   net_enter(DETSIM_EV_net_socket, NULL, 2);
-  return (int)leave(NULL, net_epoll_create(0));
+  return (int)leave_fd(NULL, net_epoll_create(0));
 }
 DETSIM_INTERCEPT_ALIAS(epoll_create)
 
@@ -161,14 +172,14 @@ DETSIM_INTERCEPT_ALIAS(listen)
 DETSIM_EXPORT int __detsim_accept4(int fd, struct sockaddr *sa, socklen_t *len, int flags) {
   SOCK_ENTER(DETSIM_EV_net_accept, fd, 0, REAL(accept4)(fd, sa, len, flags));
   int r = f->kind == NET_SOCK ? net_accept(f, sa, len, flags) : (int)fail(ENOTSOCK);
-  return (int)leave(f, r);
+  return (int)leave_fd(f, r);
 }
 DETSIM_INTERCEPT_ALIAS(accept4)
 
 DETSIM_EXPORT int __detsim_accept(int fd, struct sockaddr *sa, socklen_t *len) {
   SOCK_ENTER(DETSIM_EV_net_accept, fd, 0, REAL(accept)(fd, sa, len));
   int r = f->kind == NET_SOCK ? net_accept(f, sa, len, 0) : (int)fail(ENOTSOCK);
-  return (int)leave(f, r);
+  return (int)leave_fd(f, r);
 }
 DETSIM_INTERCEPT_ALIAS(accept)
 
@@ -318,8 +329,8 @@ DETSIM_EXPORT ssize_t __detsim_sendto(int fd, const void *buf, size_t len, int f
   SOCK_ENTER(DETSIM_EV_net_send, fd, clamp32(len), REAL(sendto)(fd, buf, len, flags, to, tolen));
   struct iovec iov;
   struct msghdr m = one_iov(&iov, (void *)buf, len);
-  (void)to; /* stream sockets ignore the address, as Linux's TCP does */
-  (void)tolen;
+  m.msg_name = (void *)to; /* stream sockets ignore it, as Linux's TCP does */
+  m.msg_namelen = to != NULL ? tolen : 0;
   return leave(f, sim_send(f, &m, flags, true));
 }
 DETSIM_INTERCEPT_ALIAS(sendto)
@@ -352,9 +363,13 @@ static ssize_t sim_recvfrom(struct net_file *f, void *buf, size_t len, int flags
                             struct sockaddr *from, socklen_t *fromlen) {
   struct iovec iov;
   struct msghdr m = one_iov(&iov, buf, len);
+  if (from != NULL && fromlen != NULL) {
+    m.msg_name = from;
+    m.msg_namelen = *fromlen;
+  }
   ssize_t r = sim_recv(f, &m, flags, true);
-  /* A stream socket reports no source address (Linux sets the length 0). */
-  if (r >= 0 && from != NULL && fromlen != NULL) *fromlen = 0;
+  /* A stream socket reports no source address (the length is set to 0). */
+  if (r >= 0 && from != NULL && fromlen != NULL) *fromlen = m.msg_namelen;
   return r;
 }
 
@@ -447,7 +462,7 @@ DETSIM_EXPORT int __detsim_dup(int fd) {
   struct net_file *f = enter(DETSIM_EV_net_sockopt, fd, 0);
   if (f == NULL) return REAL(dup)(fd);
   int r = net_fd_dup(fd, -1, 0, 0, false);
-  return (int)leave(f, r);
+  return (int)leave_fd(f, r);
 }
 DETSIM_INTERCEPT_ALIAS(dup)
 
@@ -464,7 +479,7 @@ static int sim_dup3(int oldfd, int newfd, int flags, bool is_dup2) {
   int r;
   if (!is_dup2 && (oldfd == newfd || (flags & ~O_CLOEXEC))) r = (int)fail(EINVAL);
   else r = net_fd_dup(oldfd, newfd, flags, 0, true);
-  return (int)leave(f, r);
+  return (int)leave_fd(f, r);
 }
 
 DETSIM_EXPORT int __detsim_dup2(int oldfd, int newfd) {
@@ -517,7 +532,8 @@ DETSIM_EXPORT int __detsim_fcntl(int fd, int cmd, ...) {
   if (net_fd_get(fd) == NULL) return REAL(fcntl)(fd, cmd, arg);
   struct net_file *f = enter(DETSIM_EV_net_sockopt, fd, (uint32_t)cmd);
   if (f == NULL) return REAL(fcntl)(fd, cmd, arg);
-  return (int)leave(f, sim_fcntl(fd, f, cmd, arg));
+  int r = sim_fcntl(fd, f, cmd, arg);
+  return (int)(cmd == F_DUPFD || cmd == F_DUPFD_CLOEXEC ? leave_fd(f, r) : leave(f, r));
 }
 DETSIM_INTERCEPT_ALIAS(fcntl)
 
@@ -530,7 +546,8 @@ DETSIM_EXPORT int __detsim_fcntl64(int fd, int cmd, ...) {
   if (net_fd_get(fd) == NULL) return REAL(fcntl64)(fd, cmd, arg);
   struct net_file *f = enter(DETSIM_EV_net_sockopt, fd, (uint32_t)cmd);
   if (f == NULL) return REAL(fcntl64)(fd, cmd, arg);
-  return (int)leave(f, sim_fcntl(fd, f, cmd, arg));
+  int r = sim_fcntl(fd, f, cmd, arg);
+  return (int)(cmd == F_DUPFD || cmd == F_DUPFD_CLOEXEC ? leave_fd(f, r) : leave(f, r));
 }
 DETSIM_INTERCEPT_ALIAS(fcntl64)
 
@@ -637,7 +654,7 @@ static bool select_simulated(int nfds, fd_set *r, fd_set *w, fd_set *e) {
 }
 
 static int sim_select(int nfds, fd_set *r, fd_set *w, fd_set *e, uint64_t deadline) {
-  net_enter(DETSIM_EV_net_poll, NULL, (uint32_t)nfds);
+  net_enter(DETSIM_EV_net_poll, NULL, 0); /* nfds is a descriptor number: not in the history */
   int n = net_select(nfds, r, w, e, deadline);
   return (int)leave(NULL, n);
 }

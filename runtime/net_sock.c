@@ -42,49 +42,10 @@
 #include "real.h"
 #include "report.h"
 
-enum sock_state { SS_NEW, SS_LISTEN, SS_CONNECTING, SS_CONNECTED };
-
-struct net_conn {
-  struct net_stream dir[2];     /* dir[i]: from end i to end 1-i */
-  struct net_sock *end[2];      /* NULL once that end is closed */
-  bool unix_rules;
-};
-
-struct sockopt_value { int level, name, value; };
-
-struct net_sock {
-  struct net_file *file;        /* NULL while a child waits in a backlog */
-  int domain, type, protocol;
-  enum sock_state state;
-  bool bound;
-  struct net_addr local, peer;
-  /* connection */
-  struct net_conn *conn;
-  int side;
-  uint64_t established_at;      /* connecting: the handshake completes */
-  uint64_t refused_at;          /* connecting: the RST of a refusal arrives */
-  bool refused_consumed, rst_consumed;
-  int so_error;
-  bool shut_rd, shut_wr;
-  /* listener */
-  struct net_sock **queue;
-  unsigned qlen, qcap;
-  int backlog;
-  uint64_t accepted;            /* children taken by accept (edge triggering) */
-  uint64_t ready_at;            /* a child: when accept may take it */
-  /* options the model acts on */
-  bool reuseaddr, reuseport, v6only, linger_on;
-  bool autobound;               /* connect chose the port */
-  int linger_s;
-  int rcvbuf, sndbuf;
-  uint64_t rcvtimeo_ns, sndtimeo_ns;
-  struct sockopt_value opts[DETSIM_NET_SOCKOPTS_MAX];
-  unsigned nopts;
-  struct net_sock *bound_next;  /* the port table */
-};
+#include "net_sock_internal.h"
 
 /* Every bound socket (listeners, clients with a port, unix paths). */
-static struct net_sock *bound_list;
+struct net_sock *net__bound_list;
 static uint32_t ephemeral_next;
 static bool ephemeral_ready;
 static uint32_t unix_autobind_next;
@@ -164,6 +125,7 @@ static bool acceptable(const struct net_sock *s, uint64_t now) {
 }
 
 uint32_t net_sock_poll(struct net_sock *s, uint64_t now) {
+  if (s->type == SOCK_DGRAM) return net_udp_poll(s, now);
   if (s->state == SS_LISTEN) return acceptable(s, now) ? (EPOLLIN | EPOLLRDNORM) : 0;
   struct view v;
   view(s, now, &v);
@@ -182,6 +144,7 @@ uint32_t net_sock_poll(struct net_sock *s, uint64_t now) {
 }
 
 uint64_t net_sock_next_change(struct net_sock *s, uint64_t now) {
+  if (s->type == SOCK_DGRAM) return net_udp_next_change(s, now);
   uint64_t t = DETSIM_NO_DEADLINE;
   if (s->state == SS_LISTEN) {
     for (unsigned i = 0; i < s->qlen; i++)
@@ -197,6 +160,7 @@ uint64_t net_sock_next_change(struct net_sock *s, uint64_t now) {
 }
 
 uint64_t net_sock_gen(struct net_sock *s, uint64_t now, uint32_t events) {
+  if (s->type == SOCK_DGRAM) return (events & (EPOLLIN | EPOLLRDNORM)) ? net_udp_gen(s, now) : 0;
   uint64_t g = 0;
   if (s->state == SS_LISTEN) {
     g = s->accepted;
@@ -293,8 +257,11 @@ static int check_kind(int domain, int base, int protocol) {
     return EPROTONOSUPPORT;
   }
   if (base == SOCK_DGRAM) {
-    net_unsupported("SOCK_DGRAM", "datagram sockets (UDP, unix datagrams) are not simulated yet");
-    return EPROTONOSUPPORT;
+    if (domain == AF_UNIX) {
+      net_unsupported("AF_UNIX SOCK_DGRAM", "unix datagram sockets are not simulated yet");
+      return EPROTONOSUPPORT;
+    }
+    return protocol == 0 || protocol == IPPROTO_UDP ? 0 : EPROTONOSUPPORT;
   }
   if (base == SOCK_SEQPACKET) {
     net_unsupported("SOCK_SEQPACKET", "sequenced-packet sockets are not simulated yet");
@@ -317,7 +284,8 @@ int net_socket(int domain, int type, int protocol) {
     errno = e;
     return -1;
   }
-  struct net_sock *s = sock_alloc(domain, base, domain == AF_UNIX ? 0 : IPPROTO_TCP);
+  int proto = domain == AF_UNIX ? 0 : base == SOCK_DGRAM ? IPPROTO_UDP : IPPROTO_TCP;
+  struct net_sock *s = sock_alloc(domain, base, proto);
   return sock_install(s, flags);
 }
 
@@ -383,7 +351,7 @@ int net_socketpair(int domain, int type, int protocol, int sv[2]) {
 /* ---- the port table ---- */
 
 /* Could a and b both receive a connection for the same address? */
-static bool addr_overlap(const struct net_sock *a, const struct net_sock *b) {
+bool net__addr_overlap(const struct net_sock *a, const struct net_sock *b) {
   const struct net_addr *x = &a->local, *y = &b->local;
   if (memcmp(x->ip, y->ip, 16) == 0) return true;
   bool x_any6 = a->domain == AF_INET6 && net_addr_is_any(x) && !net_addr_is_v4(x);
@@ -395,12 +363,12 @@ static bool addr_overlap(const struct net_sock *a, const struct net_sock *b) {
   return false;
 }
 
-static bool port_conflict(const struct net_sock *s, uint16_t port) {
-  for (const struct net_sock *b = bound_list; b; b = b->bound_next) {
-    if (b == s || b->domain == AF_UNIX || b->local.port != port) continue;
+bool net__port_conflict(const struct net_sock *s, uint16_t port) {
+  for (const struct net_sock *b = net__bound_list; b; b = b->bound_next) {
+    if (b == s || b->domain == AF_UNIX || b->type != s->type || b->local.port != port) continue;
     struct net_sock probe = *s;
     probe.local.port = port;
-    if (!addr_overlap(&probe, b)) continue;
+    if (!net__addr_overlap(&probe, b)) continue;
     if (s->reuseport && b->reuseport) continue;
     if (s->reuseaddr && b->reuseaddr && b->state != SS_LISTEN) continue;
     return true;
@@ -408,14 +376,14 @@ static bool port_conflict(const struct net_sock *s, uint16_t port) {
   return false;
 }
 
-static bool port_used(uint16_t port) {
-  for (const struct net_sock *b = bound_list; b; b = b->bound_next)
-    if (b->domain != AF_UNIX && b->local.port == port) return true;
+static bool port_used(int type, uint16_t port) {
+  for (const struct net_sock *b = net__bound_list; b; b = b->bound_next)
+    if (b->domain != AF_UNIX && b->type == type && b->local.port == port) return true;
   return false;
 }
 
 /* A free ephemeral port: from a seeded start, in order (deterministic). */
-static int ephemeral_port(uint16_t *out) {
+int net__ephemeral_port(int type, uint16_t *out) {
   const uint32_t lo = DETSIM_NET_EPHEMERAL_PORT_LOW, n = DETSIM_NET_EPHEMERAL_PORT_HIGH - lo + 1;
   if (!ephemeral_ready) {
     ephemeral_next = (uint32_t)(net_draw() % n);
@@ -423,7 +391,7 @@ static int ephemeral_port(uint16_t *out) {
   }
   for (uint32_t i = 0; i < n; i++) {
     uint16_t p = (uint16_t)(lo + (ephemeral_next + i) % n);
-    if (!port_used(p)) {
+    if (!port_used(type, p)) {
       ephemeral_next = (ephemeral_next + i + 1) % n;
       *out = p;
       return 0;
@@ -432,14 +400,14 @@ static int ephemeral_port(uint16_t *out) {
   return EADDRNOTAVAIL;
 }
 
-static void bind_add(struct net_sock *s) {
+void net__bind_add(struct net_sock *s) {
   s->bound = true;
-  s->bound_next = bound_list;
-  bound_list = s;
+  s->bound_next = net__bound_list;
+  net__bound_list = s;
 }
 
-static void bind_remove(struct net_sock *s) {
-  for (struct net_sock **p = &bound_list; *p; p = &(*p)->bound_next) {
+void net__bind_remove(struct net_sock *s) {
+  for (struct net_sock **p = &net__bound_list; *p; p = &(*p)->bound_next) {
     if (*p == s) {
       *p = s->bound_next;
       break;
@@ -449,7 +417,7 @@ static void bind_remove(struct net_sock *s) {
 }
 
 static struct net_sock *unix_bound(const struct net_addr *a) {
-  for (struct net_sock *b = bound_list; b; b = b->bound_next)
+  for (struct net_sock *b = net__bound_list; b; b = b->bound_next)
     if (b->domain == AF_UNIX && b->local.path_len == a->path_len && memcmp(b->local.path, a->path, a->path_len) == 0)
       return b;
   return NULL;
@@ -458,7 +426,7 @@ static struct net_sock *unix_bound(const struct net_addr *a) {
 struct net_sock *net_port_listener(int type, const struct net_addr *to) {
   (void)type;
   struct net_sock *best = NULL;
-  for (struct net_sock *b = bound_list; b; b = b->bound_next) {
+  for (struct net_sock *b = net__bound_list; b; b = b->bound_next) {
     if (b->state != SS_LISTEN || b->domain == AF_UNIX || b->local.port != to->port) continue;
     bool match;
     if (memcmp(b->local.ip, to->ip, 16) == 0) match = true;
@@ -473,7 +441,7 @@ struct net_sock *net_port_listener(int type, const struct net_addr *to) {
 }
 
 /* The source address a connection from this node to `to` gets. */
-static void source_for(const struct net_sock *s, const struct net_addr *to, struct net_addr *out) {
+void net__source_for(const struct net_sock *s, const struct net_addr *to, struct net_addr *out) {
   *out = s->local;
   out->family = s->domain;
   if (!s->bound || net_addr_is_any(&s->local)) {
@@ -505,7 +473,7 @@ int net_bind(struct net_file *f, const struct sockaddr *sa, socklen_t len) {
     }
     if (unix_bound(&a) != NULL) return EADDRINUSE;
     s->local = a;
-    bind_add(s);
+    net__bind_add(s);
     return 0;
   }
   if (!net_addr_is_local(&a)) {
@@ -518,17 +486,18 @@ int net_bind(struct net_file *f, const struct sockaddr *sa, socklen_t len) {
   s->local = a;
   if (a.port == 0) {
     uint16_t p;
-    if (ephemeral_port(&p) != 0) return EADDRINUSE;
+    if (net__ephemeral_port(s->type, &p) != 0) return EADDRINUSE;
     s->local.port = p;
-  } else if (port_conflict(s, a.port)) {
+  } else if (net__port_conflict(s, a.port)) {
     return EADDRINUSE;
   }
-  bind_add(s);
+  net__bind_add(s);
   return 0;
 }
 
 int net_listen(struct net_file *f, int backlog) {
   struct net_sock *s = net_sock_of(f);
+  if (s->type == SOCK_DGRAM) return EOPNOTSUPP;
   if (s->state != SS_NEW && s->state != SS_LISTEN) return EINVAL;
   if (!s->bound) {
     if (is_unix(s)) return EINVAL;
@@ -537,14 +506,14 @@ int net_listen(struct net_file *f, int backlog) {
     s->local.family = s->domain;
     if (s->domain == AF_INET) s->local.ip[10] = s->local.ip[11] = 0xff;
     uint16_t p;
-    if (ephemeral_port(&p) != 0) return EADDRINUSE;
+    if (net__ephemeral_port(s->type, &p) != 0) return EADDRINUSE;
     s->local.port = p;
-    bind_add(s);
+    net__bind_add(s);
   } else if (!is_unix(s) && s->state == SS_NEW) {
     /* Two listeners on one port need SO_REUSEPORT on both. */
-    for (const struct net_sock *b = bound_list; b; b = b->bound_next)
+    for (const struct net_sock *b = net__bound_list; b; b = b->bound_next)
       if (b != s && b->state == SS_LISTEN && b->domain != AF_UNIX && b->local.port == s->local.port &&
-          addr_overlap(s, b) && !(s->reuseport && b->reuseport))
+          net__addr_overlap(s, b) && !(s->reuseport && b->reuseport))
         return EADDRINUSE;
   }
   if (backlog < 0 || backlog > DETSIM_NET_BACKLOG_MAX) backlog = DETSIM_NET_BACKLOG_MAX;
@@ -562,7 +531,7 @@ static void disconnect(struct net_sock *s) {
   s->state = SS_NEW;
   s->so_error = 0;
   if (s->autobound) {
-    bind_remove(s);
+    net__bind_remove(s);
     s->autobound = false;
   }
 }
@@ -583,6 +552,7 @@ static int connect_wait(struct net_sock *s) {
 
 int net_connect(struct net_file *f, const struct sockaddr *sa, socklen_t len) {
   struct net_sock *s = net_sock_of(f);
+  if (s->type == SOCK_DGRAM) return net_udp_connect(f, sa, len);
   uint64_t now = detsim__now_ns();
   struct view v;
   view(s, now, &v);
@@ -634,18 +604,18 @@ int net_connect(struct net_file *f, const struct sockaddr *sa, socklen_t len) {
     }
     if (!s->bound || s->local.port == 0) {
       struct net_addr src;
-      source_for(s, &to, &src);
+      net__source_for(s, &to, &src);
       if (!s->bound) {
         uint16_t p;
-        if (ephemeral_port(&p) != 0) return EADDRNOTAVAIL;
+        if (net__ephemeral_port(s->type, &p) != 0) return EADDRNOTAVAIL;
         src.port = p;
         s->local = src;
-        bind_add(s);
+        net__bind_add(s);
         s->autobound = true;
       }
     } else if (net_addr_is_any(&s->local)) {
       struct net_addr src;
-      source_for(s, &to, &src);
+      net__source_for(s, &to, &src);
       s->local = src;
     }
     l = to.port != 0 ? net_port_listener(s->type, &to) : NULL;
@@ -722,6 +692,10 @@ static uint64_t accept_next(void *arg) {
 
 int net_accept(struct net_file *f, struct sockaddr *sa, socklen_t *len, int flags) {
   struct net_sock *s = net_sock_of(f);
+  if (s->type == SOCK_DGRAM) {
+    errno = EOPNOTSUPP;
+    return -1;
+  }
   if (s->state != SS_LISTEN) {
     errno = EINVAL;
     return -1;
@@ -780,6 +754,7 @@ static bool is_orphan_peer(const struct net_sock *s) {
 
 ssize_t net_sendmsg(struct net_file *f, const struct msghdr *msg, int flags) {
   struct net_sock *s = net_sock_of(f);
+  if (s->type == SOCK_DGRAM) return net_udp_sendmsg(f, msg, flags);
   if (flags & MSG_OOB) {
     net_unsupported("MSG_OOB", "out-of-band data");
     errno = EOPNOTSUPP;
@@ -860,6 +835,7 @@ ssize_t net_sendmsg(struct net_file *f, const struct msghdr *msg, int flags) {
 
 ssize_t net_recvmsg(struct net_file *f, struct msghdr *msg, int flags) {
   struct net_sock *s = net_sock_of(f);
+  if (s->type == SOCK_DGRAM) return net_udp_recvmsg(f, msg, flags);
   if (flags & MSG_OOB) {
     errno = EINVAL; /* no urgent data is ever sent: Linux's answer */
     return -1;
@@ -876,7 +852,7 @@ ssize_t net_recvmsg(struct net_file *f, struct msghdr *msg, int flags) {
   uint64_t deadline = s->rcvtimeo_ns ? detsim__now_ns() + s->rcvtimeo_ns : DETSIM_NO_DEADLINE;
   msg->msg_flags = 0;
   msg->msg_controllen = 0;
-  if (msg->msg_name != NULL && msg->msg_namelen > 0) msg->msg_namelen = 0; /* streams: no source address */
+  msg->msg_namelen = 0; /* a stream reports no source address */
   for (;;) {
     uint64_t now = detsim__now_ns();
     if (s->state == SS_NEW || s->state == SS_LISTEN) {
@@ -925,6 +901,13 @@ ssize_t net_recvmsg(struct net_file *f, struct msghdr *msg, int flags) {
 int net_shutdown(struct net_file *f, int how) {
   struct net_sock *s = net_sock_of(f);
   if (how != SHUT_RD && how != SHUT_WR && how != SHUT_RDWR) return EINVAL;
+  if (s->type == SOCK_DGRAM) {
+    if (s->state != SS_CONNECTED) return ENOTCONN;
+    if (how != SHUT_WR) s->shut_rd = true;
+    if (how != SHUT_RD) s->shut_wr = true;
+    f->changes++;
+    return 0;
+  }
   uint64_t now = detsim__now_ns();
   struct view v;
   view(s, now, &v);
@@ -959,6 +942,7 @@ static void abort_child(struct net_sock *child, uint64_t now) {
 
 void net_sock_release(struct net_sock *s) {
   uint64_t now = detsim__now_ns();
+  if (s->type == SOCK_DGRAM) net_udp_release(s);
   if (s->state == SS_LISTEN) {
     for (unsigned i = 0; i < s->qlen; i++) abort_child(s->queue[i], now);
     free(s->queue);
@@ -990,7 +974,7 @@ void net_sock_release(struct net_sock *s) {
     conn_detach(c, s->side);
     s->conn = NULL;
   }
-  if (s->bound) bind_remove(s);
+  if (s->bound) net__bind_remove(s);
   free(s);
 }
 
@@ -1000,6 +984,11 @@ int net_getsockname(struct net_file *f, struct sockaddr *sa, socklen_t *len, boo
   struct net_sock *s = net_sock_of(f);
   if (len == NULL) return EFAULT;
   if ((int)*len < 0) return EINVAL;
+  if (peer && s->type == SOCK_DGRAM) {
+    if (s->state != SS_CONNECTED) return ENOTCONN;
+    net_addr_to(s->domain, &s->peer, sa, len);
+    return 0;
+  }
   if (peer) {
     struct view v;
     view(s, detsim__now_ns(), &v);
@@ -1020,253 +1009,28 @@ int net_getsockname(struct net_file *f, struct sockaddr *sa, socklen_t *len, boo
   return 0;
 }
 
-/* ---- options ---- */
-
-static int *stored(struct net_sock *s, int level, int name, bool create) {
-  for (unsigned i = 0; i < s->nopts; i++)
-    if (s->opts[i].level == level && s->opts[i].name == name) return &s->opts[i].value;
-  if (!create) return NULL;
-  if (s->nopts == DETSIM_NET_SOCKOPTS_MAX) {
-    net_limit("net_sockopts_max", DETSIM_NET_SOCKOPTS_MAX, "more distinct socket options set on one socket");
-    return NULL;
+int net__sock_take_error(struct net_sock *s) {
+  if (s->type == SOCK_DGRAM) {
+    int e = s->so_error;
+    s->so_error = 0;
+    return e;
   }
-  s->opts[s->nopts].level = level;
-  s->opts[s->nopts].name = name;
-  return &s->opts[s->nopts++].value;
-}
-
-/* Options the model accepts and remembers (it does not act on them): the
- * value read back is the value set, or Linux's default. */
-static bool plain_option(int level, int name, int *def) {
-  *def = 0;
-  if (level == SOL_SOCKET) {
-    switch (name) {
-    case SO_KEEPALIVE: case SO_BROADCAST: case SO_OOBINLINE: case SO_DONTROUTE: case SO_PRIORITY:
-    case SO_PASSCRED: case SO_TIMESTAMP: case SO_TIMESTAMPNS: case SO_MARK: case SO_BUSY_POLL:
-    case SO_ZEROCOPY: case SO_INCOMING_CPU: case SO_SNDLOWAT: case SO_PASSSEC:
-      return true;
-    case SO_RCVLOWAT: *def = 1; return true;
-    default: return false;
-    }
-  }
-  if (level == IPPROTO_TCP) {
-    switch (name) {
-    case TCP_NODELAY: case TCP_CORK: case TCP_QUICKACK: case TCP_DEFER_ACCEPT: case TCP_WINDOW_CLAMP:
-    case TCP_USER_TIMEOUT: case TCP_NOTSENT_LOWAT: case TCP_FASTOPEN: case TCP_FASTOPEN_CONNECT:
-    case TCP_THIN_LINEAR_TIMEOUTS: case TCP_LINGER2:
-      return true;
-    case TCP_MAXSEG: *def = 536; return true;
-    case TCP_KEEPIDLE: *def = 7200; return true;
-    case TCP_KEEPINTVL: *def = 75; return true;
-    case TCP_KEEPCNT: *def = 9; return true;
-    case TCP_SYNCNT: *def = 6; return true;
-    default: return false;
-    }
-  }
-  if (level == IPPROTO_IP) {
-    switch (name) {
-    case IP_TOS: case IP_RECVERR: case IP_FREEBIND: case IP_BIND_ADDRESS_NO_PORT: case IP_RECVTOS:
-      return true;
-    case IP_TTL: *def = 64; return true;
-    case IP_MTU_DISCOVER: *def = IP_PMTUDISC_WANT; return true;
-    default: return false;
-    }
-  }
-  if (level == IPPROTO_IPV6) {
-    switch (name) {
-    case IPV6_TCLASS: case IPV6_RECVERR: case IPV6_RECVTCLASS:
-      return true;
-    case IPV6_UNICAST_HOPS: *def = 64; return true;
-    default: return false;
-    }
-  }
-  return false;
-}
-
-static const char *level_name(int level) {
-  switch (level) {
-  case SOL_SOCKET: return "SOL_SOCKET";
-  case IPPROTO_TCP: return "IPPROTO_TCP";
-  case IPPROTO_IP: return "IPPROTO_IP";
-  case IPPROTO_IPV6: return "IPPROTO_IPV6";
-  default: return "an unknown level";
-  }
-}
-
-static int unknown_option(int level, int name, const char *call) {
-  char what[96];
-  snprintf(what, sizeof what, "%s(%s, %d)", call, level_name(level), name);
-  if (level == SOL_SOCKET || level == IPPROTO_TCP || level == IPPROTO_IP || level == IPPROTO_IPV6)
-    net_unsupported(what, "this socket option");
-  else
-    net_unsupported(what, "this socket option level");
-  return ENOPROTOOPT;
-}
-
-static bool level_fits(const struct net_sock *s, int level) {
-  if (level == SOL_SOCKET) return true;
-  if (is_unix(s)) return false;
-  if (level == IPPROTO_TCP || level == IPPROTO_IP) return true;
-  return level == IPPROTO_IPV6 && s->domain == AF_INET6;
-}
-
-static uint64_t timeval_ns(const struct timeval *tv) {
-  return (uint64_t)tv->tv_sec * 1000000000ull + (uint64_t)tv->tv_usec * 1000ull;
-}
-
-int net_setsockopt(struct net_file *f, int level, int name, const void *val, socklen_t len) {
-  struct net_sock *s = net_sock_of(f);
-  if (!level_fits(s, level)) {
-    if (is_unix(s)) return EOPNOTSUPP;
-    return unknown_option(level, name, "setsockopt");
-  }
-  if (val == NULL && len > 0) return EFAULT;
-  if (level == SOL_SOCKET && (name == SO_RCVTIMEO_OLD || name == SO_SNDTIMEO_OLD ||
-                             name == SO_RCVTIMEO_NEW || name == SO_SNDTIMEO_NEW)) {
-    if (len < (socklen_t)sizeof(struct timeval)) return EINVAL;
-    struct timeval tv;
-    memcpy(&tv, val, sizeof tv);
-    if (tv.tv_usec < 0 || tv.tv_usec >= 1000000) return EDOM;
-    uint64_t ns = tv.tv_sec < 0 ? 0 : timeval_ns(&tv);
-    if (name == SO_RCVTIMEO_OLD || name == SO_RCVTIMEO_NEW) s->rcvtimeo_ns = ns;
-    else s->sndtimeo_ns = ns;
-    return 0;
-  }
-  if (level == SOL_SOCKET && name == SO_LINGER) {
-    if (len < (socklen_t)sizeof(struct linger)) return EINVAL;
-    struct linger lg;
-    memcpy(&lg, val, sizeof lg);
-    s->linger_on = lg.l_onoff != 0;
-    s->linger_s = lg.l_linger;
-    return 0;
-  }
-  if (level == SOL_SOCKET && name == SO_BINDTODEVICE) {
-    if (len == 0 || (len >= 2 && memcmp(val, "lo", 2) == 0 && (len == 2 || ((const char *)val)[2] == '\0')))
-      return 0;
-    net_unsupported("SO_BINDTODEVICE to a device other than lo", "this node has only the loopback device");
-    return ENODEV;
-  }
-  if (level == IPPROTO_TCP && name == TCP_CONGESTION) return 0; /* any algorithm: no congestion is modeled */
-  if (len < (socklen_t)sizeof(int)) return EINVAL;
-  int x;
-  memcpy(&x, val, sizeof x);
-  if (level == SOL_SOCKET) {
-    switch (name) {
-    case SO_REUSEADDR: s->reuseaddr = x != 0; return 0;
-    case SO_REUSEPORT: s->reuseport = x != 0; return 0;
-    case SO_RCVBUF: case SO_RCVBUFFORCE: s->rcvbuf = x; return 0;
-    case SO_SNDBUF: case SO_SNDBUFFORCE: s->sndbuf = x; return 0;
-    case SO_ERROR: case SO_TYPE: case SO_DOMAIN: case SO_PROTOCOL: case SO_ACCEPTCONN: case SO_PEERCRED:
-      return ENOPROTOOPT;
-    default: break;
-    }
-  }
-  if (level == IPPROTO_IPV6 && name == IPV6_V6ONLY) {
-    if (s->bound) return EINVAL;
-    s->v6only = x != 0;
-    return 0;
-  }
-  int def;
-  if (!plain_option(level, name, &def)) return unknown_option(level, name, "setsockopt");
-  int *slot = stored(s, level, name, true);
-  if (slot == NULL) return ENOMEM;
-  *slot = x;
-  return 0;
-}
-
-static int put_int(void *val, socklen_t *len, int x) {
-  if (len == NULL || val == NULL) return EFAULT;
-  if ((int)*len < 0) return EINVAL;
-  socklen_t n = *len < (socklen_t)sizeof x ? *len : (socklen_t)sizeof x;
-  memcpy(val, &x, n);
-  *len = n;
-  return 0;
-}
-
-/* Linux doubles a buffer size set by setsockopt (bookkeeping overhead) and
- * has a floor. */
-static int linux_buf(int set, int floor) {
-  long v = set == (int)detsim__opt.net_buffer_bytes ? set : 2L * set;
-  if (v < floor) v = floor;
-  if (v > (long)DETSIM_NET_BUFFER_BYTES_MAX * 2) v = (long)DETSIM_NET_BUFFER_BYTES_MAX * 2;
-  return (int)v;
-}
-
-int net_getsockopt(struct net_file *f, int level, int name, void *val, socklen_t *len) {
-  struct net_sock *s = net_sock_of(f);
-  if (!level_fits(s, level)) {
-    if (is_unix(s)) return EOPNOTSUPP;
-    unknown_option(level, name, "getsockopt");
-    return EOPNOTSUPP; /* ip_getsockopt's answer to a level it does not know */
-  }
-  if (len == NULL) return EFAULT;
-  if (level == SOL_SOCKET) {
-    switch (name) {
-    case SO_ERROR: {
-      struct view v;
-      view(s, detsim__now_ns(), &v);
-      int e = v.err;
-      if (e) consume_error(s, &v);
-      return put_int(val, len, e);
-    }
-    case SO_TYPE: return put_int(val, len, s->type);
-    case SO_DOMAIN: return put_int(val, len, s->domain);
-    case SO_PROTOCOL: return put_int(val, len, s->protocol);
-    case SO_ACCEPTCONN: return put_int(val, len, s->state == SS_LISTEN);
-    case SO_REUSEADDR: return put_int(val, len, s->reuseaddr);
-    case SO_REUSEPORT: return put_int(val, len, s->reuseport);
-    case SO_RCVBUF: return put_int(val, len, linux_buf(s->rcvbuf, 2304));
-    case SO_SNDBUF: return put_int(val, len, linux_buf(s->sndbuf, 4608));
-    case SO_LINGER: {
-      struct linger lg = { s->linger_on, s->linger_s };
-      socklen_t n = *len < (socklen_t)sizeof lg ? *len : (socklen_t)sizeof lg;
-      if (val == NULL) return EFAULT;
-      memcpy(val, &lg, n);
-      *len = n;
-      return 0;
-    }
-    case SO_RCVTIMEO_OLD:
-    case SO_SNDTIMEO_OLD:
-    case SO_RCVTIMEO_NEW:
-    case SO_SNDTIMEO_NEW: {
-      uint64_t ns = name == SO_RCVTIMEO_OLD || name == SO_RCVTIMEO_NEW ? s->rcvtimeo_ns : s->sndtimeo_ns;
-      struct timeval tv = { (time_t)(ns / 1000000000ull), (suseconds_t)(ns % 1000000000ull / 1000) };
-      socklen_t n = *len < (socklen_t)sizeof tv ? *len : (socklen_t)sizeof tv;
-      if (val == NULL) return EFAULT;
-      memcpy(val, &tv, n);
-      *len = n;
-      return 0;
-    }
-    case SO_PEERCRED: {
-      if (!is_unix(s)) return ENOPROTOOPT;
-      struct ucred cr = { getpid(), getuid(), getgid() };
-      socklen_t n = *len < (socklen_t)sizeof cr ? *len : (socklen_t)sizeof cr;
-      if (val == NULL) return EFAULT;
-      memcpy(val, &cr, n);
-      *len = n;
-      return 0;
-    }
-    default: break;
-    }
-  }
-  if (level == IPPROTO_IPV6 && name == IPV6_V6ONLY) return put_int(val, len, s->v6only);
-  if (level == IPPROTO_TCP && name == TCP_CONGESTION) {
-    static const char algo[16] = "cubic";
-    socklen_t n = *len < 16 ? *len : 16;
-    if (val == NULL) return EFAULT;
-    memcpy(val, algo, n);
-    *len = n;
-    return 0;
-  }
-  int def;
-  if (!plain_option(level, name, &def)) return unknown_option(level, name, "getsockopt");
-  int *slot = stored(s, level, name, false);
-  return put_int(val, len, slot ? *slot : def);
+  struct view v;
+  view(s, detsim__now_ns(), &v);
+  if (v.err) consume_error(s, &v);
+  return v.err;
 }
 
 int net_ioctl_sock(struct net_file *f, unsigned long req, void *arg) {
   struct net_sock *s = net_sock_of(f);
   uint64_t now = detsim__now_ns();
+  if (req == FIONREAD && s->type == SOCK_DGRAM) {
+    uint64_t n = net_udp_first_len(s, now);
+    if (arg == NULL) return EFAULT;
+    int x = (int)n;
+    memcpy(arg, &x, sizeof x);
+    return 0;
+  }
   if (req == FIONREAD) {
     if (s->state == SS_LISTEN) return EINVAL;
     struct view v;
@@ -1279,7 +1043,7 @@ int net_ioctl_sock(struct net_file *f, unsigned long req, void *arg) {
   if (req == SIOCOUTQ) {
     if (s->state == SS_LISTEN) return EINVAL;
     int n = 0;
-    if (s->conn != NULL && !is_orphan_peer(s)) {
+    if (s->type == SOCK_STREAM && s->conn != NULL && !is_orphan_peer(s)) {
       const struct net_stream *out = &s->conn->dir[s->side];
       uint64_t q = out->tail - out->head - net_stream_avail(out, now);
       n = (int)(q > INT32_MAX ? INT32_MAX : q);
