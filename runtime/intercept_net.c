@@ -94,8 +94,16 @@ static int as_call(int e) {
 
 /* ---- creating descriptors ---- */
 
+/* The runtime's own library calls (libunwind validates addresses through a
+ * pipe while it takes a backtrace) get real kernel objects, and so do pipes,
+ * eventfds and epolls made before the simulation starts (a library's
+ * constructor): they are the process's plumbing, not the program's network.
+ * Sockets are always simulated. */
+static bool plumbing_is_real(void) { return detsim__internal() || !detsim__running(); }
+
 DETSIM_EXPORT int __detsim_socket(int domain, int type, int protocol) {
   PC();
+  if (detsim__internal()) return REAL(socket)(domain, type, protocol);
   net_enter(DETSIM_EV_net_socket, NULL, (uint32_t)domain);
   return (int)leave_fd(NULL, net_socket(domain, type, protocol));
 }
@@ -111,6 +119,7 @@ DETSIM_INTERCEPT_ALIAS(socketpair)
 
 DETSIM_EXPORT int __detsim_pipe2(int fds[2], int flags) {
   PC();
+  if (plumbing_is_real()) return REAL(pipe2)(fds, flags);
   net_enter(DETSIM_EV_net_socket, NULL, 0);
   int r = as_call(net_pipe2(fds, flags));
   return (int)leave(NULL, r);
@@ -119,6 +128,7 @@ DETSIM_INTERCEPT_ALIAS(pipe2)
 
 DETSIM_EXPORT int __detsim_pipe(int fds[2]) {
   PC();
+  if (plumbing_is_real()) return REAL(pipe)(fds);
   net_enter(DETSIM_EV_net_socket, NULL, 0);
   int r = as_call(net_pipe2(fds, 0));
   return (int)leave(NULL, r);
@@ -127,6 +137,7 @@ DETSIM_INTERCEPT_ALIAS(pipe)
 
 DETSIM_EXPORT int __detsim_eventfd(unsigned int initval, int flags) {
   PC();
+  if (plumbing_is_real()) return REAL(eventfd)(initval, flags);
   net_enter(DETSIM_EV_net_socket, NULL, 1);
   return (int)leave_fd(NULL, net_eventfd(initval, flags));
 }
@@ -134,6 +145,7 @@ DETSIM_INTERCEPT_ALIAS(eventfd)
 
 DETSIM_EXPORT int __detsim_epoll_create1(int flags) {
   PC();
+  if (plumbing_is_real()) return REAL(epoll_create1)(flags);
   net_enter(DETSIM_EV_net_socket, NULL, 2);
   return (int)leave_fd(NULL, net_epoll_create(flags));
 }
@@ -141,6 +153,7 @@ DETSIM_INTERCEPT_ALIAS(epoll_create1)
 
 DETSIM_EXPORT int __detsim_epoll_create(int size) {
   PC();
+  if (plumbing_is_real()) return REAL(epoll_create)(size);
   if (size <= 0) return (int)fail(EINVAL);
   net_enter(DETSIM_EV_net_socket, NULL, 2);
   return (int)leave_fd(NULL, net_epoll_create(0));

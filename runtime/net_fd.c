@@ -91,9 +91,10 @@ int net_fd_alloc(struct net_file *f, bool cloexec, int min_fd) {
   }
   if (fd_table[fd] != NULL) {
     /* The kernel reused a number we still held: something closed our
-     * placeholder behind the simulation's back (e.g. fclose on fdopen). */
+     * placeholder behind the simulation's back (fclose after fdopen,
+     * close_range).  Forget the stale descriptor; the new placeholder stays. */
     net_unsupported("a simulated descriptor closed outside the simulation", "its number was reused");
-    net_fd_close(fd);
+    net_fd_unmap(fd);
   }
   fd_table[fd] = f;
   fd_cloexec_bits[fd] = cloexec;
@@ -167,6 +168,10 @@ int net_fd_dup(int oldfd, int newfd, int flags, int min_fd, bool at_newfd) {
       REAL(close)(fd);
       errno = EMFILE;
       return -1;
+    }
+    if (fd_table[fd] != NULL) {
+      net_unsupported("a simulated descriptor closed outside the simulation", "its number was reused");
+      net_fd_unmap(fd);
     }
     fd_table[fd] = f;
     fd_cloexec_bits[fd] = cloexec;

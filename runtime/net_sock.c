@@ -898,6 +898,17 @@ ssize_t net_recvmsg(struct net_file *f, struct msghdr *msg, int flags) {
   }
 }
 
+/* A child in a backlog that is never accepted: RST to the client. */
+static void abort_child(struct net_sock *child, uint64_t now) {
+  struct net_conn *c = child->conn;
+  struct net_stream *out = &c->dir[child->side];
+  net_stream_rst_at(out, net_stream_send_time(out, now > child->ready_at ? now : child->ready_at));
+  struct net_sock *client = c->end[1 - child->side];
+  if (client && client->file) client->file->changes++;
+  conn_detach(c, child->side);
+  free(child);
+}
+
 int net_shutdown(struct net_file *f, int how) {
   struct net_sock *s = net_sock_of(f);
   if (how != SHUT_RD && how != SHUT_WR && how != SHUT_RDWR) return EINVAL;
@@ -911,7 +922,17 @@ int net_shutdown(struct net_file *f, int how) {
   uint64_t now = detsim__now_ns();
   struct view v;
   view(s, now, &v);
-  if (s->state == SS_LISTEN) return 0;
+  if (s->state == SS_LISTEN) {
+    if (how == SHUT_WR) return 0;
+    /* Linux disconnects a listener shut for reading: pending connections
+     * are reset and a blocked accept returns EINVAL (a server's way to stop
+     * its accept loop). */
+    for (unsigned i = 0; i < s->qlen; i++) abort_child(s->queue[i], now);
+    s->qlen = 0;
+    s->state = SS_NEW;
+    f->changes++;
+    return 0;
+  }
   if (s->state == SS_NEW || v.closed || v.connecting) {
     if (how != SHUT_WR) s->shut_rd = true;
     if (how != SHUT_RD) s->shut_wr = true;
@@ -927,17 +948,6 @@ int net_shutdown(struct net_file *f, int how) {
   struct net_sock *p = peer_of(s);
   if (p != NULL && p->file != NULL) p->file->changes++;
   return 0;
-}
-
-/* A child in a backlog that is never accepted: RST to the client. */
-static void abort_child(struct net_sock *child, uint64_t now) {
-  struct net_conn *c = child->conn;
-  struct net_stream *out = &c->dir[child->side];
-  net_stream_rst_at(out, net_stream_send_time(out, now > child->ready_at ? now : child->ready_at));
-  struct net_sock *client = c->end[1 - child->side];
-  if (client && client->file) client->file->changes++;
-  conn_detach(c, child->side);
-  free(child);
 }
 
 void net_sock_release(struct net_sock *s) {
