@@ -56,6 +56,66 @@
 /* Size of a path option (trace file). */
 #define DETSIM_PATH_BYTES_MAX 1024
 
+/* ---- the simulated network (net_*.c) ---- */
+
+/* Simulated descriptors open at once (default; option net_max_fds).  A
+ * simulated descriptor holds one real placeholder descriptor (its number),
+ * so the process's RLIMIT_NOFILE bounds it too; past either, calls fail with
+ * EMFILE as Linux would, and the run says which limit it was. */
+#define DETSIM_NET_MAX_FDS_DEFAULT 4096
+
+/* Highest fd number + 1 that may be simulated: the descriptor table is
+ * indexed by number (512 KiB of pointers, touched only where used). */
+#define DETSIM_NET_FD_NUMBER_MAX 65536
+
+/* Sockets, pipes, eventfds and epoll instances alive at once, descriptors
+ * closed but connections still draining included.  Past it: EMFILE/ENFILE
+ * and a message naming the limit. */
+#define DETSIM_NET_MAX_OBJECTS 65536
+
+/* Bytes queued in one direction of a connection (in flight + unread) by
+ * default (option net_buffer_bytes): about Linux's default receive buffer
+ * on loopback.  A writer blocks (or gets EAGAIN) when it is full. */
+#define DETSIM_NET_BUFFER_BYTES_DEFAULT (256u << 10)
+/* The most a program may ask for (SO_RCVBUF) or the option may set. */
+#define DETSIM_NET_BUFFER_BYTES_MAX (64u << 20)
+
+/* A pipe's capacity: Linux's default (16 pages). */
+#define DETSIM_NET_PIPE_BYTES 65536u
+
+/* Segments in flight in one direction before new bytes are merged into the
+ * last one (which then arrives when the new bytes would): bounds memory per
+ * connection, never loses or reorders a byte. */
+#define DETSIM_NET_SEGMENTS_MAX 64
+
+/* Pending connections a listener holds (Linux's SOMAXCONN). */
+#define DETSIM_NET_BACKLOG_MAX 4096
+
+/* Registrations in all epoll instances together (Linux's max_user_watches
+ * is far larger; ENOSPC past it, as Linux). */
+#define DETSIM_NET_EPOLL_REGISTRATIONS_MAX 65536
+
+/* Epoll instances nested in each other (Linux's EP_MAX_NESTS). */
+#define DETSIM_NET_EPOLL_NEST_MAX 4
+
+/* Socket options remembered per socket (values set with setsockopt that
+ * the model does not act on, read back by getsockopt). */
+#define DETSIM_NET_SOCKOPTS_MAX 16
+
+/* One-way latency of a link (ns) drawn per connection direction, at most
+ * (default; option net_latency_max_ns).  2 ms: far above loopback's, well
+ * below the sleeps and timeouts programs use, so schedules vary without
+ * turning every test into a timeout test. */
+#define DETSIM_NET_LATENCY_NS_MAX_DEFAULT 2000000ull
+
+/* Linux's ephemeral port range (ip_local_port_range). */
+#define DETSIM_NET_EPHEMERAL_PORT_LOW 32768
+#define DETSIM_NET_EPHEMERAL_PORT_HIGH 60999
+
+_Static_assert(DETSIM_NET_MAX_FDS_DEFAULT <= DETSIM_NET_FD_NUMBER_MAX, "the default fits the table");
+_Static_assert(DETSIM_NET_BUFFER_BYTES_DEFAULT <= DETSIM_NET_BUFFER_BYTES_MAX, "default within the cap");
+_Static_assert(DETSIM_NET_SEGMENTS_MAX >= 2, "a segment array holds at least two");
+
 _Static_assert(DETSIM_MAX_THREADS_CREATED < 65535, "thread ids are 16-bit in trace records");
 _Static_assert(DETSIM_MAX_THREADS <= DETSIM_MAX_THREADS_CREATED, "live threads are a subset of created threads");
 _Static_assert((DETSIM_TRACE_EVENTS_DEFAULT & (DETSIM_TRACE_EVENTS_DEFAULT - 1)) == 0, "the trace ring is a power of two");

@@ -100,6 +100,21 @@ static int validate(char *err, unsigned errlen) {
              (unsigned long long)o->max_threads, DETSIM_MAX_THREADS);
     return -1;
   }
+  if (o->net_max_fds < 1 || o->net_max_fds > DETSIM_NET_FD_NUMBER_MAX) {
+    snprintf(err, errlen, "DETSIM_OPTIONS: bad value %llu for key 'net_max_fds' (expected 1..%d)",
+             (unsigned long long)o->net_max_fds, DETSIM_NET_FD_NUMBER_MAX);
+    return -1;
+  }
+  if (o->net_buffer_bytes < 1024 || o->net_buffer_bytes > DETSIM_NET_BUFFER_BYTES_MAX) {
+    snprintf(err, errlen, "DETSIM_OPTIONS: bad value %llu for key 'net_buffer_bytes' (expected 1024..%u)",
+             (unsigned long long)o->net_buffer_bytes, DETSIM_NET_BUFFER_BYTES_MAX);
+    return -1;
+  }
+  if (o->net_latency_max_ns > 60000000000ull) {
+    snprintf(err, errlen, "DETSIM_OPTIONS: bad value %llu for key 'net_latency_max_ns' (expected 0..60000000000)",
+             (unsigned long long)o->net_latency_max_ns);
+    return -1;
+  }
   if (o->trace_events < 16 || o->trace_events > DETSIM_TRACE_EVENTS_MAX) {
     snprintf(err, errlen, "DETSIM_OPTIONS: bad value %llu for key 'trace_events' (expected 16..%u)",
              (unsigned long long)o->trace_events, DETSIM_TRACE_EVENTS_MAX);

@@ -1,0 +1,739 @@
+/* Interceptors: sockets, pipes, eventfds, poll/select/epoll, and the
+ * descriptor calls (read, write, close, fcntl, ioctl, dup) that reach them.
+ *
+ * One shape for all of them:
+ *  - a call on a real descriptor goes to the kernel unchanged, with no event
+ *    and no yield point (regular files, the terminal, stdio);
+ *  - a call on a simulated descriptor is a yield point (the event names the
+ *    operation), then runs in the simulation while holding the file (a
+ *    concurrent close releases it when the call returns), then records its
+ *    outcome in the history;
+ *  - calls that create descriptors (socket, pipe, eventfd, epoll_create)
+ *    always create simulated ones: a simulation build never opens a real
+ *    socket.
+ * The descriptor is looked up again after the yield point: another thread
+ * may have closed it meanwhile.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
+#include <sys/ioctl.h>
+#include <sys/select.h>
+#include <sys/sendfile.h>
+#include <sys/socket.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+#include "clock.h"
+#include "net.h"
+#include "real.h"
+#include "sched.h"
+
+/* glibc's fortify entry points have no public prototypes. */
+ssize_t __read_chk(int fd, void *buf, size_t nbytes, size_t buflen);
+ssize_t __recv_chk(int fd, void *buf, size_t len, size_t buflen, int flags);
+ssize_t __recvfrom_chk(int fd, void *buf, size_t len, size_t buflen, int flags,
+                       struct sockaddr *addr, socklen_t *addrlen);
+int __poll_chk(struct pollfd *fds, nfds_t nfds, int timeout, size_t fdslen);
+int __ppoll_chk(struct pollfd *fds, nfds_t nfds, const struct timespec *timeout,
+                const sigset_t *ss, size_t fdslen);
+_Noreturn void __chk_fail(void);
+
+#define PC() (net__pc = (uintptr_t)__builtin_return_address(0))
+
+static uint32_t clamp32(uint64_t x) { return x > UINT32_MAX ? UINT32_MAX : (uint32_t)x; }
+
+/* Enters an operation on simulated descriptor fd: the yield point, then the
+ * file again (NULL if it was closed meanwhile), held. */
+static struct net_file *enter(enum detsim_event_kind kind, int fd, uint32_t aux) {
+  struct net_file *f = net_fd_get(fd);
+  net_enter(kind, f, aux);
+  f = net_fd_get(fd);
+  if (f != NULL) net_file_hold(f);
+  return f;
+}
+
+/* Records the outcome (result, or -errno) and releases the hold. */
+static long leave(struct net_file *f, long r) {
+  int e = errno;
+  net_result(f, r < 0 ? -e : r);
+  if (f != NULL) net_file_put(f);
+  errno = e;
+  return r;
+}
+
+/* For calls that return a new descriptor: the history records the file's
+ * id, never the number (numbers depend on what the process inherited). */
+static long leave_fd(struct net_file *f, int fd) {
+  int e = errno;
+  struct net_file *nf = fd >= 0 ? net_fd_get(fd) : NULL;
+  net_result(f, fd < 0 ? -e : nf != NULL ? (long)nf->id : 0);
+  if (f != NULL) net_file_put(f);
+  errno = e;
+  return fd;
+}
+
+static long fail(int e) {
+  errno = e;
+  return -1;
+}
+
+/* errno-style helper results (0 or an errno) as -1/errno. */
+static int as_call(int e) {
+  if (e == 0) return 0;
+  errno = e;
+  return -1;
+}
+
+/* ---- creating descriptors ---- */
+
+/* The runtime's own library calls (libunwind validates addresses through a
+ * pipe while it takes a backtrace) get real kernel objects, and so do pipes,
+ * eventfds and epolls made before the simulation starts (a library's
+ * constructor): they are the process's plumbing, not the program's network.
+ * Sockets are always simulated. */
+static bool plumbing_is_real(void) { return detsim__internal() || !detsim__running(); }
+
+DETSIM_EXPORT int __detsim_socket(int domain, int type, int protocol) {
+  PC();
+  if (detsim__internal()) return REAL(socket)(domain, type, protocol);
+  net_enter(DETSIM_EV_net_socket, NULL, (uint32_t)domain);
+  return (int)leave_fd(NULL, net_socket(domain, type, protocol));
+}
+DETSIM_INTERCEPT_ALIAS(socket)
+
+DETSIM_EXPORT int __detsim_socketpair(int domain, int type, int protocol, int sv[2]) {
+  PC();
+  net_enter(DETSIM_EV_net_socket, NULL, (uint32_t)domain);
+  int r = net_socketpair(domain, type, protocol, sv);
+  return (int)leave(NULL, r);
+}
+DETSIM_INTERCEPT_ALIAS(socketpair)
+
+DETSIM_EXPORT int __detsim_pipe2(int fds[2], int flags) {
+  PC();
+  if (plumbing_is_real()) return REAL(pipe2)(fds, flags);
+  net_enter(DETSIM_EV_net_socket, NULL, 0);
+  int r = as_call(net_pipe2(fds, flags));
+  return (int)leave(NULL, r);
+}
+DETSIM_INTERCEPT_ALIAS(pipe2)
+
+DETSIM_EXPORT int __detsim_pipe(int fds[2]) {
+  PC();
+  if (plumbing_is_real()) return REAL(pipe)(fds);
+  net_enter(DETSIM_EV_net_socket, NULL, 0);
+  int r = as_call(net_pipe2(fds, 0));
+  return (int)leave(NULL, r);
+}
+DETSIM_INTERCEPT_ALIAS(pipe)
+
+DETSIM_EXPORT int __detsim_eventfd(unsigned int initval, int flags) {
+  PC();
+  if (plumbing_is_real()) return REAL(eventfd)(initval, flags);
+  net_enter(DETSIM_EV_net_socket, NULL, 1);
+  return (int)leave_fd(NULL, net_eventfd(initval, flags));
+}
+DETSIM_INTERCEPT_ALIAS(eventfd)
+
+DETSIM_EXPORT int __detsim_epoll_create1(int flags) {
+  PC();
+  if (plumbing_is_real()) return REAL(epoll_create1)(flags);
+  net_enter(DETSIM_EV_net_socket, NULL, 2);
+  return (int)leave_fd(NULL, net_epoll_create(flags));
+}
+DETSIM_INTERCEPT_ALIAS(epoll_create1)
+
+DETSIM_EXPORT int __detsim_epoll_create(int size) {
+  PC();
+  if (plumbing_is_real()) return REAL(epoll_create)(size);
+  if (size <= 0) return (int)fail(EINVAL);
+  net_enter(DETSIM_EV_net_socket, NULL, 2);
+  return (int)leave_fd(NULL, net_epoll_create(0));
+}
+DETSIM_INTERCEPT_ALIAS(epoll_create)
+
+/* ---- socket calls (on a real descriptor: the kernel's answer) ---- */
+
+#define SOCK_ENTER(kind, fd, aux, real_call) \
+  PC(); \
+  if (net_fd_get(fd) == NULL) return real_call; \
+  struct net_file *f = enter(kind, fd, aux); \
+  if (f == NULL) return real_call;
+
+DETSIM_EXPORT int __detsim_bind(int fd, const struct sockaddr *sa, socklen_t len) {
+  SOCK_ENTER(DETSIM_EV_net_bind, fd, 0, REAL(bind)(fd, sa, len));
+  int r = f->kind == NET_SOCK ? as_call(net_bind(f, sa, len)) : (int)fail(ENOTSOCK);
+  return (int)leave(f, r);
+}
+DETSIM_INTERCEPT_ALIAS(bind)
+
+DETSIM_EXPORT int __detsim_listen(int fd, int backlog) {
+  SOCK_ENTER(DETSIM_EV_net_listen, fd, 0, REAL(listen)(fd, backlog));
+  int r = f->kind == NET_SOCK ? as_call(net_listen(f, backlog)) : (int)fail(ENOTSOCK);
+  return (int)leave(f, r);
+}
+DETSIM_INTERCEPT_ALIAS(listen)
+
+DETSIM_EXPORT int __detsim_accept4(int fd, struct sockaddr *sa, socklen_t *len, int flags) {
+  SOCK_ENTER(DETSIM_EV_net_accept, fd, 0, REAL(accept4)(fd, sa, len, flags));
+  int r = f->kind == NET_SOCK ? net_accept(f, sa, len, flags) : (int)fail(ENOTSOCK);
+  return (int)leave_fd(f, r);
+}
+DETSIM_INTERCEPT_ALIAS(accept4)
+
+DETSIM_EXPORT int __detsim_accept(int fd, struct sockaddr *sa, socklen_t *len) {
+  SOCK_ENTER(DETSIM_EV_net_accept, fd, 0, REAL(accept)(fd, sa, len));
+  int r = f->kind == NET_SOCK ? net_accept(f, sa, len, 0) : (int)fail(ENOTSOCK);
+  return (int)leave_fd(f, r);
+}
+DETSIM_INTERCEPT_ALIAS(accept)
+
+DETSIM_EXPORT int __detsim_connect(int fd, const struct sockaddr *sa, socklen_t len) {
+  SOCK_ENTER(DETSIM_EV_net_connect, fd, 0, REAL(connect)(fd, sa, len));
+  int r = f->kind == NET_SOCK ? as_call(net_connect(f, sa, len)) : (int)fail(ENOTSOCK);
+  return (int)leave(f, r);
+}
+DETSIM_INTERCEPT_ALIAS(connect)
+
+DETSIM_EXPORT int __detsim_shutdown(int fd, int how) {
+  SOCK_ENTER(DETSIM_EV_net_shutdown, fd, (uint32_t)how, REAL(shutdown)(fd, how));
+  int r = f->kind == NET_SOCK ? as_call(net_shutdown(f, how)) : (int)fail(ENOTSOCK);
+  return (int)leave(f, r);
+}
+DETSIM_INTERCEPT_ALIAS(shutdown)
+
+DETSIM_EXPORT int __detsim_getsockname(int fd, struct sockaddr *sa, socklen_t *len) {
+  SOCK_ENTER(DETSIM_EV_net_sockopt, fd, 0, REAL(getsockname)(fd, sa, len));
+  int r = f->kind == NET_SOCK ? as_call(net_getsockname(f, sa, len, false)) : (int)fail(ENOTSOCK);
+  return (int)leave(f, r);
+}
+DETSIM_INTERCEPT_ALIAS(getsockname)
+
+DETSIM_EXPORT int __detsim_getpeername(int fd, struct sockaddr *sa, socklen_t *len) {
+  SOCK_ENTER(DETSIM_EV_net_sockopt, fd, 1, REAL(getpeername)(fd, sa, len));
+  int r = f->kind == NET_SOCK ? as_call(net_getsockname(f, sa, len, true)) : (int)fail(ENOTSOCK);
+  return (int)leave(f, r);
+}
+DETSIM_INTERCEPT_ALIAS(getpeername)
+
+DETSIM_EXPORT int __detsim_setsockopt(int fd, int level, int name, const void *val, socklen_t len) {
+  SOCK_ENTER(DETSIM_EV_net_sockopt, fd, (uint32_t)name, REAL(setsockopt)(fd, level, name, val, len));
+  int r = f->kind == NET_SOCK ? as_call(net_setsockopt(f, level, name, val, len)) : (int)fail(ENOTSOCK);
+  return (int)leave(f, r);
+}
+DETSIM_INTERCEPT_ALIAS(setsockopt)
+
+DETSIM_EXPORT int __detsim_getsockopt(int fd, int level, int name, void *val, socklen_t *len) {
+  SOCK_ENTER(DETSIM_EV_net_sockopt, fd, (uint32_t)name, REAL(getsockopt)(fd, level, name, val, len));
+  int r = f->kind == NET_SOCK ? as_call(net_getsockopt(f, level, name, val, len)) : (int)fail(ENOTSOCK);
+  return (int)leave(f, r);
+}
+DETSIM_INTERCEPT_ALIAS(getsockopt)
+
+/* ---- data ---- */
+
+static ssize_t sim_send(struct net_file *f, const struct msghdr *msg, int flags, bool is_socket_call) {
+  switch (f->kind) {
+  case NET_SOCK: return net_sendmsg(f, msg, flags);
+  case NET_PIPE_WRITE:
+  case NET_PIPE_READ:
+    if (is_socket_call) return fail(ENOTSOCK);
+    return net_pipe_writev(f, msg->msg_iov, (int)msg->msg_iovlen, false);
+  case NET_EVENTFD:
+    if (is_socket_call) return fail(ENOTSOCK);
+    if (msg->msg_iovlen < 1) return fail(EINVAL);
+    return net_eventfd_write(f, msg->msg_iov[0].iov_base, msg->msg_iov[0].iov_len);
+  case NET_EPOLL: return fail(is_socket_call ? ENOTSOCK : EINVAL);
+  }
+  return fail(EBADF);
+}
+
+static ssize_t sim_recv(struct net_file *f, struct msghdr *msg, int flags, bool is_socket_call) {
+  switch (f->kind) {
+  case NET_SOCK: return net_recvmsg(f, msg, flags);
+  case NET_PIPE_READ:
+  case NET_PIPE_WRITE:
+    if (is_socket_call) return fail(ENOTSOCK);
+    return net_pipe_readv(f, msg->msg_iov, (int)msg->msg_iovlen);
+  case NET_EVENTFD:
+    if (is_socket_call) return fail(ENOTSOCK);
+    if (msg->msg_iovlen < 1) return fail(EINVAL);
+    return net_eventfd_read(f, msg->msg_iov[0].iov_base, msg->msg_iov[0].iov_len);
+  case NET_EPOLL: return fail(is_socket_call ? ENOTSOCK : EINVAL);
+  }
+  return fail(EBADF);
+}
+
+static struct msghdr one_iov(struct iovec *iov, void *buf, size_t len) {
+  iov->iov_base = buf;
+  iov->iov_len = len;
+  struct msghdr m;
+  memset(&m, 0, sizeof m);
+  m.msg_iov = iov;
+  m.msg_iovlen = 1;
+  return m;
+}
+
+DETSIM_EXPORT ssize_t __detsim_read(int fd, void *buf, size_t len) {
+  SOCK_ENTER(DETSIM_EV_net_recv, fd, clamp32(len), REAL(read)(fd, buf, len));
+  struct iovec iov;
+  struct msghdr m = one_iov(&iov, buf, len);
+  return leave(f, sim_recv(f, &m, 0, false));
+}
+DETSIM_INTERCEPT_ALIAS(read)
+
+DETSIM_EXPORT ssize_t __detsim___read_chk(int fd, void *buf, size_t len, size_t buflen) {
+  if (len > buflen) __chk_fail();
+  SOCK_ENTER(DETSIM_EV_net_recv, fd, clamp32(len), REAL(__read_chk)(fd, buf, len, buflen));
+  struct iovec iov;
+  struct msghdr m = one_iov(&iov, buf, len);
+  return leave(f, sim_recv(f, &m, 0, false));
+}
+DETSIM_INTERCEPT_ALIAS(__read_chk)
+
+DETSIM_EXPORT ssize_t __detsim_write(int fd, const void *buf, size_t len) {
+  SOCK_ENTER(DETSIM_EV_net_send, fd, clamp32(len), REAL(write)(fd, buf, len));
+  struct iovec iov;
+  struct msghdr m = one_iov(&iov, (void *)buf, len);
+  return leave(f, sim_send(f, &m, 0, false));
+}
+DETSIM_INTERCEPT_ALIAS(write)
+
+DETSIM_EXPORT ssize_t __detsim_readv(int fd, const struct iovec *iov, int iovcnt) {
+  SOCK_ENTER(DETSIM_EV_net_recv, fd, 0, REAL(readv)(fd, iov, iovcnt));
+  if (iovcnt < 0 || iovcnt > IOV_MAX) return leave(f, fail(EINVAL));
+  struct msghdr m;
+  memset(&m, 0, sizeof m);
+  m.msg_iov = (struct iovec *)iov;
+  m.msg_iovlen = (size_t)iovcnt;
+  return leave(f, sim_recv(f, &m, 0, false));
+}
+DETSIM_INTERCEPT_ALIAS(readv)
+
+DETSIM_EXPORT ssize_t __detsim_writev(int fd, const struct iovec *iov, int iovcnt) {
+  SOCK_ENTER(DETSIM_EV_net_send, fd, 0, REAL(writev)(fd, iov, iovcnt));
+  if (iovcnt < 0 || iovcnt > IOV_MAX) return leave(f, fail(EINVAL));
+  struct msghdr m;
+  memset(&m, 0, sizeof m);
+  m.msg_iov = (struct iovec *)iov;
+  m.msg_iovlen = (size_t)iovcnt;
+  return leave(f, sim_send(f, &m, 0, false));
+}
+DETSIM_INTERCEPT_ALIAS(writev)
+
+DETSIM_EXPORT ssize_t __detsim_send(int fd, const void *buf, size_t len, int flags) {
+  SOCK_ENTER(DETSIM_EV_net_send, fd, clamp32(len), REAL(send)(fd, buf, len, flags));
+  struct iovec iov;
+  struct msghdr m = one_iov(&iov, (void *)buf, len);
+  return leave(f, sim_send(f, &m, flags, true));
+}
+DETSIM_INTERCEPT_ALIAS(send)
+
+DETSIM_EXPORT ssize_t __detsim_sendto(int fd, const void *buf, size_t len, int flags,
+                                      const struct sockaddr *to, socklen_t tolen) {
+  SOCK_ENTER(DETSIM_EV_net_send, fd, clamp32(len), REAL(sendto)(fd, buf, len, flags, to, tolen));
+  struct iovec iov;
+  struct msghdr m = one_iov(&iov, (void *)buf, len);
+  m.msg_name = (void *)to; /* stream sockets ignore it, as Linux's TCP does */
+  m.msg_namelen = to != NULL ? tolen : 0;
+  return leave(f, sim_send(f, &m, flags, true));
+}
+DETSIM_INTERCEPT_ALIAS(sendto)
+
+DETSIM_EXPORT ssize_t __detsim_sendmsg(int fd, const struct msghdr *msg, int flags) {
+  SOCK_ENTER(DETSIM_EV_net_send, fd, 0, REAL(sendmsg)(fd, msg, flags));
+  if (msg == NULL) return leave(f, fail(EFAULT));
+  return leave(f, sim_send(f, msg, flags, true));
+}
+DETSIM_INTERCEPT_ALIAS(sendmsg)
+
+DETSIM_EXPORT ssize_t __detsim_recv(int fd, void *buf, size_t len, int flags) {
+  SOCK_ENTER(DETSIM_EV_net_recv, fd, clamp32(len), REAL(recv)(fd, buf, len, flags));
+  struct iovec iov;
+  struct msghdr m = one_iov(&iov, buf, len);
+  return leave(f, sim_recv(f, &m, flags, true));
+}
+DETSIM_INTERCEPT_ALIAS(recv)
+
+DETSIM_EXPORT ssize_t __detsim___recv_chk(int fd, void *buf, size_t len, size_t buflen, int flags) {
+  if (len > buflen) __chk_fail();
+  SOCK_ENTER(DETSIM_EV_net_recv, fd, clamp32(len), REAL(__recv_chk)(fd, buf, len, buflen, flags));
+  struct iovec iov;
+  struct msghdr m = one_iov(&iov, buf, len);
+  return leave(f, sim_recv(f, &m, flags, true));
+}
+DETSIM_INTERCEPT_ALIAS(__recv_chk)
+
+static ssize_t sim_recvfrom(struct net_file *f, void *buf, size_t len, int flags,
+                            struct sockaddr *from, socklen_t *fromlen) {
+  struct iovec iov;
+  struct msghdr m = one_iov(&iov, buf, len);
+  if (from != NULL && fromlen != NULL) {
+    m.msg_name = from;
+    m.msg_namelen = *fromlen;
+  }
+  ssize_t r = sim_recv(f, &m, flags, true);
+  /* A stream socket reports no source address (the length is set to 0). */
+  if (r >= 0 && from != NULL && fromlen != NULL) *fromlen = m.msg_namelen;
+  return r;
+}
+
+DETSIM_EXPORT ssize_t __detsim_recvfrom(int fd, void *buf, size_t len, int flags,
+                                        struct sockaddr *from, socklen_t *fromlen) {
+  SOCK_ENTER(DETSIM_EV_net_recv, fd, clamp32(len), REAL(recvfrom)(fd, buf, len, flags, from, fromlen));
+  return leave(f, sim_recvfrom(f, buf, len, flags, from, fromlen));
+}
+DETSIM_INTERCEPT_ALIAS(recvfrom)
+
+DETSIM_EXPORT ssize_t __detsim___recvfrom_chk(int fd, void *buf, size_t len, size_t buflen, int flags,
+                                              struct sockaddr *from, socklen_t *fromlen) {
+  if (len > buflen) __chk_fail();
+  SOCK_ENTER(DETSIM_EV_net_recv, fd, clamp32(len),
+             REAL(__recvfrom_chk)(fd, buf, len, buflen, flags, from, fromlen));
+  return leave(f, sim_recvfrom(f, buf, len, flags, from, fromlen));
+}
+DETSIM_INTERCEPT_ALIAS(__recvfrom_chk)
+
+DETSIM_EXPORT ssize_t __detsim_recvmsg(int fd, struct msghdr *msg, int flags) {
+  SOCK_ENTER(DETSIM_EV_net_recv, fd, 0, REAL(recvmsg)(fd, msg, flags));
+  if (msg == NULL) return leave(f, fail(EFAULT));
+  return leave(f, sim_recv(f, msg, flags, true));
+}
+DETSIM_INTERCEPT_ALIAS(recvmsg)
+
+DETSIM_EXPORT int __detsim_eventfd_read(int fd, eventfd_t *value) {
+  SOCK_ENTER(DETSIM_EV_net_recv, fd, 8, REAL(eventfd_read)(fd, value));
+  ssize_t r = f->kind == NET_EVENTFD ? net_eventfd_read(f, value, sizeof *value) : fail(EINVAL);
+  return (int)leave(f, r < 0 ? -1 : 0);
+}
+DETSIM_INTERCEPT_ALIAS(eventfd_read)
+
+DETSIM_EXPORT int __detsim_eventfd_write(int fd, eventfd_t value) {
+  SOCK_ENTER(DETSIM_EV_net_send, fd, 8, REAL(eventfd_write)(fd, value));
+  ssize_t r = f->kind == NET_EVENTFD ? net_eventfd_write(f, &value, sizeof value) : fail(EINVAL);
+  return (int)leave(f, r < 0 ? -1 : 0);
+}
+DETSIM_INTERCEPT_ALIAS(eventfd_write)
+
+/* Calls that would move bytes between a simulated descriptor and the kernel
+ * directly: refused loudly on simulated descriptors. */
+DETSIM_EXPORT ssize_t __detsim_sendfile(int out_fd, int in_fd, off_t *offset, size_t count) {
+  PC();
+  if (net_fd_get(out_fd) == NULL && net_fd_get(in_fd) == NULL) return REAL(sendfile)(out_fd, in_fd, offset, count);
+  net_unsupported("sendfile on a simulated descriptor", "copy with read and write instead");
+  return fail(EINVAL);
+}
+DETSIM_INTERCEPT_ALIAS(sendfile)
+
+DETSIM_EXPORT ssize_t __detsim_sendfile64(int out_fd, int in_fd, off64_t *offset, size_t count) {
+  PC();
+  if (net_fd_get(out_fd) == NULL && net_fd_get(in_fd) == NULL) return REAL(sendfile64)(out_fd, in_fd, offset, count);
+  net_unsupported("sendfile on a simulated descriptor", "copy with read and write instead");
+  return fail(EINVAL);
+}
+DETSIM_INTERCEPT_ALIAS(sendfile64)
+
+DETSIM_EXPORT int __detsim_sendmmsg(int fd, struct mmsghdr *v, unsigned int n, int flags) {
+  PC();
+  if (net_fd_get(fd) == NULL) return REAL(sendmmsg)(fd, v, n, flags);
+  net_unsupported("sendmmsg on a simulated descriptor", "datagram batches are not simulated yet");
+  return (int)fail(EOPNOTSUPP);
+}
+DETSIM_INTERCEPT_ALIAS(sendmmsg)
+
+DETSIM_EXPORT int __detsim_recvmmsg(int fd, struct mmsghdr *v, unsigned int n, int flags, struct timespec *t) {
+  PC();
+  if (net_fd_get(fd) == NULL) return REAL(recvmmsg)(fd, v, n, flags, t);
+  net_unsupported("recvmmsg on a simulated descriptor", "datagram batches are not simulated yet");
+  return (int)fail(EOPNOTSUPP);
+}
+DETSIM_INTERCEPT_ALIAS(recvmmsg)
+
+/* ---- descriptors ---- */
+
+DETSIM_EXPORT int __detsim_close(int fd) {
+  PC();
+  if (net_fd_get(fd) == NULL) return REAL(close)(fd);
+  net_enter(DETSIM_EV_net_close, net_fd_get(fd), 0);
+  if (net_fd_get(fd) == NULL) return REAL(close)(fd);
+  int r = net_fd_close(fd);
+  return (int)leave(NULL, r);
+}
+DETSIM_INTERCEPT_ALIAS(close)
+
+DETSIM_EXPORT int __detsim_dup(int fd) {
+  PC();
+  if (net_fd_get(fd) == NULL) return REAL(dup)(fd);
+  struct net_file *f = enter(DETSIM_EV_net_sockopt, fd, 0);
+  if (f == NULL) return REAL(dup)(fd);
+  int r = net_fd_dup(fd, -1, 0, 0, false);
+  return (int)leave_fd(f, r);
+}
+DETSIM_INTERCEPT_ALIAS(dup)
+
+static int sim_dup3(int oldfd, int newfd, int flags, bool is_dup2) {
+  if (net_fd_get(oldfd) == NULL) {
+    /* A real descriptor over a simulated one: the kernel replaces the
+     * placeholder; the simulated descriptor is closed. */
+    int r = is_dup2 ? REAL(dup2)(oldfd, newfd) : REAL(dup3)(oldfd, newfd, flags);
+    if (r >= 0 && oldfd != newfd && net_fd_get(newfd) != NULL) net_fd_unmap(newfd);
+    return r;
+  }
+  struct net_file *f = enter(DETSIM_EV_net_sockopt, oldfd, 0);
+  if (f == NULL) return (int)fail(EBADF);
+  int r;
+  if (!is_dup2 && (oldfd == newfd || (flags & ~O_CLOEXEC))) r = (int)fail(EINVAL);
+  else r = net_fd_dup(oldfd, newfd, flags, 0, true);
+  return (int)leave_fd(f, r);
+}
+
+DETSIM_EXPORT int __detsim_dup2(int oldfd, int newfd) {
+  PC();
+  if (net_fd_get(oldfd) == NULL && net_fd_get(newfd) == NULL) return REAL(dup2)(oldfd, newfd);
+  return sim_dup3(oldfd, newfd, 0, true);
+}
+DETSIM_INTERCEPT_ALIAS(dup2)
+
+DETSIM_EXPORT int __detsim_dup3(int oldfd, int newfd, int flags) {
+  PC();
+  if (net_fd_get(oldfd) == NULL && net_fd_get(newfd) == NULL) return REAL(dup3)(oldfd, newfd, flags);
+  return sim_dup3(oldfd, newfd, flags, false);
+}
+DETSIM_INTERCEPT_ALIAS(dup3)
+
+static int sim_fcntl(int fd, struct net_file *f, int cmd, uintptr_t arg) {
+  switch (cmd) {
+  case F_GETFL: {
+    int mode = f->kind == NET_PIPE_READ ? O_RDONLY : f->kind == NET_PIPE_WRITE ? O_WRONLY : O_RDWR;
+    return mode | (f->nonblock ? O_NONBLOCK : 0);
+  }
+  case F_SETFL:
+    f->nonblock = ((int)arg & O_NONBLOCK) != 0;
+    f->changes++;
+    return 0;
+  case F_GETFD: return net_fd_cloexec(fd) ? FD_CLOEXEC : 0;
+  case F_SETFD: net_fd_set_cloexec(fd, ((int)arg & FD_CLOEXEC) != 0); return 0;
+  case F_DUPFD:
+  case F_DUPFD_CLOEXEC:
+    if ((int)arg < 0) return (int)fail(EINVAL);
+    return net_fd_dup(fd, -1, cmd == F_DUPFD_CLOEXEC ? O_CLOEXEC : 0, (int)arg, false);
+  case F_GETPIPE_SZ:
+  case F_SETPIPE_SZ:
+    if (f->kind != NET_PIPE_READ && f->kind != NET_PIPE_WRITE) return (int)fail(EBADF);
+    return (int)DETSIM_NET_PIPE_BYTES;
+  default:
+    net_unsupported("this fcntl command on a simulated descriptor",
+                    "only F_GETFL, F_SETFL, F_GETFD, F_SETFD, F_DUPFD(_CLOEXEC) and F_GET/SETPIPE_SZ are simulated");
+    return (int)fail(EINVAL);
+  }
+}
+
+DETSIM_EXPORT int __detsim_fcntl(int fd, int cmd, ...) {
+  PC();
+  va_list ap;
+  va_start(ap, cmd);
+  uintptr_t arg = va_arg(ap, uintptr_t);
+  va_end(ap);
+  if (net_fd_get(fd) == NULL) return REAL(fcntl)(fd, cmd, arg);
+  struct net_file *f = enter(DETSIM_EV_net_sockopt, fd, (uint32_t)cmd);
+  if (f == NULL) return REAL(fcntl)(fd, cmd, arg);
+  int r = sim_fcntl(fd, f, cmd, arg);
+  return (int)(cmd == F_DUPFD || cmd == F_DUPFD_CLOEXEC ? leave_fd(f, r) : leave(f, r));
+}
+DETSIM_INTERCEPT_ALIAS(fcntl)
+
+DETSIM_EXPORT int __detsim_fcntl64(int fd, int cmd, ...) {
+  PC();
+  va_list ap;
+  va_start(ap, cmd);
+  uintptr_t arg = va_arg(ap, uintptr_t);
+  va_end(ap);
+  if (net_fd_get(fd) == NULL) return REAL(fcntl64)(fd, cmd, arg);
+  struct net_file *f = enter(DETSIM_EV_net_sockopt, fd, (uint32_t)cmd);
+  if (f == NULL) return REAL(fcntl64)(fd, cmd, arg);
+  int r = sim_fcntl(fd, f, cmd, arg);
+  return (int)(cmd == F_DUPFD || cmd == F_DUPFD_CLOEXEC ? leave_fd(f, r) : leave(f, r));
+}
+DETSIM_INTERCEPT_ALIAS(fcntl64)
+
+DETSIM_EXPORT int __detsim_ioctl(int fd, unsigned long req, ...) {
+  PC();
+  va_list ap;
+  va_start(ap, req);
+  void *arg = va_arg(ap, void *);
+  va_end(ap);
+  if (net_fd_get(fd) == NULL) return REAL(ioctl)(fd, req, arg);
+  struct net_file *f = enter(DETSIM_EV_net_sockopt, fd, (uint32_t)req);
+  if (f == NULL) return REAL(ioctl)(fd, req, arg);
+  int r;
+  if (req == FIONBIO) {
+    if (arg == NULL) r = (int)fail(EFAULT);
+    else {
+      int on;
+      memcpy(&on, arg, sizeof on);
+      f->nonblock = on != 0;
+      f->changes++;
+      r = 0;
+    }
+  } else if (req == FIOCLEX || req == FIONCLEX) {
+    net_fd_set_cloexec(fd, req == FIOCLEX);
+    r = 0;
+  } else if (f->kind == NET_SOCK) {
+    r = as_call(net_ioctl_sock(f, req, arg));
+  } else {
+    r = as_call(net_ioctl_pipe(f, req, arg));
+  }
+  return (int)leave(f, r);
+}
+DETSIM_INTERCEPT_ALIAS(ioctl)
+
+/* ---- readiness ---- */
+
+static uint64_t deadline_ms(int timeout_ms) {
+  if (timeout_ms < 0) return DETSIM_NO_DEADLINE;
+  return detsim__now_ns() + (uint64_t)timeout_ms * 1000000ull;
+}
+
+static uint64_t deadline_ts(const struct timespec *ts) {
+  if (ts == NULL) return DETSIM_NO_DEADLINE;
+  return detsim__deadline_after(ts);
+}
+
+/* A poll set waits in the simulation when it holds a simulated descriptor,
+ * or none at all (a sleep), from a simulated thread. */
+static bool poll_simulated(struct pollfd *fds, nfds_t nfds) {
+  if (detsim__self() == NULL) return false;
+  return nfds == 0 || net_poll_has_sim(fds, nfds);
+}
+
+static int sim_poll(struct pollfd *fds, nfds_t nfds, uint64_t deadline) {
+  net_enter(DETSIM_EV_net_poll, NULL, clamp32(nfds));
+  int r = net_poll(fds, nfds, deadline);
+  return (int)leave(NULL, r);
+}
+
+DETSIM_EXPORT int __detsim_poll(struct pollfd *fds, nfds_t nfds, int timeout) {
+  PC();
+  if (!poll_simulated(fds, nfds)) return REAL(poll)(fds, nfds, timeout);
+  return sim_poll(fds, nfds, deadline_ms(timeout));
+}
+DETSIM_INTERCEPT_ALIAS(poll)
+
+DETSIM_EXPORT int __detsim___poll_chk(struct pollfd *fds, nfds_t nfds, int timeout, size_t fdslen) {
+  PC();
+  if (fdslen / sizeof *fds < nfds) __chk_fail();
+  if (!poll_simulated(fds, nfds)) return REAL(__poll_chk)(fds, nfds, timeout, fdslen);
+  return sim_poll(fds, nfds, deadline_ms(timeout));
+}
+DETSIM_INTERCEPT_ALIAS(__poll_chk)
+
+DETSIM_EXPORT int __detsim_ppoll(struct pollfd *fds, nfds_t nfds, const struct timespec *timeout,
+                                 const sigset_t *sigmask) {
+  PC();
+  if (!poll_simulated(fds, nfds)) return REAL(ppoll)(fds, nfds, timeout, sigmask);
+  if (timeout != NULL && !detsim__timespec_valid(timeout)) return (int)fail(EINVAL);
+  /* The signal mask has no effect: signals are not simulated yet. */
+  return sim_poll(fds, nfds, deadline_ts(timeout));
+}
+DETSIM_INTERCEPT_ALIAS(ppoll)
+
+DETSIM_EXPORT int __detsim___ppoll_chk(struct pollfd *fds, nfds_t nfds, const struct timespec *timeout,
+                                       const sigset_t *sigmask, size_t fdslen) {
+  PC();
+  if (fdslen / sizeof *fds < nfds) __chk_fail();
+  if (!poll_simulated(fds, nfds)) return REAL(__ppoll_chk)(fds, nfds, timeout, sigmask, fdslen);
+  if (timeout != NULL && !detsim__timespec_valid(timeout)) return (int)fail(EINVAL);
+  return sim_poll(fds, nfds, deadline_ts(timeout));
+}
+DETSIM_INTERCEPT_ALIAS(__ppoll_chk)
+
+static bool select_simulated(int nfds, fd_set *r, fd_set *w, fd_set *e) {
+  if (detsim__self() == NULL) return false;
+  if (r == NULL && w == NULL && e == NULL) return true; /* a sleep */
+  if (nfds > FD_SETSIZE) nfds = FD_SETSIZE;
+  for (int fd = 0; fd < nfds; fd++) {
+    bool in = (r && FD_ISSET(fd, r)) || (w && FD_ISSET(fd, w)) || (e && FD_ISSET(fd, e));
+    if (in && net_fd_get(fd) != NULL) return true;
+  }
+  return false;
+}
+
+static int sim_select(int nfds, fd_set *r, fd_set *w, fd_set *e, uint64_t deadline) {
+  net_enter(DETSIM_EV_net_poll, NULL, 0); /* nfds is a descriptor number: not in the history */
+  int n = net_select(nfds, r, w, e, deadline);
+  return (int)leave(NULL, n);
+}
+
+DETSIM_EXPORT int __detsim_select(int nfds, fd_set *r, fd_set *w, fd_set *e, struct timeval *tv) {
+  PC();
+  if (!select_simulated(nfds, r, w, e)) return REAL(select)(nfds, r, w, e, tv);
+  uint64_t deadline = DETSIM_NO_DEADLINE;
+  if (tv != NULL) {
+    if (tv->tv_sec < 0 || tv->tv_usec < 0) return (int)fail(EINVAL);
+    deadline = detsim__now_ns() + (uint64_t)tv->tv_sec * 1000000000ull + (uint64_t)tv->tv_usec * 1000ull;
+  }
+  int n = sim_select(nfds, r, w, e, deadline);
+  if (tv != NULL && n >= 0) {
+    /* Linux writes back the time left. */
+    uint64_t now = detsim__now_ns(), left = deadline > now ? deadline - now : 0;
+    tv->tv_sec = (time_t)(left / 1000000000ull);
+    tv->tv_usec = (suseconds_t)(left % 1000000000ull / 1000);
+  }
+  return n;
+}
+DETSIM_INTERCEPT_ALIAS(select)
+
+DETSIM_EXPORT int __detsim_pselect(int nfds, fd_set *r, fd_set *w, fd_set *e, const struct timespec *ts,
+                                   const sigset_t *sigmask) {
+  PC();
+  if (!select_simulated(nfds, r, w, e)) return REAL(pselect)(nfds, r, w, e, ts, sigmask);
+  if (ts != NULL && !detsim__timespec_valid(ts)) return (int)fail(EINVAL);
+  return sim_select(nfds, r, w, e, deadline_ts(ts));
+}
+DETSIM_INTERCEPT_ALIAS(pselect)
+
+/* ---- epoll ---- */
+
+DETSIM_EXPORT int __detsim_epoll_ctl(int epfd, int op, int fd, struct epoll_event *ev) {
+  SOCK_ENTER(DETSIM_EV_net_epoll_ctl, epfd, (uint32_t)op, REAL(epoll_ctl)(epfd, op, fd, ev));
+  int r = f->kind == NET_EPOLL ? as_call(net_epoll_ctl(f, op, fd, ev)) : (int)fail(EINVAL);
+  return (int)leave(f, r);
+}
+DETSIM_INTERCEPT_ALIAS(epoll_ctl)
+
+static int sim_epoll_wait(struct net_file *f, struct epoll_event *ev, int maxevents, uint64_t deadline) {
+  int r = f->kind == NET_EPOLL ? net_epoll_wait(f, ev, maxevents, deadline) : (int)fail(EINVAL);
+  return (int)leave(f, r);
+}
+
+DETSIM_EXPORT int __detsim_epoll_wait(int epfd, struct epoll_event *ev, int maxevents, int timeout) {
+  SOCK_ENTER(DETSIM_EV_net_epoll_wait, epfd, (uint32_t)maxevents, REAL(epoll_wait)(epfd, ev, maxevents, timeout));
+  return sim_epoll_wait(f, ev, maxevents, deadline_ms(timeout));
+}
+DETSIM_INTERCEPT_ALIAS(epoll_wait)
+
+DETSIM_EXPORT int __detsim_epoll_pwait(int epfd, struct epoll_event *ev, int maxevents, int timeout,
+                                       const sigset_t *sigmask) {
+  SOCK_ENTER(DETSIM_EV_net_epoll_wait, epfd, (uint32_t)maxevents,
+             REAL(epoll_pwait)(epfd, ev, maxevents, timeout, sigmask));
+  /* The signal mask has no effect: signals are not simulated yet. */
+  return sim_epoll_wait(f, ev, maxevents, deadline_ms(timeout));
+}
+DETSIM_INTERCEPT_ALIAS(epoll_pwait)
+
+DETSIM_EXPORT int __detsim_epoll_pwait2(int epfd, struct epoll_event *ev, int maxevents,
+                                        const struct timespec *timeout, const sigset_t *sigmask) {
+  SOCK_ENTER(DETSIM_EV_net_epoll_wait, epfd, (uint32_t)maxevents,
+             REAL(epoll_pwait2)(epfd, ev, maxevents, timeout, sigmask));
+  if (timeout != NULL && !detsim__timespec_valid(timeout)) return (int)leave(f, fail(EINVAL));
+  return sim_epoll_wait(f, ev, maxevents, deadline_ts(timeout));
+}
+DETSIM_INTERCEPT_ALIAS(epoll_pwait2)

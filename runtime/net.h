@@ -1,0 +1,260 @@
+/* The simulated network of one node: what its modules share.
+ *
+ * Every socket, pipe, eventfd and epoll instance of a simulation build is an
+ * object of the runtime (a "file", as the kernel calls an open file
+ * description), reached through a simulated descriptor.  No real socket is
+ * ever opened.  The modules:
+ *
+ *   net_fd.c      the descriptor table: which fd numbers are simulated
+ *   net_stream.c  a byte stream in one direction, with arrival times
+ *   net_addr.c    addresses, the port table, ephemeral ports, latencies
+ *   net_sock.c    stream sockets (AF_INET, AF_INET6, AF_UNIX): TCP's rules
+ *   net_pipe.c    pipes and eventfds
+ *   net_poll.c    poll, ppoll, select, pselect
+ *   net_epoll.c   epoll
+ *   intercept_net.c  the interceptors: real descriptors go to the kernel
+ *
+ * Rules of these files:
+ *  - Only the baton holder touches network state (as for all runtime state).
+ *    A thread outside the simulation (detsim__self() == NULL) may use a
+ *    simulated descriptor, but never blocks: its calls act as non-blocking.
+ *  - Arrivals are lazy: a sent segment carries its arrival time, and every
+ *    reader computes what has arrived from the virtual clock.  So readiness
+ *    is a pure function of object state and time, which is what
+ *    detsim__block's predicates must be; a blocked thread's deadline is the
+ *    next arrival that could wake it (net_wait), so time can jump to it.
+ *  - Nothing here depends on addresses or fd numbers in the history hash:
+ *    events carry object ids (creation order) and byte counts.
+ */
+#ifndef DETSIM_NET_H
+#define DETSIM_NET_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/socket.h>
+#include <sys/epoll.h>
+#include <sys/uio.h>
+
+#include "limits.h"
+#include "sched.h"
+#include "trace.h"
+
+/* ---- files ---- */
+
+enum net_kind { NET_SOCK = 1, NET_PIPE_READ, NET_PIPE_WRITE, NET_EVENTFD, NET_EPOLL };
+
+struct net_file {
+  enum net_kind kind;
+  unsigned refs;        /* descriptors referring to it */
+  unsigned holds;       /* calls in progress on it: a close during a blocking
+                           call releases it when the call returns, as the
+                           kernel's file reference does */
+  bool nonblock;        /* O_NONBLOCK */
+  uint32_t id;          /* creation order in the run (traces, the hash) */
+  uint64_t changes;     /* bumped by every operation that may make a waiter
+                           ready (for edge-triggered epoll) */
+  void *obj;            /* struct net_sock / net_pipe / net_eventfd / net_epoll */
+};
+
+/* Readiness, in EPOLL* bits (POLL* bits are the same values). */
+uint32_t net_file_poll(struct net_file *f, uint64_t now);
+/* The earliest time after `now` at which the file's readiness may change
+ * without any thread acting (an arrival), or DETSIM_NO_DEADLINE. */
+uint64_t net_file_next_change(struct net_file *f, uint64_t now);
+/* A counter that moves whenever readiness for `events` (EPOLLIN, EPOLLOUT
+ * and the like) may have newly risen, for edge triggering: operations plus
+ * arrivals up to `now`. */
+uint64_t net_file_gen(struct net_file *f, uint64_t now, uint32_t events);
+
+/* ---- net_fd.c: the descriptor table ---- */
+
+/* The file behind a simulated descriptor, NULL for a real one (cheap: one
+ * load when no simulated descriptor was ever opened). */
+struct net_file *net_fd_get(int fd);
+/* A new file of `kind` (refs 0), or NULL with errno set (limit reached). */
+struct net_file *net_file_new(enum net_kind kind, void *obj);
+/* A descriptor for `f` (refs + 1): the lowest free fd number >= min_fd, as
+ * the kernel would choose.  -1 with errno EMFILE at a limit. */
+int net_fd_alloc(struct net_file *f, bool cloexec, int min_fd);
+/* Forgets a simulated descriptor whose placeholder the kernel already
+ * replaced (dup2 of a real descriptor over it). */
+void net_fd_unmap(int fd);
+void net_file_hold(struct net_file *f);
+void net_file_put(struct net_file *f);
+/* Closes a simulated descriptor; releases the file at its last reference. */
+int net_fd_close(int fd);
+int net_fd_dup(int oldfd, int newfd, int flags, int min_fd, bool at_newfd);
+bool net_fd_cloexec(int fd);
+void net_fd_set_cloexec(int fd, bool on);
+/* Frees a file that never got a descriptor, leaving its object alone. */
+void net_file_discard(struct net_file *f);
+/* Releases what the file holds (called at its last reference). */
+void net_file_release(struct net_file *f);
+/* Tells every epoll instance that `f` is gone (net_epoll.c). */
+void net_epoll_forget(struct net_file *f);
+
+/* ---- net_wait: blocking on virtual time ---- */
+
+/* Blocks until ready(arg) or virtual time reaches `deadline`, waking at each
+ * arrival time next(arg) names to re-check.  0 when ready, ETIMEDOUT at the
+ * deadline.  Outside the simulation it never blocks: EAGAIN. */
+int net_wait(enum detsim_event_kind kind, const void *obj, bool (*ready)(void *),
+             uint64_t (*next)(void *), void *arg, uint64_t deadline);
+
+/* Something arrives at virtual time `at`: blocked network waits re-check
+ * then (see net_fd.c). */
+void net_timer(uint64_t at);
+
+/* A one-time report of something the simulation does not model: names it,
+ * then the caller fails with an errno (never passes through). */
+void net_unsupported(const char *what, const char *detail);
+/* The run reached a named network limit: a one-time message naming it (the
+ * call then fails with an errno, as Linux would at its own limit). */
+void net_limit(const char *name, uint64_t value, const char *why);
+/* EPIPE's signal: as the kernel would, unless MSG_NOSIGNAL. */
+void net_sigpipe(void);
+/* Records the outcome of an operation in the history (aux: the result). */
+void net_result(const void *obj, long result);
+/* The call site of the interceptor being run (set on entry, for traces). */
+extern uintptr_t net__pc;
+/* The event's yield point for an operation on `f`. */
+void net_enter(enum detsim_event_kind kind, const struct net_file *f, uint32_t aux);
+
+/* Seeded draws of the network (stream "network"). */
+uint64_t net_draw(void);
+uint64_t net_latency_draw(void);
+
+/* ---- net_stream.c: one direction of a byte stream ---- */
+
+struct net_seg {
+  uint64_t end;   /* absolute offset of the segment's last byte + 1 */
+  uint64_t at;    /* virtual time it arrives */
+};
+
+struct net_stream {
+  uint8_t *buf;         /* ring of `alloc` bytes (grows to `cap`) */
+  uint64_t alloc;
+  uint64_t cap;         /* bytes queued (in flight + unread) at most */
+  uint64_t head;        /* absolute offset of the next byte to read */
+  uint64_t tail;        /* absolute offset after the last byte written */
+  uint64_t base;        /* bytes known to have arrived (trimmed segments) */
+  struct net_seg seg[DETSIM_NET_SEGMENTS_MAX];
+  unsigned seg_first, seg_n;
+  uint64_t pushed;      /* segments pushed in total (edge triggering) */
+  uint64_t latency_ns;
+  uint64_t last_at;     /* arrival time of the last thing sent (FIFO) */
+  uint64_t fin_at;      /* FIN's arrival, DETSIM_NO_DEADLINE if none sent */
+  uint64_t rst_at;      /* RST's arrival, DETSIM_NO_DEADLINE if none sent */
+  uint64_t reads;       /* read operations that freed space */
+};
+
+void net_stream_init(struct net_stream *s, uint64_t cap, uint64_t latency_ns);
+void net_stream_free(struct net_stream *s);
+/* Bytes that have arrived and are unread at `now`. */
+uint64_t net_stream_avail(const struct net_stream *s, uint64_t now);
+/* Bytes that may still be written (cap minus queued). */
+uint64_t net_stream_space(const struct net_stream *s);
+/* The arrival time of the next segment after `now`, DETSIM_NO_DEADLINE. */
+uint64_t net_stream_next_arrival(const struct net_stream *s, uint64_t now);
+/* Segments arrived by `now` (for edge triggering). */
+uint64_t net_stream_arrived_segments(const struct net_stream *s, uint64_t now);
+/* The arrival time of the next thing sent now (FIFO, after the latency). */
+uint64_t net_stream_send_time(const struct net_stream *s, uint64_t now);
+/* Appends up to n bytes from the iovecs (starting `skip` bytes in); returns
+ * the count.  `n` must be <= space. */
+uint64_t net_stream_write(struct net_stream *s, const struct iovec *iov, int iovcnt,
+                          uint64_t skip, uint64_t n, uint64_t now);
+/* Copies up to n arrived bytes into the iovecs (from `skip` bytes in);
+ * consumes them unless peek.  Returns the count. */
+uint64_t net_stream_read(struct net_stream *s, const struct iovec *iov, int iovcnt,
+                         uint64_t skip, uint64_t n, uint64_t now, bool peek);
+/* FIN and RST, sent now: they arrive after everything sent before. */
+void net_stream_fin(struct net_stream *s, uint64_t now);
+void net_stream_rst_at(struct net_stream *s, uint64_t at);
+static inline bool net_stream_fin_arrived(const struct net_stream *s, uint64_t now) { return s->fin_at <= now; }
+static inline bool net_stream_rst_arrived(const struct net_stream *s, uint64_t now) { return s->rst_at <= now; }
+
+uint64_t net_iov_total(const struct iovec *iov, int iovcnt);
+
+/* ---- net_addr.c: addresses and ports ---- */
+
+/* A socket address in one canonical form: family, 16 address bytes (IPv4
+ * in the v4-mapped form), port, or a unix path. */
+struct net_addr {
+  int family;                  /* AF_INET, AF_INET6, AF_UNIX, 0 = none */
+  uint8_t ip[16];              /* v4 as ::ffff:a.b.c.d */
+  uint16_t port;               /* host order */
+  uint32_t scope_id;
+  char path[108];              /* AF_UNIX (abstract: path[0] == 0) */
+  unsigned path_len;           /* bytes of path used (0: unnamed) */
+};
+
+/* Parses a sockaddr given to bind/connect; 0 or an errno. */
+int net_addr_from(int sock_family, const struct sockaddr *sa, socklen_t len, struct net_addr *out);
+/* Writes `a` as the sockaddr of a socket of `sock_family` (truncating as the
+ * kernel does, *len set to the full size). */
+void net_addr_to(int sock_family, const struct net_addr *a, struct sockaddr *sa, socklen_t *len);
+bool net_addr_is_v4(const struct net_addr *a);
+bool net_addr_is_any(const struct net_addr *a);
+bool net_addr_is_local(const struct net_addr *a);
+/* Text for reports ("127.0.0.1:8080", "[::1]:80", "unix:/path"). */
+void net_addr_text(const struct net_addr *a, char *buf, size_t len);
+
+/* ---- net_sock.c: sockets ---- */
+
+struct net_sock;
+struct net_sock *net_sock_of(struct net_file *f);
+int net_socket(int domain, int type, int protocol);
+int net_socketpair(int domain, int type, int protocol, int sv[2]);
+int net_bind(struct net_file *f, const struct sockaddr *sa, socklen_t len);
+int net_listen(struct net_file *f, int backlog);
+int net_accept(struct net_file *f, struct sockaddr *sa, socklen_t *len, int flags);
+int net_connect(struct net_file *f, const struct sockaddr *sa, socklen_t len);
+int net_shutdown(struct net_file *f, int how);
+ssize_t net_sendmsg(struct net_file *f, const struct msghdr *msg, int flags);
+ssize_t net_recvmsg(struct net_file *f, struct msghdr *msg, int flags);
+int net_getsockname(struct net_file *f, struct sockaddr *sa, socklen_t *len, bool peer);
+int net_setsockopt(struct net_file *f, int level, int name, const void *val, socklen_t len);
+int net_getsockopt(struct net_file *f, int level, int name, void *val, socklen_t *len);
+int net_ioctl_sock(struct net_file *f, unsigned long req, void *arg);
+void net_sock_release(struct net_sock *s);
+uint32_t net_sock_poll(struct net_sock *s, uint64_t now);
+uint64_t net_sock_next_change(struct net_sock *s, uint64_t now);
+uint64_t net_sock_gen(struct net_sock *s, uint64_t now, uint32_t events);
+/* Bound sockets by address (net_addr.c keeps the port table over them). */
+struct net_sock *net_port_listener(int type, const struct net_addr *to);
+
+/* ---- net_pipe.c: pipes and eventfds ---- */
+
+int net_pipe2(int fds[2], int flags);
+int net_eventfd(unsigned initval, int flags);
+ssize_t net_pipe_readv(struct net_file *f, const struct iovec *iov, int iovcnt);
+ssize_t net_pipe_writev(struct net_file *f, const struct iovec *iov, int iovcnt, bool nosignal);
+ssize_t net_eventfd_read(struct net_file *f, void *buf, size_t len);
+ssize_t net_eventfd_write(struct net_file *f, const void *buf, size_t len);
+int net_ioctl_pipe(struct net_file *f, unsigned long req, void *arg);
+void net_pipe_release(struct net_file *f);
+void net_eventfd_release(struct net_file *f);
+uint32_t net_pipe_poll(struct net_file *f, uint64_t now);
+uint32_t net_eventfd_poll(struct net_file *f);
+uint64_t net_pipe_gen(struct net_file *f);
+
+/* ---- net_epoll.c ---- */
+
+int net_epoll_create(int flags);
+int net_epoll_ctl(struct net_file *ep, int op, int fd, struct epoll_event *ev);
+int net_epoll_wait(struct net_file *ep, struct epoll_event *events, int maxevents, uint64_t deadline);
+uint32_t net_epoll_poll(struct net_file *ep, uint64_t now);
+uint64_t net_epoll_next_change(struct net_file *ep, uint64_t now);
+void net_epoll_release(struct net_file *ep);
+
+/* ---- net_poll.c ---- */
+
+struct pollfd;
+int net_poll(struct pollfd *fds, unsigned long nfds, uint64_t deadline);
+struct timeval;
+int net_select(int nfds, void *rd, void *wr, void *ex, uint64_t deadline);
+bool net_poll_has_sim(struct pollfd *fds, unsigned long nfds);
+
+#endif

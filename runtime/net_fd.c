@@ -1,0 +1,346 @@
+/* The simulated descriptor table, and what every network module shares
+ * (waiting on virtual time, reports, the network's seeded stream).
+ *
+ * Which numbers: a simulated descriptor's number is a real descriptor too, a
+ * placeholder opened on /dev/null with O_PATH (read, write and poll on it
+ * fail with EBADF/POLLNVAL in the kernel).  The kernel hands out its number,
+ * so
+ *  - it never collides with a real descriptor: the kernel owns the number
+ *    until we close the placeholder;
+ *  - it is the number Linux would give a real socket (the lowest free one),
+ *    so select()'s FD_SETSIZE and programs that print descriptors behave as
+ *    they would natively;
+ *  - dup, dup2 and F_DUPFD on simulated descriptors follow the kernel's
+ *    number rules by doing the same to the placeholder;
+ *  - RLIMIT_NOFILE limits simulated descriptors as it limits real ones;
+ *  - a call that bypasses the simulation (an uninstrumented syscall on a
+ *    simulated descriptor) fails loudly in the kernel instead of reaching
+ *    some unrelated file.
+ * A descriptor is simulated when fd_table[number] is set.  A call on a real
+ * descriptor costs one load and a compare before the real function.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "check.h"
+#include "clock.h"
+#include "net.h"
+#include "options.h"
+#include "prng.h"
+#include "real.h"
+#include "report.h"
+#include "sched_internal.h"
+
+static struct net_file *fd_table[DETSIM_NET_FD_NUMBER_MAX];
+static bool fd_cloexec_bits[DETSIM_NET_FD_NUMBER_MAX];
+static unsigned open_fds;      /* simulated descriptors open */
+static unsigned live_objects;  /* files alive */
+static uint32_t next_file_id = 1;
+
+struct net_file *net_fd_get(int fd) {
+  if ((unsigned)fd >= DETSIM_NET_FD_NUMBER_MAX) return NULL;
+  return fd_table[fd];
+}
+
+struct net_file *net_file_new(enum net_kind kind, void *obj) {
+  if (live_objects >= DETSIM_NET_MAX_OBJECTS) {
+    net_limit("net_max_objects", DETSIM_NET_MAX_OBJECTS, "too many simulated sockets, pipes and epolls alive");
+    errno = ENFILE;
+    return NULL;
+  }
+  struct net_file *f = calloc(1, sizeof *f);
+  CHECK(f != NULL);
+  f->kind = kind;
+  f->obj = obj;
+  f->id = next_file_id++;
+  live_objects++;
+  return f;
+}
+
+/* A placeholder descriptor numbered >= min_fd (the lowest free such). */
+static int placeholder(int min_fd) {
+  int fd = open("/dev/null", O_PATH | O_CLOEXEC);
+  if (fd < 0) return -1;
+  if (fd >= min_fd) return fd;
+  int d = REAL(fcntl)(fd, F_DUPFD_CLOEXEC, min_fd);
+  int e = errno;
+  REAL(close)(fd);
+  errno = e;
+  return d;
+}
+
+int net_fd_alloc(struct net_file *f, bool cloexec, int min_fd) {
+  if (open_fds >= detsim__opt.net_max_fds) {
+    net_limit("net_max_fds", detsim__opt.net_max_fds, "too many simulated descriptors open at once (EMFILE)");
+    errno = EMFILE;
+    return -1;
+  }
+  int fd = placeholder(min_fd);
+  if (fd < 0) return -1; /* EMFILE from the kernel: RLIMIT_NOFILE */
+  if (fd >= DETSIM_NET_FD_NUMBER_MAX) {
+    REAL(close)(fd);
+    net_limit("net_fd_number_max", DETSIM_NET_FD_NUMBER_MAX, "a simulated descriptor's number would be too high (EMFILE)");
+    errno = EMFILE;
+    return -1;
+  }
+  if (fd_table[fd] != NULL) {
+    /* The kernel reused a number we still held: something closed our
+     * placeholder behind the simulation's back (fclose after fdopen,
+     * close_range).  Forget the stale descriptor; the new placeholder stays. */
+    net_unsupported("a simulated descriptor closed outside the simulation", "its number was reused");
+    net_fd_unmap(fd);
+  }
+  fd_table[fd] = f;
+  fd_cloexec_bits[fd] = cloexec;
+  f->refs++;
+  open_fds++;
+  return fd;
+}
+
+void net_file_release(struct net_file *f) {
+  CHECK_EQ(f->refs, 0);
+  CHECK_EQ(f->holds, 0);
+  net_epoll_forget(f);
+  switch (f->kind) {
+  case NET_SOCK: net_sock_release(f->obj); break;
+  case NET_PIPE_READ:
+  case NET_PIPE_WRITE: net_pipe_release(f); break;
+  case NET_EVENTFD: net_eventfd_release(f); break;
+  case NET_EPOLL: net_epoll_release(f); break;
+  }
+  CHECK_GE(live_objects, 1);
+  live_objects--;
+  free(f);
+}
+
+void net_file_discard(struct net_file *f) {
+  CHECK_EQ(f->refs, 0);
+  CHECK_GE(live_objects, 1);
+  live_objects--;
+  free(f);
+}
+
+/* Forgets descriptor `fd` in the table (the placeholder stays). */
+static void unmap(int fd) {
+  struct net_file *f = fd_table[fd];
+  CHECK(f != NULL);
+  fd_table[fd] = NULL;
+  fd_cloexec_bits[fd] = false;
+  CHECK_GE(open_fds, 1);
+  open_fds--;
+  CHECK_GE(f->refs, 1);
+  if (--f->refs == 0 && f->holds == 0) net_file_release(f);
+}
+
+void net_fd_unmap(int fd) { unmap(fd); }
+
+void net_file_hold(struct net_file *f) { f->holds++; }
+
+void net_file_put(struct net_file *f) {
+  CHECK_GE(f->holds, 1);
+  if (--f->holds == 0 && f->refs == 0) net_file_release(f);
+}
+
+int net_fd_close(int fd) {
+  unmap(fd);
+  return REAL(close)(fd);
+}
+
+int net_fd_dup(int oldfd, int newfd, int flags, int min_fd, bool at_newfd) {
+  struct net_file *f = net_fd_get(oldfd);
+  CHECK(f != NULL);
+  bool cloexec = (flags & O_CLOEXEC) != 0;
+  if (!at_newfd) {
+    if (open_fds >= detsim__opt.net_max_fds) {
+      net_limit("net_max_fds", detsim__opt.net_max_fds, "too many simulated descriptors open at once (EMFILE)");
+      errno = EMFILE;
+      return -1;
+    }
+    int fd = REAL(fcntl)(oldfd, F_DUPFD_CLOEXEC, min_fd);
+    if (fd < 0) return -1;
+    if (fd >= DETSIM_NET_FD_NUMBER_MAX) {
+      REAL(close)(fd);
+      errno = EMFILE;
+      return -1;
+    }
+    if (fd_table[fd] != NULL) {
+      net_unsupported("a simulated descriptor closed outside the simulation", "its number was reused");
+      net_fd_unmap(fd);
+    }
+    fd_table[fd] = f;
+    fd_cloexec_bits[fd] = cloexec;
+    f->refs++;
+    open_fds++;
+    return fd;
+  }
+  if ((unsigned)newfd >= DETSIM_NET_FD_NUMBER_MAX) {
+    errno = EBADF;
+    return -1;
+  }
+  if (newfd == oldfd) return newfd;
+  if (fd_table[newfd] == NULL && open_fds >= detsim__opt.net_max_fds) {
+    net_limit("net_max_fds", detsim__opt.net_max_fds, "too many simulated descriptors open at once (EMFILE)");
+    errno = EMFILE;
+    return -1;
+  }
+  /* dup3 closes whatever newfd was (real or simulated), as the kernel does. */
+  if (REAL(dup3)(oldfd, newfd, O_CLOEXEC) < 0) return -1;
+  if (fd_table[newfd] != NULL) unmap(newfd);
+  fd_table[newfd] = f;
+  fd_cloexec_bits[newfd] = cloexec;
+  f->refs++;
+  open_fds++;
+  return newfd;
+}
+
+bool net_fd_cloexec(int fd) { return fd_cloexec_bits[fd]; }
+void net_fd_set_cloexec(int fd, bool on) { fd_cloexec_bits[fd] = on; }
+
+/* ---- readiness by kind ---- */
+
+uint32_t net_file_poll(struct net_file *f, uint64_t now) {
+  switch (f->kind) {
+  case NET_SOCK: return net_sock_poll(f->obj, now);
+  case NET_PIPE_READ:
+  case NET_PIPE_WRITE: return net_pipe_poll(f, now);
+  case NET_EVENTFD: return net_eventfd_poll(f);
+  case NET_EPOLL: return net_epoll_poll(f, now);
+  }
+  return 0;
+}
+
+uint64_t net_file_next_change(struct net_file *f, uint64_t now) {
+  switch (f->kind) {
+  case NET_SOCK: return net_sock_next_change(f->obj, now);
+  case NET_EPOLL: return net_epoll_next_change(f, now);
+  default: return DETSIM_NO_DEADLINE; /* pipes and eventfds have no latency */
+  }
+}
+
+uint64_t net_file_gen(struct net_file *f, uint64_t now, uint32_t events) {
+  switch (f->kind) {
+  case NET_SOCK: return f->changes + net_sock_gen(f->obj, now, events);
+  case NET_PIPE_READ:
+  case NET_PIPE_WRITE: return f->changes + net_pipe_gen(f);
+  default: return f->changes;
+  }
+}
+
+/* ---- waiting ---- */
+
+int net_wait(enum detsim_event_kind kind, const void *obj, bool (*ready)(void *),
+             uint64_t (*next)(void *), void *arg, uint64_t deadline) {
+  if (detsim__self() == NULL) return ready(arg) ? 0 : EAGAIN;
+  for (;;) {
+    if (ready(arg)) return 0;
+    uint64_t now = detsim__now_ns();
+    if (now >= deadline) return ETIMEDOUT;
+    uint64_t t = next ? next(arg) : DETSIM_NO_DEADLINE;
+    uint64_t d = t < deadline ? t : deadline;
+    if (detsim__block(kind, obj, ready, arg, d) == 0) return 0;
+  }
+}
+
+/* Something will arrive at `at` (data, FIN, RST, a handshake): a thread
+ * already blocked in a network wait must re-check then, so its deadline is
+ * brought forward (it re-blocks if the arrival is not what it waits for).
+ * Without this, a wait that began before the send would sleep through the
+ * arrival, and the scheduler, seeing no deadline, would call it a deadlock. */
+void net_timer(uint64_t at) {
+  if (at == DETSIM_NO_DEADLINE || at <= detsim__now_ns()) return;
+  for (unsigned i = 0; i < W.slots_used; i++) {
+    detsim_thread *t = &W.threads[i];
+    if (t->state != DETSIM_T_BLOCKED || t->deadline <= at) continue;
+    if (t->block_kind >= DETSIM_EV_net_socket && t->block_kind <= DETSIM_EV_net_epoll_wait) t->deadline = at;
+  }
+}
+
+/* ---- reports ---- */
+
+/* Each distinct `what` is reported once per run. */
+#define NET_REPORTS_MAX 64
+static char *reported[NET_REPORTS_MAX];
+static unsigned reported_n;
+
+/* True the first time `what` is seen (kept as a copy: callers format it). */
+static bool first_report(const char *what) {
+  for (unsigned i = 0; i < reported_n; i++)
+    if (strcmp(reported[i], what) == 0) return false;
+  if (reported_n < NET_REPORTS_MAX) {
+    char *copy = strdup(what);
+    if (copy != NULL) reported[reported_n++] = copy;
+  }
+  return true;
+}
+
+void net_unsupported(const char *what, const char *detail) {
+  if (!first_report(what)) return;
+  detsim__msg("warning: %s is not simulated (%s); the call fails with an errno instead of reaching the real kernel",
+              what, detail);
+}
+
+void net_limit(const char *name, uint64_t value, const char *why) {
+  if (!first_report(name)) return;
+  detsim__msg("limit %s=%" PRIu64 " reached: %s", name, value, why);
+}
+
+void net_sigpipe(void) {
+  struct sigaction old;
+  sigset_t mask;
+  REAL(sigaction)(SIGPIPE, NULL, &old);
+  pthread_sigmask(SIG_BLOCK, NULL, &mask);
+  if (old.sa_handler == SIG_IGN) return;
+  if (old.sa_handler == SIG_DFL && !sigismember(&mask, SIGPIPE)) {
+    /* The default action ends the process: end the run as the crash it is,
+     * with the result line the contract promises. */
+    detsim_thread *self = detsim__self();
+    detsim__msg("crash: SIGPIPE (Broken pipe) in thread T%u: a write to a connection the peer closed",
+                self ? detsim__thread_id(self) : 0);
+    detsim__finish(DETSIM_CLASS_crash, 0, "signal=SIGPIPE");
+  }
+  /* A handler runs now, in this thread, as the kernel would run it on the
+   * way out of the write. */
+  REAL(raise)(SIGPIPE);
+}
+
+void net_result(const void *obj, long result) {
+  detsim_thread *self = detsim__self();
+  if (self == NULL || self->suppress) return;
+  detsim__event(DETSIM_EV_net_result, self, obj, net__pc, (uint32_t)result);
+}
+
+uintptr_t net__pc;
+
+void net_enter(enum detsim_event_kind kind, const struct net_file *f, uint32_t aux) {
+  detsim__yield_aux(kind, f, net__pc, aux);
+}
+
+/* ---- the network's seeded stream ---- */
+
+static struct detsim_rng net_rng;
+static bool net_rng_ready;
+
+uint64_t net_draw(void) {
+  if (!net_rng_ready) {
+    detsim__rng_init(&net_rng, detsim__seed_child(detsim__seed(), "network"));
+    net_rng_ready = true;
+  }
+  return detsim__rng_next(&net_rng);
+}
+
+uint64_t net_latency_draw(void) {
+  uint64_t max = detsim__opt.net_latency_max_ns;
+  uint64_t x = net_draw();
+  if (max == 0 || (x & 3) == 0) return 0; /* a quarter of links: no latency */
+  /* log-uniform in [1 us, max]: short and long links both common */
+  double lo = 1000.0, hi = (double)max;
+  if (hi <= lo) return max;
+  double u = (double)(x >> 11) * 0x1.0p-53;
+  return (uint64_t)(lo * __builtin_exp(u * __builtin_log(hi / lo)));
+}

@@ -1,0 +1,1067 @@
+/* Stream sockets (AF_INET and AF_INET6 over TCP, AF_UNIX SOCK_STREAM) with
+ * the rules Linux shows on loopback.
+ *
+ * A connection is two streams (net_stream.c), one per direction, and two
+ * ends.  Each direction has a latency drawn from the seed ("network"
+ * stream); unix connections have none, as local IPC has none.  The rules
+ * mirror the kernel's fields: an end's pending error (sk_err), its receive
+ * and send shutdown bits, and the TCP state, except that what arrives by time
+ * (SYN-ACK, data, FIN, RST) is computed from the clock when asked (the
+ * "view") instead of being applied by an interrupt.  The rules, each with its
+ * conformance test under testsuite/net/conformance/:
+ *  - connect completes into the listener's backlog before any accept;
+ *  - connect without a listener: ECONNREFUSED (after a round trip);
+ *  - after the peer's close a read returns 0; the first write after it
+ *    succeeds (the peer's kernel answers it with RST), the next fails with
+ *    EPIPE and SIGPIPE unless MSG_NOSIGNAL;
+ *  - close with unread data (or SO_LINGER 0) sends RST instead of FIN: the
+ *    peer reads what had arrived, then ECONNRESET, then 0;
+ *  - shutdown(SHUT_WR) sends FIN and keeps reading;
+ *  - non-blocking: EINPROGRESS, then writable with SO_ERROR 0 or the error;
+ *    EAGAIN on empty reads and full buffers.
+ * Unix sockets differ where Linux's differ: connect is immediate, a peer's
+ * close makes the next write fail with EPIPE at once.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/sockios.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/un.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "check.h"
+#include "clock.h"
+#include "net.h"
+#include "options.h"
+#include "real.h"
+#include "report.h"
+
+#include "net_sock_internal.h"
+
+/* Every bound socket (listeners, clients with a port, unix paths). */
+struct net_sock *net__bound_list;
+static uint32_t ephemeral_next;
+static bool ephemeral_ready;
+static uint32_t unix_autobind_next;
+
+struct net_sock *net_sock_of(struct net_file *f) {
+  return f != NULL && f->kind == NET_SOCK ? f->obj : NULL;
+}
+
+static bool is_unix(const struct net_sock *s) { return s->domain == AF_UNIX; }
+
+/* ---- the view: what has arrived by `now` ---- */
+
+struct view {
+  bool connecting, refused, connected;
+  bool fin_in, rst_in, closed;   /* closed: TCP_CLOSE (never connected, reset, refused) */
+  bool rcv_shut, snd_shut;
+  uint64_t avail;
+  int err;
+};
+
+static struct net_sock *peer_of(const struct net_sock *s) {
+  return s->conn ? s->conn->end[1 - s->side] : NULL;
+}
+
+static void view(const struct net_sock *s, uint64_t now, struct view *v) {
+  memset(v, 0, sizeof *v);
+  v->err = s->so_error;
+  if (s->state == SS_NEW || s->state == SS_LISTEN) {
+    v->closed = s->state == SS_NEW;
+    return;
+  }
+  if (s->state == SS_CONNECTING && s->conn == NULL) {
+    /* No listener: the refusal arrives at refused_at. */
+    if (s->refused_at <= now) {
+      /* tcp_reset in SYN_SENT: Linux polls this as OUT|ERR|HUP, no IN. */
+      v->refused = v->closed = v->snd_shut = true;
+      if (!v->err && !s->refused_consumed) v->err = ECONNREFUSED;
+    } else {
+      v->connecting = true;
+    }
+    return;
+  }
+  CHECK(s->conn != NULL);
+  if (s->state == SS_CONNECTING && s->established_at > now) {
+    v->connecting = true;
+    return;
+  }
+  const struct net_conn *c = s->conn;
+  const struct net_stream *in = &c->dir[1 - s->side];
+  v->connected = true;
+  v->avail = net_stream_avail(in, now);
+  v->fin_in = net_stream_fin_arrived(in, now);
+  v->rst_in = net_stream_rst_arrived(in, now);
+  const struct net_sock *p = peer_of(s);
+  bool unix_peer_gone = c->unix_rules && p == NULL;
+  bool unix_peer_shut_rd = c->unix_rules && p != NULL && p->shut_rd;
+  v->rcv_shut = s->shut_rd || v->fin_in || v->rst_in || unix_peer_gone;
+  v->snd_shut = s->shut_wr || v->rst_in || unix_peer_gone || unix_peer_shut_rd;
+  v->closed = v->rst_in && !c->unix_rules;
+  if (!v->err && v->rst_in && !s->rst_consumed) {
+    /* tcp_reset(): a reset in CLOSE_WAIT (FIN received, none sent) is EPIPE. */
+    bool close_wait = !c->unix_rules && in->fin_at <= in->rst_at && !s->shut_wr;
+    v->err = close_wait ? EPIPE : ECONNRESET;
+  }
+}
+
+static void consume_error(struct net_sock *s, const struct view *v) {
+  if (s->so_error) s->so_error = 0;
+  else if (v->refused) s->refused_consumed = true;
+  else if (v->rst_in) s->rst_consumed = true;
+}
+
+static bool acceptable(const struct net_sock *s, uint64_t now) {
+  for (unsigned i = 0; i < s->qlen; i++)
+    if (s->queue[i]->ready_at <= now) return true;
+  return false;
+}
+
+uint32_t net_sock_poll(struct net_sock *s, uint64_t now) {
+  if (s->type == SOCK_DGRAM) return net_udp_poll(s, now);
+  if (s->state == SS_LISTEN) return acceptable(s, now) ? (EPOLLIN | EPOLLRDNORM) : 0;
+  struct view v;
+  view(s, now, &v);
+  uint32_t m = 0;
+  if ((v.rcv_shut && v.snd_shut) || v.closed) m |= EPOLLHUP;
+  if (v.rcv_shut) m |= EPOLLIN | EPOLLRDNORM | EPOLLRDHUP;
+  if (!v.connecting) {
+    if (v.avail > 0) m |= EPOLLIN | EPOLLRDNORM;
+    bool space = true;
+    if (v.connected && !v.snd_shut && peer_of(s) != NULL)
+      space = net_stream_space(&s->conn->dir[s->side]) > 0;
+    if (space) m |= EPOLLOUT | EPOLLWRNORM;
+  }
+  if (v.err) m |= EPOLLERR;
+  return m;
+}
+
+uint64_t net_sock_next_change(struct net_sock *s, uint64_t now) {
+  if (s->type == SOCK_DGRAM) return net_udp_next_change(s, now);
+  uint64_t t = DETSIM_NO_DEADLINE;
+  if (s->state == SS_LISTEN) {
+    for (unsigned i = 0; i < s->qlen; i++)
+      if (s->queue[i]->ready_at > now && s->queue[i]->ready_at < t) t = s->queue[i]->ready_at;
+    return t;
+  }
+  if (s->state == SS_CONNECTING) {
+    if (s->conn == NULL) return s->refused_at > now ? s->refused_at : t;
+    if (s->established_at > now) return s->established_at;
+  }
+  if (s->conn != NULL) t = net_stream_next_arrival(&s->conn->dir[1 - s->side], now);
+  return t;
+}
+
+uint64_t net_sock_gen(struct net_sock *s, uint64_t now, uint32_t events) {
+  if (s->type == SOCK_DGRAM) return (events & (EPOLLIN | EPOLLRDNORM)) ? net_udp_gen(s, now) : 0;
+  uint64_t g = 0;
+  if (s->state == SS_LISTEN) {
+    g = s->accepted;
+    for (unsigned i = 0; i < s->qlen; i++) g += s->queue[i]->ready_at <= now;
+    return g;
+  }
+  if (s->state == SS_CONNECTING) {
+    g += s->conn == NULL ? (s->refused_at <= now) : (s->established_at <= now);
+  }
+  if (s->conn != NULL) {
+    if (events & (EPOLLIN | EPOLLRDNORM | EPOLLRDHUP | EPOLLPRI))
+      g += net_stream_arrived_segments(&s->conn->dir[1 - s->side], now);
+    if (events & (EPOLLOUT | EPOLLWRNORM)) g += s->conn->dir[s->side].reads;
+  }
+  return g;
+}
+
+/* ---- waiting on one socket ---- */
+
+struct sock_wait {
+  struct net_sock *s;
+  uint32_t want;     /* EPOLL* bits that end the wait */
+};
+
+static bool sock_wait_ready(void *arg) {
+  struct sock_wait *w = arg;
+  return (net_sock_poll(w->s, detsim__now_ns()) & w->want) != 0;
+}
+
+static uint64_t sock_wait_next(void *arg) {
+  struct sock_wait *w = arg;
+  return net_sock_next_change(w->s, detsim__now_ns());
+}
+
+/* 0 when ready, EAGAIN at the deadline (SO_RCVTIMEO / SO_SNDTIMEO). */
+static int sock_wait(struct net_sock *s, enum detsim_event_kind kind, uint32_t want, uint64_t timeo_ns) {
+  struct sock_wait w = { s, want | EPOLLERR | EPOLLHUP };
+  uint64_t deadline = timeo_ns ? detsim__now_ns() + timeo_ns : DETSIM_NO_DEADLINE;
+  int r = net_wait(kind, s->file, sock_wait_ready, sock_wait_next, &w, deadline);
+  return r == 0 ? 0 : EAGAIN;
+}
+
+/* ---- creation ---- */
+
+static struct net_sock *sock_alloc(int domain, int type, int protocol) {
+  struct net_sock *s = calloc(1, sizeof *s);
+  CHECK(s != NULL);
+  s->domain = domain;
+  s->type = type;
+  s->protocol = protocol;
+  s->rcvbuf = (int)detsim__opt.net_buffer_bytes;
+  s->sndbuf = (int)detsim__opt.net_buffer_bytes;
+  return s;
+}
+
+/* A file and a descriptor for `s`; -1 with errno (then `s` is freed). */
+static int sock_install(struct net_sock *s, int flags) {
+  struct net_file *f = net_file_new(NET_SOCK, s);
+  if (f == NULL) {
+    free(s);
+    return -1;
+  }
+  s->file = f;
+  f->nonblock = (flags & SOCK_NONBLOCK) != 0;
+  int fd = net_fd_alloc(f, (flags & SOCK_CLOEXEC) != 0, 0);
+  if (fd < 0) {
+    int e = errno;
+    f->refs = 0;
+    net_file_release(f);
+    errno = e;
+  }
+  return fd;
+}
+
+static const char *family_name(int domain) {
+  switch (domain) {
+  case AF_INET: return "AF_INET";
+  case AF_INET6: return "AF_INET6";
+  case AF_UNIX: return "AF_UNIX";
+  case AF_NETLINK: return "AF_NETLINK";
+  case AF_PACKET: return "AF_PACKET";
+  default: return "this address family";
+  }
+}
+
+/* 0, or an errno (reported) for what the simulation does not model. */
+static int check_kind(int domain, int base, int protocol) {
+  if (domain != AF_INET && domain != AF_INET6 && domain != AF_UNIX) {
+    net_unsupported(family_name(domain), "only AF_INET, AF_INET6 and AF_UNIX sockets are simulated");
+    return EAFNOSUPPORT;
+  }
+  if (base == SOCK_RAW) {
+    net_unsupported("SOCK_RAW", "raw sockets");
+    return EPROTONOSUPPORT;
+  }
+  if (base == SOCK_DGRAM) {
+    if (domain == AF_UNIX) {
+      net_unsupported("AF_UNIX SOCK_DGRAM", "unix datagram sockets are not simulated yet");
+      return EPROTONOSUPPORT;
+    }
+    return protocol == 0 || protocol == IPPROTO_UDP ? 0 : EPROTONOSUPPORT;
+  }
+  if (base == SOCK_SEQPACKET) {
+    net_unsupported("SOCK_SEQPACKET", "sequenced-packet sockets are not simulated yet");
+    return EPROTONOSUPPORT;
+  }
+  if (base != SOCK_STREAM) return EINVAL;
+  if (domain == AF_UNIX && protocol != 0) return EPROTONOSUPPORT;
+  if (domain != AF_UNIX && protocol != 0 && protocol != IPPROTO_TCP) {
+    if (protocol == IPPROTO_MPTCP) net_unsupported("IPPROTO_MPTCP", "multipath TCP");
+    return EPROTONOSUPPORT;
+  }
+  return 0;
+}
+
+int net_socket(int domain, int type, int protocol) {
+  int flags = type & (SOCK_NONBLOCK | SOCK_CLOEXEC);
+  int base = type & ~(SOCK_NONBLOCK | SOCK_CLOEXEC);
+  int e = check_kind(domain, base, protocol);
+  if (e) {
+    errno = e;
+    return -1;
+  }
+  int proto = domain == AF_UNIX ? 0 : base == SOCK_DGRAM ? IPPROTO_UDP : IPPROTO_TCP;
+  struct net_sock *s = sock_alloc(domain, base, proto);
+  return sock_install(s, flags);
+}
+
+/* A new connection; `unix_rules` gives it no latency. */
+static struct net_conn *conn_new(bool unix_rules, uint64_t cap0, uint64_t cap1) {
+  struct net_conn *c = calloc(1, sizeof *c);
+  CHECK(c != NULL);
+  c->unix_rules = unix_rules;
+  uint64_t l0 = unix_rules ? 0 : net_latency_draw();
+  uint64_t l1 = unix_rules ? 0 : net_latency_draw();
+  net_stream_init(&c->dir[0], cap0, l0);
+  net_stream_init(&c->dir[1], cap1, l1);
+  return c;
+}
+
+static void conn_detach(struct net_conn *c, int side) {
+  c->end[side] = NULL;
+  if (c->end[1 - side] != NULL) return;
+  net_stream_free(&c->dir[0]);
+  net_stream_free(&c->dir[1]);
+  free(c);
+}
+
+int net_socketpair(int domain, int type, int protocol, int sv[2]) {
+  int flags = type & (SOCK_NONBLOCK | SOCK_CLOEXEC);
+  int base = type & ~(SOCK_NONBLOCK | SOCK_CLOEXEC);
+  if (domain == AF_INET || domain == AF_INET6) {
+    errno = EOPNOTSUPP; /* as Linux: socketpair is for AF_UNIX */
+    return -1;
+  }
+  int e = check_kind(domain, base, protocol);
+  if (e) {
+    errno = e;
+    return -1;
+  }
+  struct net_sock *a = sock_alloc(domain, base, 0);
+  struct net_sock *b = sock_alloc(domain, base, 0);
+  int fa = sock_install(a, flags);
+  if (fa < 0) {
+    free(b);
+    return -1;
+  }
+  int fb = sock_install(b, flags);
+  if (fb < 0) {
+    int err = errno;
+    net_fd_close(fa);
+    errno = err;
+    return -1;
+  }
+  struct net_conn *c = conn_new(true, detsim__opt.net_buffer_bytes, detsim__opt.net_buffer_bytes);
+  a->conn = b->conn = c;
+  a->side = 0;
+  b->side = 1;
+  c->end[0] = a;
+  c->end[1] = b;
+  a->state = b->state = SS_CONNECTED;
+  a->local.family = a->peer.family = b->local.family = b->peer.family = AF_UNIX;
+  sv[0] = fa;
+  sv[1] = fb;
+  return 0;
+}
+
+/* ---- the port table ---- */
+
+/* Could a and b both receive a connection for the same address? */
+bool net__addr_overlap(const struct net_sock *a, const struct net_sock *b) {
+  const struct net_addr *x = &a->local, *y = &b->local;
+  if (memcmp(x->ip, y->ip, 16) == 0) return true;
+  bool x_any6 = a->domain == AF_INET6 && net_addr_is_any(x) && !net_addr_is_v4(x);
+  bool y_any6 = b->domain == AF_INET6 && net_addr_is_any(y) && !net_addr_is_v4(y);
+  bool x_v4 = net_addr_is_v4(x), y_v4 = net_addr_is_v4(y);
+  if (x_any6 && (!y_v4 || !a->v6only)) return true;
+  if (y_any6 && (!x_v4 || !b->v6only)) return true;
+  if (x_v4 && y_v4 && (net_addr_is_any(x) || net_addr_is_any(y))) return true;
+  return false;
+}
+
+bool net__port_conflict(const struct net_sock *s, uint16_t port) {
+  for (const struct net_sock *b = net__bound_list; b; b = b->bound_next) {
+    if (b == s || b->domain == AF_UNIX || b->type != s->type || b->local.port != port) continue;
+    struct net_sock probe = *s;
+    probe.local.port = port;
+    if (!net__addr_overlap(&probe, b)) continue;
+    if (s->reuseport && b->reuseport) continue;
+    if (s->reuseaddr && b->reuseaddr && b->state != SS_LISTEN) continue;
+    return true;
+  }
+  return false;
+}
+
+static bool port_used(int type, uint16_t port) {
+  for (const struct net_sock *b = net__bound_list; b; b = b->bound_next)
+    if (b->domain != AF_UNIX && b->type == type && b->local.port == port) return true;
+  return false;
+}
+
+/* A free ephemeral port: from a seeded start, in order (deterministic). */
+int net__ephemeral_port(int type, uint16_t *out) {
+  const uint32_t lo = DETSIM_NET_EPHEMERAL_PORT_LOW, n = DETSIM_NET_EPHEMERAL_PORT_HIGH - lo + 1;
+  if (!ephemeral_ready) {
+    ephemeral_next = (uint32_t)(net_draw() % n);
+    ephemeral_ready = true;
+  }
+  for (uint32_t i = 0; i < n; i++) {
+    uint16_t p = (uint16_t)(lo + (ephemeral_next + i) % n);
+    if (!port_used(type, p)) {
+      ephemeral_next = (ephemeral_next + i + 1) % n;
+      *out = p;
+      return 0;
+    }
+  }
+  return EADDRNOTAVAIL;
+}
+
+void net__bind_add(struct net_sock *s) {
+  s->bound = true;
+  s->bound_next = net__bound_list;
+  net__bound_list = s;
+}
+
+void net__bind_remove(struct net_sock *s) {
+  for (struct net_sock **p = &net__bound_list; *p; p = &(*p)->bound_next) {
+    if (*p == s) {
+      *p = s->bound_next;
+      break;
+    }
+  }
+  s->bound = false;
+}
+
+static struct net_sock *unix_bound(const struct net_addr *a) {
+  for (struct net_sock *b = net__bound_list; b; b = b->bound_next)
+    if (b->domain == AF_UNIX && b->local.path_len == a->path_len && memcmp(b->local.path, a->path, a->path_len) == 0)
+      return b;
+  return NULL;
+}
+
+struct net_sock *net_port_listener(int type, const struct net_addr *to) {
+  (void)type;
+  struct net_sock *best = NULL;
+  for (struct net_sock *b = net__bound_list; b; b = b->bound_next) {
+    if (b->state != SS_LISTEN || b->domain == AF_UNIX || b->local.port != to->port) continue;
+    bool match;
+    if (memcmp(b->local.ip, to->ip, 16) == 0) match = true;
+    else if (b->domain == AF_INET6 && net_addr_is_any(&b->local) && !net_addr_is_v4(&b->local))
+      match = !(net_addr_is_v4(to) && b->v6only);
+    else if (net_addr_is_v4(&b->local) && net_addr_is_any(&b->local)) match = net_addr_is_v4(to);
+    else match = false;
+    /* An exact address beats a wildcard, as in the kernel's lookup. */
+    if (match && (best == NULL || memcmp(b->local.ip, to->ip, 16) == 0)) best = b;
+  }
+  return best;
+}
+
+/* The source address a connection from this node to `to` gets. */
+void net__source_for(const struct net_sock *s, const struct net_addr *to, struct net_addr *out) {
+  *out = s->local;
+  out->family = s->domain;
+  if (!s->bound || net_addr_is_any(&s->local)) {
+    memset(out->ip, 0, 16);
+    if (net_addr_is_v4(to)) {
+      out->ip[10] = out->ip[11] = 0xff;
+      out->ip[12] = 127;
+      out->ip[15] = 1;
+    } else {
+      out->ip[15] = 1;
+    }
+  }
+}
+
+int net_bind(struct net_file *f, const struct sockaddr *sa, socklen_t len) {
+  struct net_sock *s = net_sock_of(f);
+  struct net_addr a;
+  int e = net_addr_from(s->domain, sa, len, &a);
+  if (e) return e;
+  if (s->bound || s->state != SS_NEW) return EINVAL;
+  if (is_unix(s)) {
+    if (a.path_len == 0) {
+      /* autobind: an abstract name of five hex digits, as Linux makes */
+      a.path[0] = '\0';
+      static const char hex[] = "0123456789abcdef";
+      uint32_t k = unix_autobind_next++;
+      for (int i = 5; i >= 1; i--, k >>= 4) a.path[i] = hex[k & 15];
+      a.path_len = 6;
+    }
+    if (unix_bound(&a) != NULL) return EADDRINUSE;
+    s->local = a;
+    net__bind_add(s);
+    return 0;
+  }
+  if (!net_addr_is_local(&a)) {
+    char text[160];
+    net_addr_text(&a, text, sizeof text);
+    (void)text;
+    return EADDRNOTAVAIL; /* not an address of this node */
+  }
+  if (s->domain == AF_INET6 && s->v6only && net_addr_is_v4(&a)) return EINVAL;
+  s->local = a;
+  if (a.port == 0) {
+    uint16_t p;
+    if (net__ephemeral_port(s->type, &p) != 0) return EADDRINUSE;
+    s->local.port = p;
+  } else if (net__port_conflict(s, a.port)) {
+    return EADDRINUSE;
+  }
+  net__bind_add(s);
+  return 0;
+}
+
+int net_listen(struct net_file *f, int backlog) {
+  struct net_sock *s = net_sock_of(f);
+  if (s->type == SOCK_DGRAM) return EOPNOTSUPP;
+  if (s->state != SS_NEW && s->state != SS_LISTEN) return EINVAL;
+  if (!s->bound) {
+    if (is_unix(s)) return EINVAL;
+    /* autobind, as Linux does on listen */
+    memset(&s->local, 0, sizeof s->local);
+    s->local.family = s->domain;
+    if (s->domain == AF_INET) s->local.ip[10] = s->local.ip[11] = 0xff;
+    uint16_t p;
+    if (net__ephemeral_port(s->type, &p) != 0) return EADDRINUSE;
+    s->local.port = p;
+    net__bind_add(s);
+  } else if (!is_unix(s) && s->state == SS_NEW) {
+    /* Two listeners on one port need SO_REUSEPORT on both. */
+    for (const struct net_sock *b = net__bound_list; b; b = b->bound_next)
+      if (b != s && b->state == SS_LISTEN && b->domain != AF_UNIX && b->local.port == s->local.port &&
+          net__addr_overlap(s, b) && !(s->reuseport && b->reuseport))
+        return EADDRINUSE;
+  }
+  if (backlog < 0 || backlog > DETSIM_NET_BACKLOG_MAX) backlog = DETSIM_NET_BACKLOG_MAX;
+  s->backlog = backlog;
+  s->state = SS_LISTEN;
+  f->changes++;
+  return 0;
+}
+
+/* ---- connect and accept ---- */
+
+/* A connect that failed in the call: the socket is as new again (Linux's
+ * tcp_disconnect), an autobound port released. */
+static void disconnect(struct net_sock *s) {
+  s->state = SS_NEW;
+  s->so_error = 0;
+  if (s->autobound) {
+    net__bind_remove(s);
+    s->autobound = false;
+  }
+}
+
+static int connect_wait(struct net_sock *s) {
+  uint64_t timeo = s->sndtimeo_ns;
+  if (sock_wait(s, DETSIM_EV_net_connect, EPOLLOUT, timeo) != 0) return EINPROGRESS;
+  struct view v;
+  view(s, detsim__now_ns(), &v);
+  if (v.err) {
+    consume_error(s, &v);
+    if (v.refused) disconnect(s);
+    return v.err;
+  }
+  s->state = SS_CONNECTED;
+  return 0;
+}
+
+int net_connect(struct net_file *f, const struct sockaddr *sa, socklen_t len) {
+  struct net_sock *s = net_sock_of(f);
+  if (s->type == SOCK_DGRAM) return net_udp_connect(f, sa, len);
+  uint64_t now = detsim__now_ns();
+  struct view v;
+  view(s, now, &v);
+  if (s->state == SS_LISTEN) return EINVAL;
+  if (s->state == SS_CONNECTING) {
+    if (v.refused) {
+      if (!s->refused_consumed) {
+        s->refused_consumed = true;
+        return ECONNREFUSED;
+      }
+      s->state = SS_NEW; /* a failed connect may be retried */
+    } else if (v.connecting) {
+      if (f->nonblock || detsim__self() == NULL) return EALREADY;
+      return connect_wait(s);
+    } else {
+      /* The first connect after a non-blocking one completed says 0. */
+      s->state = SS_CONNECTED;
+      return 0;
+    }
+  }
+  if (s->state == SS_CONNECTED) return EISCONN;
+  struct net_addr to;
+  int e = net_addr_from(s->domain, sa, len, &to);
+  if (e) return e;
+  uint64_t cap = detsim__opt.net_buffer_bytes;
+  struct net_sock *l;
+  if (is_unix(s)) {
+    struct net_sock *b = unix_bound(&to);
+    if (b == NULL) return ENOENT;
+    if (b->state != SS_LISTEN) return ECONNREFUSED;
+    l = b;
+  } else {
+    if (!net_addr_is_local(&to)) {
+      char text[160], what[200];
+      net_addr_text(&to, text, sizeof text);
+      snprintf(what, sizeof what, "connect to %s", text);
+      net_unsupported(what, "no host in the simulated world has that address; only this node's loopback addresses exist");
+      return ENETUNREACH;
+    }
+    if (net_addr_is_any(&to)) {
+      /* Linux connects a wildcard destination to the loopback address. */
+      bool v4 = net_addr_is_v4(&to);
+      memset(to.ip, 0, 16);
+      if (v4) {
+        to.ip[10] = to.ip[11] = 0xff;
+        to.ip[12] = 127;
+      }
+      to.ip[15] = 1;
+    }
+    if (!s->bound || s->local.port == 0) {
+      struct net_addr src;
+      net__source_for(s, &to, &src);
+      if (!s->bound) {
+        uint16_t p;
+        if (net__ephemeral_port(s->type, &p) != 0) return EADDRNOTAVAIL;
+        src.port = p;
+        s->local = src;
+        net__bind_add(s);
+        s->autobound = true;
+      }
+    } else if (net_addr_is_any(&s->local)) {
+      struct net_addr src;
+      net__source_for(s, &to, &src);
+      s->local = src;
+    }
+    l = to.port != 0 ? net_port_listener(s->type, &to) : NULL;
+  }
+  s->peer = to;
+  s->rst_consumed = s->refused_consumed = false;
+  if (l == NULL) {
+    /* SYN, then RST back: the refusal arrives after a round trip. */
+    s->state = SS_CONNECTING;
+    s->conn = NULL;
+    s->refused_at = now + net_latency_draw() + net_latency_draw();
+    net_timer(s->refused_at);
+    f->changes++;
+  } else {
+    if (l->qlen >= DETSIM_NET_BACKLOG_MAX) {
+      net_limit("net_backlog_max", DETSIM_NET_BACKLOG_MAX, "a listener's backlog is full; the connection is refused");
+      return ECONNREFUSED;
+    }
+    struct net_conn *c = conn_new(is_unix(s), cap, cap);
+    struct net_sock *child = sock_alloc(l->domain, l->type, l->protocol);
+    child->state = SS_CONNECTED;
+    child->local = l->local;
+    if (!is_unix(s)) {
+      child->local.ip[0] = 0; /* the address actually connected to */
+      memcpy(child->local.ip, to.ip, 16);
+      child->local.family = l->domain;
+    }
+    child->peer = s->local;
+    child->reuseaddr = l->reuseaddr;
+    child->rcvbuf = l->rcvbuf;
+    child->sndbuf = l->sndbuf;
+    child->linger_on = l->linger_on;
+    child->linger_s = l->linger_s;
+    uint64_t cs = c->dir[0].latency_ns, sc = c->dir[1].latency_ns;
+    s->conn = child->conn = c;
+    s->side = 0;
+    child->side = 1;
+    c->end[0] = s;
+    c->end[1] = child;
+    /* SYN (cs), SYN-ACK (sc): the client is established and the child is
+     * in the backlog (the final ACK's trip is not modeled: the child is
+     * acceptable when the client can first send, before its data arrives,
+     * and connections made one after another are accepted in order). */
+    s->established_at = now + cs + sc;
+    child->ready_at = s->established_at;
+    net_timer(s->established_at);
+    s->state = SS_CONNECTING;
+    if (l->qlen == l->qcap) {
+      l->qcap = l->qcap ? l->qcap * 2 : 8;
+      l->queue = realloc(l->queue, l->qcap * sizeof *l->queue);
+      CHECK(l->queue != NULL);
+    }
+    l->queue[l->qlen++] = child;
+    f->changes++;
+    if (s->established_at <= now && is_unix(s)) {
+      s->state = SS_CONNECTED; /* unix connects at once */
+      return 0;
+    }
+  }
+  /* A non-blocking TCP connect says EINPROGRESS even when the handshake
+   * takes no time, as Linux's does on loopback. */
+  if (f->nonblock || detsim__self() == NULL) return EINPROGRESS;
+  return connect_wait(s);
+}
+
+struct accept_wait { struct net_sock *s; };
+static bool accept_ready(void *arg) {
+  struct net_sock *s = ((struct accept_wait *)arg)->s;
+  return s->state != SS_LISTEN || acceptable(s, detsim__now_ns());
+}
+static uint64_t accept_next(void *arg) {
+  return net_sock_next_change(((struct accept_wait *)arg)->s, detsim__now_ns());
+}
+
+int net_accept(struct net_file *f, struct sockaddr *sa, socklen_t *len, int flags) {
+  struct net_sock *s = net_sock_of(f);
+  if (s->type == SOCK_DGRAM) {
+    errno = EOPNOTSUPP;
+    return -1;
+  }
+  if (s->state != SS_LISTEN) {
+    errno = EINVAL;
+    return -1;
+  }
+  if (flags & ~(SOCK_NONBLOCK | SOCK_CLOEXEC)) {
+    errno = EINVAL;
+    return -1;
+  }
+  if (!acceptable(s, detsim__now_ns())) {
+    if (f->nonblock || detsim__self() == NULL) {
+      errno = EAGAIN;
+      return -1;
+    }
+    struct accept_wait w = { s };
+    uint64_t deadline = s->rcvtimeo_ns ? detsim__now_ns() + s->rcvtimeo_ns : DETSIM_NO_DEADLINE;
+    if (net_wait(DETSIM_EV_net_accept, f, accept_ready, accept_next, &w, deadline) != 0 ||
+        s->state != SS_LISTEN) {
+      errno = s->state != SS_LISTEN ? EINVAL : EAGAIN;
+      return -1;
+    }
+  }
+  uint64_t now = detsim__now_ns();
+  unsigned pick = s->qlen;
+  for (unsigned i = 0; i < s->qlen; i++)
+    if (s->queue[i]->ready_at <= now && (pick == s->qlen || s->queue[i]->ready_at < s->queue[pick]->ready_at))
+      pick = i;
+  CHECK_LT(pick, s->qlen);
+  struct net_sock *child = s->queue[pick];
+  struct net_file *cf = net_file_new(NET_SOCK, child);
+  if (cf == NULL) return -1;
+  cf->nonblock = (flags & SOCK_NONBLOCK) != 0;
+  int fd = net_fd_alloc(cf, (flags & SOCK_CLOEXEC) != 0, 0);
+  if (fd < 0) {
+    net_file_discard(cf); /* the child stays in the backlog */
+    return -1;
+  }
+  child->file = cf;
+  memmove(&s->queue[pick], &s->queue[pick + 1], (s->qlen - pick - 1) * sizeof *s->queue);
+  s->qlen--;
+  s->accepted++;
+  if (sa != NULL || len != NULL) {
+    if (len == NULL) {
+      errno = EFAULT;
+      return fd;
+    }
+    net_addr_to(child->domain, &child->peer, sa, len);
+  }
+  return fd;
+}
+
+/* ---- data ---- */
+
+static bool is_orphan_peer(const struct net_sock *s) {
+  return s->conn != NULL && s->conn->end[1 - s->side] == NULL;
+}
+
+ssize_t net_sendmsg(struct net_file *f, const struct msghdr *msg, int flags) {
+  struct net_sock *s = net_sock_of(f);
+  if (s->type == SOCK_DGRAM) return net_udp_sendmsg(f, msg, flags);
+  if (flags & MSG_OOB) {
+    net_unsupported("MSG_OOB", "out-of-band data");
+    errno = EOPNOTSUPP;
+    return -1;
+  }
+  if (msg->msg_controllen > 0) {
+    net_unsupported("ancillary data (sendmsg msg_control)", "SCM_RIGHTS and other control messages");
+    errno = EOPNOTSUPP;
+    return -1;
+  }
+  bool nosignal = (flags & MSG_NOSIGNAL) != 0;
+  bool nonblock = f->nonblock || (flags & MSG_DONTWAIT) || detsim__self() == NULL;
+  uint64_t total = net_iov_total(msg->msg_iov, (int)msg->msg_iovlen);
+  uint64_t sent = 0;
+  uint64_t deadline = s->sndtimeo_ns ? detsim__now_ns() + s->sndtimeo_ns : DETSIM_NO_DEADLINE;
+  for (;;) {
+    uint64_t now = detsim__now_ns();
+    struct view v;
+    view(s, now, &v);
+    int err = 0;
+    if (s->state == SS_NEW || s->state == SS_LISTEN) {
+      err = is_unix(s) ? ENOTCONN : EPIPE;
+      if (!is_unix(s) && v.err) {
+        consume_error(s, &v);
+        err = v.err;
+      }
+    } else if (v.connecting) {
+      if (nonblock) {
+        errno = EAGAIN;
+        return -1;
+      }
+      if (sock_wait(s, DETSIM_EV_net_send, EPOLLOUT, 0) != 0) continue;
+      continue;
+    } else if (v.err || v.snd_shut) {
+      if (sent > 0) return (ssize_t)sent;
+      err = EPIPE;
+      if (!is_unix(s) && v.err) {
+        consume_error(s, &v);
+        err = v.err;
+      }
+    }
+    if (err) {
+      if (err == EPIPE && !nosignal) net_sigpipe();
+      errno = err;
+      return -1;
+    }
+    if (s->state == SS_CONNECTING) s->state = SS_CONNECTED;
+    if (total == sent) return (ssize_t)sent;
+    struct net_stream *out = &s->conn->dir[s->side];
+    if (is_orphan_peer(s)) {
+      /* The peer's socket is gone: its kernel answers the bytes with RST. */
+      struct net_stream *in = &s->conn->dir[1 - s->side];
+      net_stream_rst_at(in, net_stream_send_time(out, now) + in->latency_ns);
+      out->last_at = net_stream_send_time(out, now);
+      f->changes++;
+      return (ssize_t)total;
+    }
+    uint64_t space = net_stream_space(out);
+    if (space > 0) {
+      uint64_t n = total - sent < space ? total - sent : space;
+      net_stream_write(out, msg->msg_iov, (int)msg->msg_iovlen, sent, n, now);
+      sent += n;
+      if (sent == total) return (ssize_t)sent;
+    }
+    if (nonblock) {
+      if (sent > 0) return (ssize_t)sent;
+      errno = EAGAIN;
+      return -1;
+    }
+    struct sock_wait w = { s, EPOLLOUT | EPOLLERR | EPOLLHUP };
+    if (net_wait(DETSIM_EV_net_send, f, sock_wait_ready, sock_wait_next, &w, deadline) != 0) {
+      if (sent > 0) return (ssize_t)sent;
+      errno = EAGAIN;
+      return -1;
+    }
+  }
+}
+
+ssize_t net_recvmsg(struct net_file *f, struct msghdr *msg, int flags) {
+  struct net_sock *s = net_sock_of(f);
+  if (s->type == SOCK_DGRAM) return net_udp_recvmsg(f, msg, flags);
+  if (flags & MSG_OOB) {
+    errno = EINVAL; /* no urgent data is ever sent: Linux's answer */
+    return -1;
+  }
+  if (flags & MSG_ERRQUEUE) {
+    errno = EAGAIN;
+    return -1;
+  }
+  bool peek = (flags & MSG_PEEK) != 0;
+  bool waitall = (flags & MSG_WAITALL) != 0 && !peek;
+  bool nonblock = f->nonblock || (flags & MSG_DONTWAIT) || detsim__self() == NULL;
+  uint64_t total = net_iov_total(msg->msg_iov, (int)msg->msg_iovlen);
+  uint64_t got = 0;
+  uint64_t deadline = s->rcvtimeo_ns ? detsim__now_ns() + s->rcvtimeo_ns : DETSIM_NO_DEADLINE;
+  msg->msg_flags = 0;
+  msg->msg_controllen = 0;
+  msg->msg_namelen = 0; /* a stream reports no source address */
+  for (;;) {
+    uint64_t now = detsim__now_ns();
+    if (s->state == SS_NEW || s->state == SS_LISTEN) {
+      errno = s->state == SS_LISTEN && is_unix(s) ? EINVAL : ENOTCONN;
+      return -1;
+    }
+    struct view v;
+    view(s, now, &v);
+    if (!v.connecting && !v.refused) {
+      if (s->state == SS_CONNECTING) s->state = SS_CONNECTED;
+      if (total == 0) return 0;
+      if (v.avail > 0) {
+        uint64_t n = net_stream_read(&s->conn->dir[1 - s->side], msg->msg_iov, (int)msg->msg_iovlen, got,
+                                     total - got, now, peek);
+        got += n;
+        if (!waitall || got == total) return (ssize_t)got;
+        continue;
+      }
+    }
+    if (got > 0 && (v.err || v.rcv_shut || v.closed)) return (ssize_t)got;
+    if (v.fin_in) return (ssize_t)got;
+    if (v.err) {
+      consume_error(s, &v);
+      errno = v.err;
+      return -1;
+    }
+    if (v.rcv_shut) return (ssize_t)got;
+    if (v.closed) {
+      errno = ENOTCONN;
+      return -1;
+    }
+    if (nonblock) {
+      if (got > 0) return (ssize_t)got;
+      errno = EAGAIN;
+      return -1;
+    }
+    struct sock_wait w = { s, EPOLLIN | EPOLLRDHUP | EPOLLERR | EPOLLHUP };
+    if (net_wait(DETSIM_EV_net_recv, f, sock_wait_ready, sock_wait_next, &w, deadline) != 0) {
+      if (got > 0) return (ssize_t)got;
+      errno = EAGAIN;
+      return -1;
+    }
+  }
+}
+
+/* A child in a backlog that is never accepted: RST to the client. */
+static void abort_child(struct net_sock *child, uint64_t now) {
+  struct net_conn *c = child->conn;
+  struct net_stream *out = &c->dir[child->side];
+  net_stream_rst_at(out, net_stream_send_time(out, now > child->ready_at ? now : child->ready_at));
+  struct net_sock *client = c->end[1 - child->side];
+  if (client && client->file) client->file->changes++;
+  conn_detach(c, child->side);
+  free(child);
+}
+
+int net_shutdown(struct net_file *f, int how) {
+  struct net_sock *s = net_sock_of(f);
+  if (how != SHUT_RD && how != SHUT_WR && how != SHUT_RDWR) return EINVAL;
+  if (s->type == SOCK_DGRAM) {
+    if (s->state != SS_CONNECTED) return ENOTCONN;
+    if (how != SHUT_WR) s->shut_rd = true;
+    if (how != SHUT_RD) s->shut_wr = true;
+    f->changes++;
+    return 0;
+  }
+  uint64_t now = detsim__now_ns();
+  struct view v;
+  view(s, now, &v);
+  if (s->state == SS_LISTEN) {
+    if (how == SHUT_WR) return 0;
+    /* Linux disconnects a listener shut for reading: pending connections
+     * are reset and a blocked accept returns EINVAL (a server's way to stop
+     * its accept loop). */
+    for (unsigned i = 0; i < s->qlen; i++) abort_child(s->queue[i], now);
+    s->qlen = 0;
+    s->state = SS_NEW;
+    f->changes++;
+    return 0;
+  }
+  if (s->state == SS_NEW || v.closed || v.connecting) {
+    if (how != SHUT_WR) s->shut_rd = true;
+    if (how != SHUT_RD) s->shut_wr = true;
+    return ENOTCONN;
+  }
+  if (s->state == SS_CONNECTING) s->state = SS_CONNECTED;
+  if (how != SHUT_WR) s->shut_rd = true;
+  if (how != SHUT_RD && !s->shut_wr) {
+    s->shut_wr = true;
+    net_stream_fin(&s->conn->dir[s->side], now);
+  }
+  f->changes++;
+  struct net_sock *p = peer_of(s);
+  if (p != NULL && p->file != NULL) p->file->changes++;
+  return 0;
+}
+
+void net_sock_release(struct net_sock *s) {
+  uint64_t now = detsim__now_ns();
+  if (s->type == SOCK_DGRAM) net_udp_release(s);
+  if (s->state == SS_LISTEN) {
+    for (unsigned i = 0; i < s->qlen; i++) abort_child(s->queue[i], now);
+    free(s->queue);
+    s->queue = NULL;
+    s->qlen = 0;
+  }
+  struct net_conn *c = s->conn;
+  if (c != NULL) {
+    struct net_stream *in = &c->dir[1 - s->side], *out = &c->dir[s->side];
+    struct net_sock *p = c->end[1 - s->side];
+    if (p != NULL) {
+      bool unread = net_stream_avail(in, now) > 0;
+      if (c->unix_rules) {
+        if (in->tail > in->head) net_stream_rst_at(out, now);
+        else net_stream_fin(out, now);
+      } else if (unread || (s->linger_on && s->linger_s == 0)) {
+        net_stream_rst_at(out, net_stream_send_time(out, now));
+      } else {
+        net_stream_fin(out, now);
+        uint64_t next = net_stream_next_arrival(in, now);
+        if (in->tail > in->head && next != DETSIM_NO_DEADLINE && in->rst_at == DETSIM_NO_DEADLINE &&
+            in->fin_at > next) {
+          /* Data still in flight reaches a closed socket: RST back. */
+          net_stream_rst_at(out, next + out->latency_ns);
+        }
+      }
+      if (p->file != NULL) p->file->changes++;
+    }
+    conn_detach(c, s->side);
+    s->conn = NULL;
+  }
+  if (s->bound) net__bind_remove(s);
+  free(s);
+}
+
+/* ---- names ---- */
+
+int net_getsockname(struct net_file *f, struct sockaddr *sa, socklen_t *len, bool peer) {
+  struct net_sock *s = net_sock_of(f);
+  if (len == NULL) return EFAULT;
+  if ((int)*len < 0) return EINVAL;
+  if (peer && s->type == SOCK_DGRAM) {
+    if (s->state != SS_CONNECTED) return ENOTCONN;
+    net_addr_to(s->domain, &s->peer, sa, len);
+    return 0;
+  }
+  if (peer) {
+    struct view v;
+    view(s, detsim__now_ns(), &v);
+    if (!v.connected || v.closed) {
+      /* unix keeps its peer's name after the peer closed */
+      if (!(is_unix(s) && v.connected)) return ENOTCONN;
+    }
+    net_addr_to(s->domain, &s->peer, sa, len);
+    return 0;
+  }
+  struct net_addr a = s->local;
+  if (!s->bound && s->state != SS_CONNECTED) {
+    memset(&a, 0, sizeof a);
+    a.family = s->domain;
+    if (s->domain == AF_INET) a.ip[10] = a.ip[11] = 0xff;
+  }
+  net_addr_to(s->domain, &a, sa, len);
+  return 0;
+}
+
+int net__sock_take_error(struct net_sock *s) {
+  if (s->type == SOCK_DGRAM) {
+    int e = s->so_error;
+    s->so_error = 0;
+    return e;
+  }
+  struct view v;
+  view(s, detsim__now_ns(), &v);
+  if (v.err) consume_error(s, &v);
+  return v.err;
+}
+
+int net_ioctl_sock(struct net_file *f, unsigned long req, void *arg) {
+  struct net_sock *s = net_sock_of(f);
+  uint64_t now = detsim__now_ns();
+  if (req == FIONREAD && s->type == SOCK_DGRAM) {
+    uint64_t n = net_udp_first_len(s, now);
+    if (arg == NULL) return EFAULT;
+    int x = (int)n;
+    memcpy(arg, &x, sizeof x);
+    return 0;
+  }
+  if (req == FIONREAD) {
+    if (s->state == SS_LISTEN) return EINVAL;
+    struct view v;
+    view(s, now, &v);
+    if (arg == NULL) return EFAULT;
+    int n = (int)(v.avail > INT32_MAX ? INT32_MAX : v.avail);
+    memcpy(arg, &n, sizeof n);
+    return 0;
+  }
+  if (req == SIOCOUTQ) {
+    if (s->state == SS_LISTEN) return EINVAL;
+    int n = 0;
+    if (s->type == SOCK_STREAM && s->conn != NULL && !is_orphan_peer(s)) {
+      const struct net_stream *out = &s->conn->dir[s->side];
+      uint64_t q = out->tail - out->head - net_stream_avail(out, now);
+      n = (int)(q > INT32_MAX ? INT32_MAX : q);
+    }
+    if (arg == NULL) return EFAULT;
+    memcpy(arg, &n, sizeof n);
+    return 0;
+  }
+  net_unsupported("this ioctl on a socket", "only FIONBIO, FIONREAD, SIOCOUTQ, FIOCLEX and FIONCLEX are simulated");
+  return ENOTTY;
+}

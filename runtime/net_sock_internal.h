@@ -1,0 +1,87 @@
+/* Sockets' insides, shared by net_sock.c (streams, the port table, names),
+ * net_sockopt.c (options) and net_udp.c (datagrams).  Interceptors see
+ * only net.h. */
+#ifndef DETSIM_NET_SOCK_INTERNAL_H
+#define DETSIM_NET_SOCK_INTERNAL_H
+
+#include "net.h"
+
+enum sock_state { SS_NEW, SS_LISTEN, SS_CONNECTING, SS_CONNECTED };
+
+struct net_conn {
+  struct net_stream dir[2];     /* dir[i]: from end i to end 1-i */
+  struct net_sock *end[2];      /* NULL once that end is closed */
+  bool unix_rules;
+};
+
+struct sockopt_value { int level, name, value; };
+
+struct net_sock {
+  struct net_file *file;        /* NULL while a child waits in a backlog */
+  int domain, type, protocol;
+  enum sock_state state;
+  bool bound;
+  struct net_addr local, peer;
+  /* connection */
+  struct net_conn *conn;
+  int side;
+  uint64_t established_at;      /* connecting: the handshake completes */
+  uint64_t refused_at;          /* connecting: the RST of a refusal arrives */
+  bool refused_consumed, rst_consumed;
+  int so_error;
+  bool shut_rd, shut_wr;
+  /* listener */
+  struct net_sock **queue;
+  unsigned qlen, qcap;
+  int backlog;
+  uint64_t accepted;            /* children taken by accept (edge triggering) */
+  uint64_t ready_at;            /* a child: when accept may take it */
+  /* options the model acts on */
+  bool reuseaddr, reuseport, v6only, linger_on;
+  bool autobound;               /* connect chose the port */
+  int linger_s;
+  int rcvbuf, sndbuf;
+  uint64_t rcvtimeo_ns, sndtimeo_ns;
+  struct sockopt_value opts[DETSIM_NET_SOCKOPTS_MAX];
+  unsigned nopts;
+  struct net_sock *bound_next;  /* the port table */
+  /* datagrams (SOCK_DGRAM, net_udp.c): arrived or in flight to this socket */
+  struct net_dgram *dq_head, *dq_tail;
+  uint64_t dq_bytes, dq_pushed, dq_taken;
+  uint64_t dgram_latency_ns, dgram_last_at;  /* as a sender: FIFO per socket */
+  bool dgram_latency_drawn;
+};
+
+/* One datagram on its way to, or waiting in, a socket. */
+struct net_dgram {
+  struct net_dgram *next;
+  uint64_t at;                  /* arrival time */
+  struct net_addr from;
+  size_t len;
+  uint8_t data[];
+};
+
+
+/* net_sock.c: the port table over bound sockets (stream and datagram ports
+ * are separate spaces, as in Linux). */
+extern struct net_sock *net__bound_list;
+int net__ephemeral_port(int type, uint16_t *out);
+bool net__port_conflict(const struct net_sock *s, uint16_t port);
+void net__bind_add(struct net_sock *s);
+void net__bind_remove(struct net_sock *s);
+void net__source_for(const struct net_sock *s, const struct net_addr *to, struct net_addr *out);
+bool net__addr_overlap(const struct net_sock *a, const struct net_sock *b);
+/* The pending error (SO_ERROR), cleared. */
+int net__sock_take_error(struct net_sock *s);
+
+/* net_udp.c */
+int net_udp_connect(struct net_file *f, const struct sockaddr *sa, socklen_t len);
+ssize_t net_udp_sendmsg(struct net_file *f, const struct msghdr *msg, int flags);
+ssize_t net_udp_recvmsg(struct net_file *f, struct msghdr *msg, int flags);
+uint32_t net_udp_poll(struct net_sock *s, uint64_t now);
+uint64_t net_udp_next_change(struct net_sock *s, uint64_t now);
+uint64_t net_udp_gen(struct net_sock *s, uint64_t now);
+uint64_t net_udp_first_len(struct net_sock *s, uint64_t now);
+void net_udp_release(struct net_sock *s);
+
+#endif

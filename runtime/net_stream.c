@@ -1,0 +1,200 @@
+/* One direction of a byte stream (a TCP or unix connection, a pipe).
+ *
+ * Bytes are written into a ring and travel as segments that each carry an
+ * arrival time (the send time plus the direction's latency, never earlier
+ * than what was sent before: a stream never reorders).  The reader sees the
+ * bytes of every segment whose time has come.  FIN and RST travel behind the
+ * data the same way.  The ring is bounded by `cap`: bytes in flight and bytes
+ * arrived but unread both count, so a writer facing a slow reader blocks.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+#include "net.h"
+#include "report.h"
+
+void net_stream_init(struct net_stream *s, uint64_t cap, uint64_t latency_ns) {
+  memset(s, 0, sizeof *s);
+  s->cap = cap;
+  s->latency_ns = latency_ns;
+  s->fin_at = DETSIM_NO_DEADLINE;
+  s->rst_at = DETSIM_NO_DEADLINE;
+}
+
+void net_stream_free(struct net_stream *s) {
+  free(s->buf);
+  s->buf = NULL;
+  s->alloc = 0;
+}
+
+uint64_t net_iov_total(const struct iovec *iov, int iovcnt) {
+  uint64_t n = 0;
+  for (int i = 0; i < iovcnt; i++) n += iov[i].iov_len;
+  return n;
+}
+
+/* The offset up to which bytes have arrived at `now` (pure). */
+static uint64_t arrived_end(const struct net_stream *s, uint64_t now) {
+  uint64_t end = s->base;
+  for (unsigned i = 0; i < s->seg_n; i++) {
+    const struct net_seg *g = &s->seg[(s->seg_first + i) % DETSIM_NET_SEGMENTS_MAX];
+    if (g->at > now) break;
+    end = g->end;
+  }
+  return end;
+}
+
+uint64_t net_stream_avail(const struct net_stream *s, uint64_t now) {
+  uint64_t end = arrived_end(s, now);
+  CHECK_GE(end, s->head);
+  return end - s->head;
+}
+
+uint64_t net_stream_space(const struct net_stream *s) {
+  uint64_t queued = s->tail - s->head;
+  return queued >= s->cap ? 0 : s->cap - queued;
+}
+
+uint64_t net_stream_next_arrival(const struct net_stream *s, uint64_t now) {
+  for (unsigned i = 0; i < s->seg_n; i++) {
+    const struct net_seg *g = &s->seg[(s->seg_first + i) % DETSIM_NET_SEGMENTS_MAX];
+    if (g->at > now) return g->at;
+  }
+  uint64_t t = DETSIM_NO_DEADLINE;
+  if (s->fin_at > now && s->fin_at < t) t = s->fin_at;
+  if (s->rst_at > now && s->rst_at < t) t = s->rst_at;
+  return t;
+}
+
+uint64_t net_stream_arrived_segments(const struct net_stream *s, uint64_t now) {
+  uint64_t pending = 0;
+  for (unsigned i = 0; i < s->seg_n; i++) {
+    const struct net_seg *g = &s->seg[(s->seg_first + i) % DETSIM_NET_SEGMENTS_MAX];
+    if (g->at > now) pending++;
+  }
+  return s->pushed - pending + (s->fin_at <= now) + (s->rst_at <= now);
+}
+
+uint64_t net_stream_send_time(const struct net_stream *s, uint64_t now) {
+  uint64_t at = now + s->latency_ns;
+  return at < s->last_at ? s->last_at : at;
+}
+
+/* Forgets segments that have arrived (their bytes stay until read). */
+static void trim(struct net_stream *s, uint64_t now) {
+  while (s->seg_n > 0) {
+    struct net_seg *g = &s->seg[s->seg_first];
+    if (g->at > now) break;
+    s->base = g->end;
+    s->seg_first = (s->seg_first + 1) % DETSIM_NET_SEGMENTS_MAX;
+    s->seg_n--;
+  }
+}
+
+/* Makes room for `need` more bytes in the ring, keeping its contents. */
+static void grow(struct net_stream *s, uint64_t need) {
+  uint64_t used = s->tail - s->head;
+  if (used + need <= s->alloc) return;
+  uint64_t size = s->alloc ? s->alloc : 4096;
+  while (size < used + need) size *= 2;
+  uint8_t *nb = malloc(size);
+  if (nb == NULL) {
+    detsim__msg("error: out of memory for a simulated stream buffer (%llu bytes)", (unsigned long long)size);
+    abort();
+  }
+  /* Offsets stay absolute: byte at offset o lives at o mod alloc. */
+  for (uint64_t i = 0; i < used; i++) nb[(s->head + i) % size] = s->buf[(s->head + i) % s->alloc];
+  free(s->buf);
+  s->buf = nb;
+  s->alloc = size;
+}
+
+uint64_t net_stream_write(struct net_stream *s, const struct iovec *iov, int iovcnt,
+                          uint64_t skip, uint64_t n, uint64_t now) {
+  CHECK_LE(n, net_stream_space(s));
+  CHECK(s->fin_at == DETSIM_NO_DEADLINE);
+  if (n == 0) return 0;
+  grow(s, n);
+  uint64_t done = 0;
+  for (int i = 0; i < iovcnt && done < n; i++) {
+    uint64_t len = iov[i].iov_len;
+    if (skip >= len) {
+      skip -= len;
+      continue;
+    }
+    const uint8_t *src = (const uint8_t *)iov[i].iov_base + skip;
+    uint64_t take = len - skip;
+    if (take > n - done) take = n - done;
+    skip = 0;
+    for (uint64_t k = 0; k < take; k++) s->buf[(s->tail + done + k) % s->alloc] = src[k];
+    done += take;
+  }
+  CHECK_EQ(done, n);
+  s->tail += n;
+  uint64_t at = net_stream_send_time(s, now);
+  trim(s, now);
+  if (s->seg_n > 0) {
+    struct net_seg *last = &s->seg[(s->seg_first + s->seg_n - 1) % DETSIM_NET_SEGMENTS_MAX];
+    if (last->at == at || s->seg_n == DETSIM_NET_SEGMENTS_MAX) {
+      /* Same arrival, or the array is full: the bytes join the last segment,
+       * which then arrives with them (later, never earlier, never out of
+       * order). */
+      last->end = s->tail;
+      last->at = at;
+      s->last_at = at;
+      s->pushed++;
+      net_timer(at);
+      return n;
+    }
+  }
+  struct net_seg *g = &s->seg[(s->seg_first + s->seg_n) % DETSIM_NET_SEGMENTS_MAX];
+  g->end = s->tail;
+  g->at = at;
+  s->seg_n++;
+  s->pushed++;
+  s->last_at = at;
+  net_timer(at);
+  return n;
+}
+
+uint64_t net_stream_read(struct net_stream *s, const struct iovec *iov, int iovcnt,
+                         uint64_t skip, uint64_t n, uint64_t now, bool peek) {
+  trim(s, now);
+  uint64_t avail = s->base - s->head;
+  if (n > avail) n = avail;
+  uint64_t done = 0;
+  for (int i = 0; i < iovcnt && done < n; i++) {
+    uint64_t len = iov[i].iov_len;
+    if (skip >= len) {
+      skip -= len;
+      continue;
+    }
+    uint8_t *dst = (uint8_t *)iov[i].iov_base + skip;
+    uint64_t take = len - skip;
+    if (take > n - done) take = n - done;
+    skip = 0;
+    for (uint64_t k = 0; k < take; k++) dst[k] = s->buf[(s->head + done + k) % s->alloc];
+    done += take;
+  }
+  if (!peek && done > 0) {
+    s->head += done;
+    s->reads++;
+  }
+  return done;
+}
+
+void net_stream_fin(struct net_stream *s, uint64_t now) {
+  if (s->fin_at != DETSIM_NO_DEADLINE) return;
+  s->fin_at = net_stream_send_time(s, now);
+  s->last_at = s->fin_at;
+  net_timer(s->fin_at);
+}
+
+void net_stream_rst_at(struct net_stream *s, uint64_t at) {
+  if (s->rst_at != DETSIM_NO_DEADLINE) return;
+  if (at < s->last_at) at = s->last_at;
+  s->rst_at = at;
+  s->last_at = at;
+  net_timer(at);
+}

@@ -1,0 +1,313 @@
+/* Datagram sockets (UDP over AF_INET and AF_INET6) within the node.
+ *
+ * A datagram is delivered whole into the receiving socket's queue with an
+ * arrival time: the send time plus the sender's latency (drawn from the
+ * seed once per sending socket; datagrams of one sender arrive in the
+ * order sent).  A receiver reads arrived datagrams in arrival order.  As in
+ * Linux: a datagram for a port nobody is bound to is dropped, and a
+ * connected sender learns it from the next call (ECONNREFUSED, the ICMP
+ * port-unreachable); a datagram that does not fit the receiver's buffer is
+ * dropped.  No loss, duplication or reordering is injected yet: that is the
+ * faults' work (stormy level).
+ */
+#include <errno.h>
+#include <netinet/in.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+
+#include "check.h"
+#include "clock.h"
+#include "net_sock_internal.h"
+#include "options.h"
+
+/* The largest UDP payload over IPv4 (65535 - IP and UDP headers). */
+#define UDP_PAYLOAD_MAX 65507u
+
+static bool addr_equal(const struct net_addr *a, const struct net_addr *b) {
+  return memcmp(a->ip, b->ip, 16) == 0 && a->port == b->port;
+}
+
+/* The socket a datagram to `to` from `from` is delivered to, NULL for none. */
+static struct net_sock *receiver(const struct net_addr *to, const struct net_addr *from) {
+  struct net_sock *best = NULL;
+  for (struct net_sock *b = net__bound_list; b; b = b->bound_next) {
+    if (b->type != SOCK_DGRAM || b->local.port != to->port) continue;
+    bool match;
+    if (memcmp(b->local.ip, to->ip, 16) == 0) match = true;
+    else if (b->domain == AF_INET6 && net_addr_is_any(&b->local) && !net_addr_is_v4(&b->local))
+      match = !(net_addr_is_v4(to) && b->v6only);
+    else if (net_addr_is_v4(&b->local) && net_addr_is_any(&b->local)) match = net_addr_is_v4(to);
+    else match = false;
+    if (!match) continue;
+    if (b->state == SS_CONNECTED && !addr_equal(&b->peer, from)) continue;
+    if (best == NULL || memcmp(b->local.ip, to->ip, 16) == 0) best = b;
+  }
+  return best;
+}
+
+/* Binds an unbound socket to the wildcard address and an ephemeral port. */
+static int autobind(struct net_sock *s) {
+  if (s->bound) return 0;
+  memset(&s->local, 0, sizeof s->local);
+  s->local.family = s->domain;
+  if (s->domain == AF_INET) s->local.ip[10] = s->local.ip[11] = 0xff;
+  uint16_t p;
+  if (net__ephemeral_port(s->type, &p) != 0) return EAGAIN;
+  s->local.port = p;
+  net__bind_add(s);
+  return 0;
+}
+
+/* The destination as the kernel resolves it: 0, or an errno (reported for
+ * an address no node has). */
+static int resolve(struct net_sock *s, const struct sockaddr *sa, socklen_t len, struct net_addr *to) {
+  int e = net_addr_from(s->domain, sa, len, to);
+  if (e) return e;
+  if (!net_addr_is_local(to)) {
+    char text[160], what[200];
+    net_addr_text(to, text, sizeof text);
+    snprintf(what, sizeof what, "sendto/connect to %s", text);
+    net_unsupported(what, "no host in the simulated world has that address; only this node's loopback addresses exist");
+    return ENETUNREACH;
+  }
+  if (net_addr_is_any(to)) {
+    bool v4 = net_addr_is_v4(to);
+    memset(to->ip, 0, 16);
+    if (v4) {
+      to->ip[10] = to->ip[11] = 0xff;
+      to->ip[12] = 127;
+    }
+    to->ip[15] = 1;
+  }
+  return 0;
+}
+
+int net_udp_connect(struct net_file *f, const struct sockaddr *sa, socklen_t len) {
+  struct net_sock *s = net_sock_of(f);
+  if (sa != NULL && len >= (socklen_t)sizeof(sa_family_t) && sa->sa_family == AF_UNSPEC) {
+    s->state = SS_NEW; /* dissolve the association */
+    memset(&s->peer, 0, sizeof s->peer);
+    f->changes++;
+    return 0;
+  }
+  struct net_addr to;
+  int e = resolve(s, sa, len, &to);
+  if (e) return e;
+  e = autobind(s);
+  if (e) return e;
+  if (net_addr_is_any(&s->local)) {
+    /* the local address becomes the source the route gives */
+    uint16_t port = s->local.port;
+    net__source_for(s, &to, &s->local);
+    s->local.port = port;
+  }
+  s->peer = to;
+  s->state = SS_CONNECTED;
+  f->changes++;
+  return 0;
+}
+
+ssize_t net_udp_sendmsg(struct net_file *f, const struct msghdr *msg, int flags) {
+  struct net_sock *s = net_sock_of(f);
+  if (flags & MSG_OOB) {
+    net_unsupported("MSG_OOB", "out-of-band data");
+    errno = EOPNOTSUPP;
+    return -1;
+  }
+  if (msg->msg_controllen > 0) {
+    net_unsupported("ancillary data (sendmsg msg_control)", "control messages on datagram sockets");
+    errno = EOPNOTSUPP;
+    return -1;
+  }
+  if (s->so_error) {
+    errno = net__sock_take_error(s);
+    return -1;
+  }
+  if (s->shut_wr) {
+    if (!(flags & MSG_NOSIGNAL)) net_sigpipe();
+    errno = EPIPE;
+    return -1;
+  }
+  struct net_addr to;
+  if (msg->msg_name != NULL && msg->msg_namelen > 0) {
+    int e = resolve(s, msg->msg_name, msg->msg_namelen, &to);
+    if (e) {
+      errno = e;
+      return -1;
+    }
+  } else if (s->state == SS_CONNECTED) {
+    to = s->peer;
+  } else {
+    errno = EDESTADDRREQ;
+    return -1;
+  }
+  uint64_t len = net_iov_total(msg->msg_iov, (int)msg->msg_iovlen);
+  if (len > UDP_PAYLOAD_MAX) {
+    errno = EMSGSIZE;
+    return -1;
+  }
+  int e = autobind(s);
+  if (e) {
+    errno = e;
+    return -1;
+  }
+  struct net_addr from = s->local;
+  if (net_addr_is_any(&from)) {
+    net__source_for(s, &to, &from);
+    from.port = s->local.port;
+  }
+  struct net_sock *r = receiver(&to, &from);
+  if (r == NULL) {
+    /* ICMP port unreachable: a connected socket hears of it. */
+    if (s->state == SS_CONNECTED) s->so_error = ECONNREFUSED;
+    return (ssize_t)len;
+  }
+  if (r->dq_bytes + len > detsim__opt.net_buffer_bytes) return (ssize_t)len; /* the receiver's buffer is full: dropped */
+  if (!s->dgram_latency_drawn) {
+    s->dgram_latency_ns = net_latency_draw();
+    s->dgram_latency_drawn = true;
+  }
+  uint64_t now = detsim__now_ns();
+  uint64_t at = now + s->dgram_latency_ns;
+  if (at < s->dgram_last_at) at = s->dgram_last_at;
+  s->dgram_last_at = at;
+  struct net_dgram *d = malloc(sizeof *d + (size_t)len);
+  CHECK(d != NULL);
+  d->next = NULL;
+  d->at = at;
+  d->from = from;
+  d->len = (size_t)len;
+  uint64_t off = 0;
+  for (size_t i = 0; i < msg->msg_iovlen; i++) {
+    if (msg->msg_iov[i].iov_len) memcpy(d->data + off, msg->msg_iov[i].iov_base, msg->msg_iov[i].iov_len);
+    off += msg->msg_iov[i].iov_len;
+  }
+  if (r->dq_tail) r->dq_tail->next = d;
+  else r->dq_head = d;
+  r->dq_tail = d;
+  r->dq_bytes += len;
+  r->dq_pushed++;
+  net_timer(at);
+  return (ssize_t)len;
+}
+
+/* The arrived datagram to read next (earliest arrival, then queue order). */
+static struct net_dgram *first_arrived(struct net_sock *s, uint64_t now, struct net_dgram ***link) {
+  struct net_dgram *best = NULL, **best_link = NULL;
+  for (struct net_dgram **p = &s->dq_head; *p; p = &(*p)->next) {
+    if ((*p)->at <= now && (best == NULL || (*p)->at < best->at)) {
+      best = *p;
+      best_link = p;
+    }
+  }
+  if (link) *link = best_link;
+  return best;
+}
+
+uint64_t net_udp_first_len(struct net_sock *s, uint64_t now) {
+  struct net_dgram *d = first_arrived(s, now, NULL);
+  return d ? d->len : 0;
+}
+
+uint32_t net_udp_poll(struct net_sock *s, uint64_t now) {
+  uint32_t m = EPOLLOUT | EPOLLWRNORM;
+  if (first_arrived(s, now, NULL) != NULL) m |= EPOLLIN | EPOLLRDNORM;
+  if (s->so_error) m |= EPOLLERR;
+  if (s->shut_rd) m |= EPOLLIN | EPOLLRDNORM | EPOLLRDHUP;
+  if (s->shut_rd && s->shut_wr) m |= EPOLLHUP;
+  return m;
+}
+
+uint64_t net_udp_next_change(struct net_sock *s, uint64_t now) {
+  uint64_t t = DETSIM_NO_DEADLINE;
+  for (struct net_dgram *d = s->dq_head; d; d = d->next)
+    if (d->at > now && d->at < t) t = d->at;
+  return t;
+}
+
+uint64_t net_udp_gen(struct net_sock *s, uint64_t now) {
+  uint64_t pending = 0;
+  for (struct net_dgram *d = s->dq_head; d; d = d->next) pending += d->at > now;
+  return s->dq_pushed - pending;
+}
+
+struct udp_wait { struct net_sock *s; };
+static bool udp_ready(void *arg) {
+  struct net_sock *s = ((struct udp_wait *)arg)->s;
+  return (net_udp_poll(s, detsim__now_ns()) & (EPOLLIN | EPOLLERR)) != 0;
+}
+static uint64_t udp_next(void *arg) {
+  return net_udp_next_change(((struct udp_wait *)arg)->s, detsim__now_ns());
+}
+
+ssize_t net_udp_recvmsg(struct net_file *f, struct msghdr *msg, int flags) {
+  struct net_sock *s = net_sock_of(f);
+  if (flags & MSG_OOB) {
+    errno = EOPNOTSUPP;
+    return -1;
+  }
+  if (flags & MSG_ERRQUEUE) {
+    errno = EAGAIN;
+    return -1;
+  }
+  bool nonblock = f->nonblock || (flags & MSG_DONTWAIT) || detsim__self() == NULL;
+  msg->msg_flags = 0;
+  msg->msg_controllen = 0;
+  for (;;) {
+    uint64_t now = detsim__now_ns();
+    struct net_dgram **link;
+    struct net_dgram *d = first_arrived(s, now, &link);
+    if (d != NULL) {
+      uint64_t want = net_iov_total(msg->msg_iov, (int)msg->msg_iovlen);
+      uint64_t n = d->len < want ? d->len : want, off = 0;
+      for (size_t i = 0; i < msg->msg_iovlen && off < n; i++) {
+        uint64_t k = msg->msg_iov[i].iov_len < n - off ? msg->msg_iov[i].iov_len : n - off;
+        memcpy(msg->msg_iov[i].iov_base, d->data + off, k);
+        off += k;
+      }
+      if (d->len > want) msg->msg_flags |= MSG_TRUNC;
+      if (msg->msg_name != NULL) net_addr_to(s->domain, &d->from, msg->msg_name, &msg->msg_namelen);
+      else msg->msg_namelen = 0;
+      ssize_t r = (ssize_t)((flags & MSG_TRUNC) ? d->len : n);
+      if (!(flags & MSG_PEEK)) {
+        *link = d->next;
+        if (s->dq_tail == d) {
+          s->dq_tail = NULL;
+          for (struct net_dgram *x = s->dq_head; x; x = x->next) s->dq_tail = x;
+        }
+        s->dq_bytes -= d->len;
+        s->dq_taken++;
+        free(d);
+      }
+      return r;
+    }
+    if (s->so_error) {
+      errno = net__sock_take_error(s);
+      return -1;
+    }
+    if (s->shut_rd) return 0;
+    if (nonblock) {
+      errno = EAGAIN;
+      return -1;
+    }
+    struct udp_wait w = { s };
+    uint64_t deadline = s->rcvtimeo_ns ? now + s->rcvtimeo_ns : DETSIM_NO_DEADLINE;
+    if (net_wait(DETSIM_EV_net_recv, f, udp_ready, udp_next, &w, deadline) != 0) {
+      errno = EAGAIN;
+      return -1;
+    }
+  }
+}
+
+void net_udp_release(struct net_sock *s) {
+  struct net_dgram *d = s->dq_head;
+  while (d) {
+    struct net_dgram *next = d->next;
+    free(d);
+    d = next;
+  }
+  s->dq_head = s->dq_tail = NULL;
+  s->dq_bytes = 0;
+}
