@@ -3,12 +3,13 @@
  * blocked accept with EINVAL and resets the backlog too. */
 #include "conf.h"
 
-static int lfd;
+static int lfd, accept_r, accept_errno;
+/* Prints nothing itself: its result is printed after the join, so the
+ * output's order never depends on which thread runs first. */
 static void *acceptor(void *arg) {
   (void)arg;
-  int r = accept(lfd, NULL, NULL);
-  printf("blocked_accept=%d %s\n", r, r < 0 ? ename(errno) : "");
-  fflush(stdout);
+  accept_r = accept(lfd, NULL, NULL);
+  accept_errno = errno;
   return NULL;
 }
 
@@ -34,6 +35,7 @@ int main(void) {
   settle(); /* the acceptor blocks */
   SHOW("shutdown_listener", shutdown(lfd, SHUT_RD));
   pthread_join(t, NULL);
+  printf("blocked_accept=%d %s\n", accept_r, accept_r < 0 ? ename(accept_errno) : "");
   SHOW("accept_after", accept(lfd, NULL, NULL));
   close(lfd);
   return 0;
