@@ -50,7 +50,7 @@ if [ -z "$seed" ]; then echo "demo: no correctness failure in the sweep" >&2; ex
 
 step "3. replay seed $seed: the same history in separate processes"
 echo "\$ DETSIM_SEED=$seed ./bank"
-DETSIM_SEED=$seed ./bank 2>&1 | grep -v '^detsim: |' || true
+DETSIM_SEED=$seed ./bank 2>&1 | grep -v -e '^detsim: |' -e '^detsim: last events' || true
 echo "\$ simreplay --repeat 5 --seed $seed -- ./bank"
 simreplay --repeat 5 --seed "$seed" -- ./bank
 
