@@ -128,8 +128,9 @@ __attribute__((constructor(101))) static void detsim_init(int argc, char **argv,
     snprintf(text, sizeof text, "%" PRIu64, seed);
     setenv("DETSIM_SEED", text, 1);
   }
-  if (detsim__opt.plan[0] && detsim__plan_load(detsim__opt.plan, seed, err, sizeof err) != 0) usage_error(err);
   if (!detsim__opt.aslr) reexec_without_aslr(argv);
+  /* After the re-execution, so the file is read once. */
+  if (detsim__opt.plan[0] && detsim__plan_load(detsim__opt.plan, seed, err, sizeof err) != 0) usage_error(err);
   if (detsim__opt.pin_cpu) {
     int cpu = detsim__opt.cpu != 0xffffffffull ? (int)detsim__opt.cpu : sched_getcpu();
     cpu_set_t set;

@@ -22,7 +22,7 @@
 static const char *const observer_keys[] = { "trace", "trace_always", "trace_events", "trace_tail", "expect_history",
                                              "break_at", "quiet", "help", "cpu", "plan_out" };
 
-char *sr_options_for_replay(const char *options) {
+char *sr_options_without(const char *options, const char *const *keys, size_t nkeys) {
   struct st_buf b = { 0 };
   st_buf_puts(&b, "");
   const char *p = options ? options : "";
@@ -30,8 +30,8 @@ char *sr_options_for_replay(const char *options) {
     size_t n = strcspn(p, ":");
     size_t k = strcspn(p, "=:");
     bool drop = false;
-    for (size_t i = 0; i < sizeof observer_keys / sizeof observer_keys[0]; i++)
-      if (strlen(observer_keys[i]) == k && !strncmp(p, observer_keys[i], k)) drop = true;
+    for (size_t i = 0; i < nkeys; i++)
+      if (strlen(keys[i]) == k && !strncmp(p, keys[i], k)) drop = true;
     if (!drop && n) {
       if (b.len) st_buf_puts(&b, ":");
       st_buf_add(&b, p, n);
@@ -40,6 +40,10 @@ char *sr_options_for_replay(const char *options) {
     if (*p == ':') p++;
   }
   return b.s;
+}
+
+char *sr_options_for_replay(const char *options) {
+  return sr_options_without(options, observer_keys, sizeof observer_keys / sizeof observer_keys[0]);
 }
 
 const char *sr_run_text(const struct sr_run *r) {

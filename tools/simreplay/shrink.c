@@ -50,22 +50,11 @@ struct shrink {
 
 /* DETSIM_OPTIONS minus the keys a shrink sets itself. */
 static char *options_without_plan(const char *options) {
+  static const char *const plan_keys[] = { "plan", "plan_out" };
   char *base = sr_options_for_replay(options);
-  struct st_buf b = { 0 };
-  st_buf_puts(&b, "");
-  for (const char *p = base; *p;) {
-    size_t n = strcspn(p, ":");
-    size_t k = strcspn(p, "=:");
-    bool drop = (k == 4 && !strncmp(p, "plan", 4)) || (k == 8 && !strncmp(p, "plan_out", 8));
-    if (!drop && n) {
-      if (b.len) st_buf_puts(&b, ":");
-      st_buf_add(&b, p, n);
-    }
-    p += n;
-    if (*p == ':') p++;
-  }
+  char *without = sr_options_without(base, plan_keys, 2);
   free(base);
-  return b.s;
+  return without;
 }
 
 static void run_trial(struct shrink *s, const char *plan, const char *plan_out, struct trial *out) {

@@ -95,6 +95,8 @@ void sr_run_free(struct sr_run *r);
 const char *sr_run_text(const struct sr_run *r);
 /* DETSIM_OPTIONS without the keys a replay sets itself. */
 char *sr_options_for_replay(const char *options);
+/* DETSIM_OPTIONS (key=value:...) without the given keys (malloc'd). */
+char *sr_options_without(const char *options, const char *const *keys, size_t nkeys);
 
 /* ---- replay.c ---- */
 int sr_replay(const struct sr_args *a, struct sr_target *t);

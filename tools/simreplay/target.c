@@ -101,19 +101,11 @@ static void take_trace(struct sr_target *t, bool *have_seed, bool *have_cmd, con
 
 /* The options with plan= naming this file (wherever the plan was moved). */
 static char *options_with_plan(const char *options, const char *path) {
+  static const char *const plan_key[] = { "plan" };
   struct st_buf b = { 0 };
-  st_buf_puts(&b, "");
-  for (const char *p = options ? options : ""; *p;) {
-    size_t n = strcspn(p, ":");
-    size_t k = strcspn(p, "=:");
-    if (n && !(k == 4 && !strncmp(p, "plan", 4))) {
-      if (b.len) st_buf_puts(&b, ":");
-      st_buf_add(&b, p, n);
-    }
-    p += n;
-    if (*p == ':') p++;
-  }
-  st_buf_printf(&b, "%splan=%s", b.len ? ":" : "", path);
+  char *without = sr_options_without(options, plan_key, 1);
+  st_buf_printf(&b, "%s%splan=%s", without, without[0] ? ":" : "", path);
+  free(without);
   return b.s;
 }
 
