@@ -26,6 +26,10 @@
 #include "report.h"
 #include "sched_internal.h"
 #include "trace.h"
+#include "world.h"
+
+void net_close_all(void);
+void detsim__world_close_fd(const char *spec);
 
 /* Set across the re-execution without ASLR, so it happens at most once. */
 #define DETSIM_REEXEC_ENV "DETSIM__NO_ASLR_REEXEC"
@@ -96,6 +100,15 @@ static void first_line(uint64_t seed, int argc, char **argv, const char *options
 static void exit_handler(int status, void *arg) {
   (void)arg;
   if (!W.running) return;
+  if (detsim__in_world && status == 0 && detsim__self() != NULL) {
+    /* The node leaves the world as the kernel would end it: its
+     * connections close; the world goes on (or ends with its last client). */
+    fflush(NULL);
+    net_close_all();
+    detsim__write_result(DETSIM_CLASS_pass, 0, NULL);
+    detsim__world_node_exit(0);
+    return;
+  }
   if (status == 0) {
     fflush(NULL);
     detsim__write_result(DETSIM_CLASS_pass, 0, NULL);
@@ -129,6 +142,14 @@ __attribute__((constructor(101))) static void detsim_init(int argc, char **argv,
     setenv("DETSIM_SEED", text, 1);
   }
   if (!detsim__opt.aslr) reexec_without_aslr(argv);
+  const char *world = getenv(DETSIM_WORLD_ENV);
+  if (world) {
+    if (strcmp(detsim__opt.strategy, "random") != 0) usage_error("DETSIM_OPTIONS=strategy: a world of several nodes runs the random strategy only");
+    if (detsim__opt.plan[0] || detsim__opt.plan_out[0]) usage_error("DETSIM_OPTIONS=plan/plan_out: schedule plans are for one-node runs");
+    detsim__world_attach(world);
+    detsim__world_close_fd(world);
+    unsetenv(DETSIM_WORLD_ENV); /* the program's children are not nodes */
+  }
   /* After the re-execution, so the file is read once. */
   if (detsim__opt.plan[0] && detsim__plan_load(detsim__opt.plan, seed, err, sizeof err) != 0) usage_error(err);
   if (detsim__opt.pin_cpu) {

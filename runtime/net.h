@@ -105,6 +105,12 @@ int net_wait(enum detsim_event_kind kind, const void *obj, bool (*ready)(void *)
 /* Something arrives at virtual time `at`: blocked network waits re-check
  * then (see net_fd.c). */
 void net_timer(uint64_t at);
+/* The same for this node's threads only (a world's dispatcher applies what
+ * other nodes sent). */
+void net_timer_local(uint64_t at);
+/* Closes every simulated descriptor, as the kernel does when a process
+ * ends: peers see FIN or RST. */
+void net_close_all(void);
 
 /* A one-time report of something the simulation does not model: names it,
  * then the caller fails with an errno (never passes through). */
@@ -197,7 +203,13 @@ int net_addr_from(int sock_family, const struct sockaddr *sa, socklen_t len, str
 void net_addr_to(int sock_family, const struct net_addr *a, struct sockaddr *sa, socklen_t *len);
 bool net_addr_is_v4(const struct net_addr *a);
 bool net_addr_is_any(const struct net_addr *a);
+/* An address of this node (what bind accepts). */
 bool net_addr_is_local(const struct net_addr *a);
+/* The node an address reaches from here: this node for its loopback and
+ * wildcard addresses, node k for 127.0.1.(k+1) in a world; -1 for none. */
+int net_addr_node(const struct net_addr *a);
+/* A world address 127.0.1.x (connections to it come from 127.0.1.x too). */
+bool net_addr_is_node_address(const struct net_addr *a);
 /* Text for reports ("127.0.0.1:8080", "[::1]:80", "unix:/path"). */
 void net_addr_text(const struct net_addr *a, char *buf, size_t len);
 

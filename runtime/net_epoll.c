@@ -21,6 +21,7 @@
 #include "check.h"
 #include "clock.h"
 #include "net.h"
+#include "world.h"
 
 struct epoll_reg {
   int fd;
@@ -47,11 +48,11 @@ int net_epoll_create(int flags) {
     errno = EINVAL;
     return -1;
   }
-  struct net_epoll *ep = calloc(1, sizeof *ep);
+  struct net_epoll *ep = detsim__net_calloc(1, sizeof *ep);
   CHECK(ep != NULL);
   struct net_file *f = net_file_new(NET_EPOLL, ep);
   if (f == NULL) {
-    free(ep);
+    detsim__net_free(ep);
     return -1;
   }
   ep->self = f;
@@ -59,7 +60,7 @@ int net_epoll_create(int flags) {
   if (fd < 0) {
     int e = errno;
     net_file_discard(f);
-    free(ep);
+    detsim__net_free(ep);
     errno = e;
     return -1;
   }
@@ -86,8 +87,8 @@ void net_epoll_release(struct net_file *f) {
   }
   CHECK_GE(registrations, ep->n);
   registrations -= ep->n;
-  free(ep->regs);
-  free(ep);
+  detsim__net_free(ep->regs);
+  detsim__net_free(ep);
 }
 
 void net_epoll_forget(struct net_file *f) {
@@ -152,7 +153,7 @@ int net_epoll_ctl(struct net_file *epf, int op, int fd, struct epoll_event *ev) 
     }
     if (ep->n == ep->cap) {
       ep->cap = ep->cap ? ep->cap * 2 : 8;
-      ep->regs = realloc(ep->regs, ep->cap * sizeof *ep->regs);
+      ep->regs = detsim__net_realloc(ep->regs, ep->cap * sizeof *ep->regs);
       CHECK(ep->regs != NULL);
     }
     struct epoll_reg *r = &ep->regs[ep->n++];

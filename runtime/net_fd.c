@@ -31,6 +31,7 @@
 #include "check.h"
 #include "clock.h"
 #include "net.h"
+#include "world.h"
 #include "options.h"
 #include "prng.h"
 #include "real.h"
@@ -54,7 +55,7 @@ struct net_file *net_file_new(enum net_kind kind, void *obj) {
     errno = ENFILE;
     return NULL;
   }
-  struct net_file *f = calloc(1, sizeof *f);
+  struct net_file *f = detsim__net_calloc(1, sizeof *f);
   CHECK(f != NULL);
   f->kind = kind;
   f->obj = obj;
@@ -116,14 +117,14 @@ void net_file_release(struct net_file *f) {
   }
   CHECK_GE(live_objects, 1);
   live_objects--;
-  free(f);
+  detsim__net_free(f);
 }
 
 void net_file_discard(struct net_file *f) {
   CHECK_EQ(f->refs, 0);
   CHECK_GE(live_objects, 1);
   live_objects--;
-  free(f);
+  detsim__net_free(f);
 }
 
 /* Forgets descriptor `fd` in the table (the placeholder stays). */
@@ -253,6 +254,11 @@ int net_wait(enum detsim_event_kind kind, const void *obj, bool (*ready)(void *)
  * Without this, a wait that began before the send would sleep through the
  * arrival, and the scheduler, seeing no deadline, would call it a deadlock. */
 void net_timer(uint64_t at) {
+  if (detsim__in_world && at != DETSIM_NO_DEADLINE) detsim__world_net_timer(at);
+  net_timer_local(at);
+}
+
+void net_timer_local(uint64_t at) {
   if (at == DETSIM_NO_DEADLINE || at <= detsim__now_ns()) return;
   for (unsigned i = 0; i < W.slots_used; i++) {
     detsim_thread *t = &W.threads[i];
@@ -319,6 +325,15 @@ uintptr_t net__pc;
 
 void net_enter(enum detsim_event_kind kind, const struct net_file *f, uint32_t aux) {
   detsim__yield_aux(kind, f, net__pc, aux);
+  /* What this operation changes may let another node's thread run. */
+  if (detsim__in_world) detsim__world_touch();
+}
+
+void net_close_all(void) {
+  detsim__suppress_begin();
+  for (int fd = 0; fd < DETSIM_NET_FD_NUMBER_MAX; fd++)
+    if (fd_table[fd] != NULL) net_fd_close(fd);
+  detsim__suppress_end();
 }
 
 /* ---- the network's seeded stream ---- */
@@ -328,7 +343,11 @@ static bool net_rng_ready;
 
 uint64_t net_draw(void) {
   if (!net_rng_ready) {
-    detsim__rng_init(&net_rng, detsim__seed_child(detsim__seed(), "network"));
+    char label[48];
+    /* Each node of a world draws its own links. */
+    if (detsim__in_world) snprintf(label, sizeof label, "network/node/%u", detsim__node_index);
+    else snprintf(label, sizeof label, "network");
+    detsim__rng_init(&net_rng, detsim__seed_child(detsim__seed(), label));
     net_rng_ready = true;
   }
   return detsim__rng_next(&net_rng);

@@ -18,6 +18,7 @@
 #include "check.h"
 #include "clock.h"
 #include "net.h"
+#include "world.h"
 
 struct net_pipe {
   struct net_stream s;
@@ -37,19 +38,19 @@ int net_pipe2(int fds[2], int flags) {
     net_unsupported("pipe2(O_DIRECT)", "packet-mode pipes");
     return EINVAL;
   }
-  struct net_pipe *p = calloc(1, sizeof *p);
+  struct net_pipe *p = detsim__net_calloc(1, sizeof *p);
   CHECK(p != NULL);
   net_stream_init(&p->s, DETSIM_NET_PIPE_BYTES, 0);
   struct net_file *r = net_file_new(NET_PIPE_READ, p);
   if (r == NULL) {
-    free(p);
+    detsim__net_free(p);
     return errno;
   }
   struct net_file *w = net_file_new(NET_PIPE_WRITE, p);
   if (w == NULL) {
     int e = errno;
     net_file_discard(r);
-    free(p);
+    detsim__net_free(p);
     return e;
   }
   p->rd = r;
@@ -84,7 +85,7 @@ void net_pipe_release(struct net_file *f) {
   else p->wr = NULL;
   if (p->rd == NULL && p->wr == NULL) {
     net_stream_free(&p->s);
-    free(p);
+    detsim__net_free(p);
     return;
   }
   struct net_file *other = p->rd ? p->rd : p->wr;
@@ -211,13 +212,13 @@ int net_eventfd(unsigned initval, int flags) {
     errno = EINVAL;
     return -1;
   }
-  struct net_eventfd *e = calloc(1, sizeof *e);
+  struct net_eventfd *e = detsim__net_calloc(1, sizeof *e);
   CHECK(e != NULL);
   e->count = initval;
   e->semaphore = (flags & EFD_SEMAPHORE) != 0;
   struct net_file *f = net_file_new(NET_EVENTFD, e);
   if (f == NULL) {
-    free(e);
+    detsim__net_free(e);
     return -1;
   }
   f->nonblock = (flags & EFD_NONBLOCK) != 0;
@@ -225,13 +226,13 @@ int net_eventfd(unsigned initval, int flags) {
   if (fd < 0) {
     int err = errno;
     net_file_discard(f);
-    free(e);
+    detsim__net_free(e);
     errno = err;
   }
   return fd;
 }
 
-void net_eventfd_release(struct net_file *f) { free(f->obj); }
+void net_eventfd_release(struct net_file *f) { detsim__net_free(f->obj); }
 
 uint32_t net_eventfd_poll(struct net_file *f) {
   struct net_eventfd *e = f->obj;

@@ -38,6 +38,7 @@
 #include "check.h"
 #include "clock.h"
 #include "net.h"
+#include "world.h"
 #include "options.h"
 #include "real.h"
 #include "report.h"
@@ -45,7 +46,7 @@
 #include "net_sock_internal.h"
 
 /* Every bound socket (listeners, clients with a port, unix paths). */
-struct net_sock *net__bound_list;
+struct net_sock *net__bound_list_local;
 static uint32_t ephemeral_next;
 static bool ephemeral_ready;
 static uint32_t unix_autobind_next;
@@ -206,11 +207,12 @@ static int sock_wait(struct net_sock *s, enum detsim_event_kind kind, uint32_t w
 /* ---- creation ---- */
 
 static struct net_sock *sock_alloc(int domain, int type, int protocol) {
-  struct net_sock *s = calloc(1, sizeof *s);
+  struct net_sock *s = detsim__net_calloc(1, sizeof *s);
   CHECK(s != NULL);
   s->domain = domain;
   s->type = type;
   s->protocol = protocol;
+  s->node = detsim__node_index;
   s->rcvbuf = (int)detsim__opt.net_buffer_bytes;
   s->sndbuf = (int)detsim__opt.net_buffer_bytes;
   return s;
@@ -220,7 +222,7 @@ static struct net_sock *sock_alloc(int domain, int type, int protocol) {
 static int sock_install(struct net_sock *s, int flags) {
   struct net_file *f = net_file_new(NET_SOCK, s);
   if (f == NULL) {
-    free(s);
+    detsim__net_free(s);
     return -1;
   }
   s->file = f;
@@ -291,7 +293,7 @@ int net_socket(int domain, int type, int protocol) {
 
 /* A new connection; `unix_rules` gives it no latency. */
 static struct net_conn *conn_new(bool unix_rules, uint64_t cap0, uint64_t cap1) {
-  struct net_conn *c = calloc(1, sizeof *c);
+  struct net_conn *c = detsim__net_calloc(1, sizeof *c);
   CHECK(c != NULL);
   c->unix_rules = unix_rules;
   uint64_t l0 = unix_rules ? 0 : net_latency_draw();
@@ -306,7 +308,7 @@ static void conn_detach(struct net_conn *c, int side) {
   if (c->end[1 - side] != NULL) return;
   net_stream_free(&c->dir[0]);
   net_stream_free(&c->dir[1]);
-  free(c);
+  detsim__net_free(c);
 }
 
 int net_socketpair(int domain, int type, int protocol, int sv[2]) {
@@ -325,7 +327,7 @@ int net_socketpair(int domain, int type, int protocol, int sv[2]) {
   struct net_sock *b = sock_alloc(domain, base, 0);
   int fa = sock_install(a, flags);
   if (fa < 0) {
-    free(b);
+    detsim__net_free(b);
     return -1;
   }
   int fb = sock_install(b, flags);
@@ -365,7 +367,7 @@ bool net__addr_overlap(const struct net_sock *a, const struct net_sock *b) {
 
 bool net__port_conflict(const struct net_sock *s, uint16_t port) {
   for (const struct net_sock *b = net__bound_list; b; b = b->bound_next) {
-    if (b == s || b->domain == AF_UNIX || b->type != s->type || b->local.port != port) continue;
+    if (b == s || b->node != s->node || b->domain == AF_UNIX || b->type != s->type || b->local.port != port) continue;
     struct net_sock probe = *s;
     probe.local.port = port;
     if (!net__addr_overlap(&probe, b)) continue;
@@ -378,7 +380,7 @@ bool net__port_conflict(const struct net_sock *s, uint16_t port) {
 
 static bool port_used(int type, uint16_t port) {
   for (const struct net_sock *b = net__bound_list; b; b = b->bound_next)
-    if (b->domain != AF_UNIX && b->type == type && b->local.port == port) return true;
+    if (b->node == detsim__node_index && b->domain != AF_UNIX && b->type == type && b->local.port == port) return true;
   return false;
 }
 
@@ -418,16 +420,17 @@ void net__bind_remove(struct net_sock *s) {
 
 static struct net_sock *unix_bound(const struct net_addr *a) {
   for (struct net_sock *b = net__bound_list; b; b = b->bound_next)
-    if (b->domain == AF_UNIX && b->local.path_len == a->path_len && memcmp(b->local.path, a->path, a->path_len) == 0)
+    if (b->node == detsim__node_index && b->domain == AF_UNIX && b->local.path_len == a->path_len && memcmp(b->local.path, a->path, a->path_len) == 0)
       return b;
   return NULL;
 }
 
 struct net_sock *net_port_listener(int type, const struct net_addr *to) {
   (void)type;
+  int node = net_addr_node(to);
   struct net_sock *best = NULL;
   for (struct net_sock *b = net__bound_list; b; b = b->bound_next) {
-    if (b->state != SS_LISTEN || b->domain == AF_UNIX || b->local.port != to->port) continue;
+    if (b->state != SS_LISTEN || (int)b->node != node || b->domain == AF_UNIX || b->local.port != to->port) continue;
     bool match;
     if (memcmp(b->local.ip, to->ip, 16) == 0) match = true;
     else if (b->domain == AF_INET6 && net_addr_is_any(&b->local) && !net_addr_is_v4(&b->local))
@@ -450,6 +453,11 @@ void net__source_for(const struct net_sock *s, const struct net_addr *to, struct
       out->ip[10] = out->ip[11] = 0xff;
       out->ip[12] = 127;
       out->ip[15] = 1;
+      if (net_addr_is_node_address(to)) {
+        /* To a node's address, the route's source is this node's own. */
+        out->ip[14] = DETSIM_WORLD_NET_B2;
+        out->ip[15] = (uint8_t)(detsim__node_index + 1);
+      }
     } else {
       out->ip[15] = 1;
     }
@@ -512,7 +520,7 @@ int net_listen(struct net_file *f, int backlog) {
   } else if (!is_unix(s) && s->state == SS_NEW) {
     /* Two listeners on one port need SO_REUSEPORT on both. */
     for (const struct net_sock *b = net__bound_list; b; b = b->bound_next)
-      if (b != s && b->state == SS_LISTEN && b->domain != AF_UNIX && b->local.port == s->local.port &&
+      if (b != s && b->node == s->node && b->state == SS_LISTEN && b->domain != AF_UNIX && b->local.port == s->local.port &&
           net__addr_overlap(s, b) && !(s->reuseport && b->reuseport))
         return EADDRINUSE;
   }
@@ -585,11 +593,12 @@ int net_connect(struct net_file *f, const struct sockaddr *sa, socklen_t len) {
     if (b->state != SS_LISTEN) return ECONNREFUSED;
     l = b;
   } else {
-    if (!net_addr_is_local(&to)) {
+    if (net_addr_node(&to) < 0) {
       char text[160], what[200];
       net_addr_text(&to, text, sizeof text);
       snprintf(what, sizeof what, "connect to %s", text);
-      net_unsupported(what, "no host in the simulated world has that address; only this node's loopback addresses exist");
+      net_unsupported(what, detsim__in_world ? "no node of the simulated world has that address (nodes are 127.0.1.1 and up, by name through getaddrinfo)"
+                                             : "no host in the simulated world has that address; only this node's loopback addresses exist");
       return ENETUNREACH;
     }
     if (net_addr_is_any(&to)) {
@@ -636,6 +645,7 @@ int net_connect(struct net_file *f, const struct sockaddr *sa, socklen_t len) {
     }
     struct net_conn *c = conn_new(is_unix(s), cap, cap);
     struct net_sock *child = sock_alloc(l->domain, l->type, l->protocol);
+    child->node = l->node;
     child->state = SS_CONNECTED;
     child->local = l->local;
     if (!is_unix(s)) {
@@ -665,7 +675,7 @@ int net_connect(struct net_file *f, const struct sockaddr *sa, socklen_t len) {
     s->state = SS_CONNECTING;
     if (l->qlen == l->qcap) {
       l->qcap = l->qcap ? l->qcap * 2 : 8;
-      l->queue = realloc(l->queue, l->qcap * sizeof *l->queue);
+      l->queue = detsim__net_realloc(l->queue, l->qcap * sizeof *l->queue);
       CHECK(l->queue != NULL);
     }
     l->queue[l->qlen++] = child;
@@ -906,7 +916,7 @@ static void abort_child(struct net_sock *child, uint64_t now) {
   struct net_sock *client = c->end[1 - child->side];
   if (client && client->file) client->file->changes++;
   conn_detach(c, child->side);
-  free(child);
+  detsim__net_free(child);
 }
 
 int net_shutdown(struct net_file *f, int how) {
@@ -955,7 +965,7 @@ void net_sock_release(struct net_sock *s) {
   if (s->type == SOCK_DGRAM) net_udp_release(s);
   if (s->state == SS_LISTEN) {
     for (unsigned i = 0; i < s->qlen; i++) abort_child(s->queue[i], now);
-    free(s->queue);
+    detsim__net_free(s->queue);
     s->queue = NULL;
     s->qlen = 0;
   }
@@ -985,7 +995,7 @@ void net_sock_release(struct net_sock *s) {
     s->conn = NULL;
   }
   if (s->bound) net__bind_remove(s);
-  free(s);
+  detsim__net_free(s);
 }
 
 /* ---- names ---- */

@@ -5,6 +5,7 @@
 #define DETSIM_NET_SOCK_INTERNAL_H
 
 #include "net.h"
+#include "world.h"
 
 enum sock_state { SS_NEW, SS_LISTEN, SS_CONNECTING, SS_CONNECTED };
 
@@ -19,6 +20,7 @@ struct sockopt_value { int level, name, value; };
 struct net_sock {
   struct net_file *file;        /* NULL while a child waits in a backlog */
   int domain, type, protocol;
+  unsigned node;                /* the world's node it belongs to */
   enum sock_state state;
   bool bound;
   struct net_addr local, peer;
@@ -64,7 +66,10 @@ struct net_dgram {
 
 /* net_sock.c: the port table over bound sockets (stream and datagram ports
  * are separate spaces, as in Linux). */
-extern struct net_sock *net__bound_list;
+extern struct net_sock *net__bound_list_local;
+/* In a world the list is the world's (every node's sockets, each with its
+ * node), so connects find listeners of other nodes. */
+#define net__bound_list (*(detsim__in_world ? (struct net_sock **)&detsim__ws->bound_list : &net__bound_list_local))
 int net__ephemeral_port(int type, uint16_t *out);
 bool net__port_conflict(const struct net_sock *s, uint16_t port);
 void net__bind_add(struct net_sock *s);

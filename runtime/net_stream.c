@@ -12,6 +12,7 @@
 
 #include "check.h"
 #include "net.h"
+#include "world.h"
 #include "report.h"
 
 void net_stream_init(struct net_stream *s, uint64_t cap, uint64_t latency_ns) {
@@ -23,7 +24,7 @@ void net_stream_init(struct net_stream *s, uint64_t cap, uint64_t latency_ns) {
 }
 
 void net_stream_free(struct net_stream *s) {
-  free(s->buf);
+  detsim__net_free(s->buf);
   s->buf = NULL;
   s->alloc = 0;
 }
@@ -98,14 +99,14 @@ static void grow(struct net_stream *s, uint64_t need) {
   if (used + need <= s->alloc) return;
   uint64_t size = s->alloc ? s->alloc : 4096;
   while (size < used + need) size *= 2;
-  uint8_t *nb = malloc(size);
+  uint8_t *nb = detsim__net_malloc(size);
   if (nb == NULL) {
     detsim__msg("error: out of memory for a simulated stream buffer (%llu bytes)", (unsigned long long)size);
     abort();
   }
   /* Offsets stay absolute: byte at offset o lives at o mod alloc. */
   for (uint64_t i = 0; i < used; i++) nb[(s->head + i) % size] = s->buf[(s->head + i) % s->alloc];
-  free(s->buf);
+  detsim__net_free(s->buf);
   s->buf = nb;
   s->alloc = size;
 }

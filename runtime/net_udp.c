@@ -32,8 +32,9 @@ static bool addr_equal(const struct net_addr *a, const struct net_addr *b) {
 /* The socket a datagram to `to` from `from` is delivered to, NULL for none. */
 static struct net_sock *receiver(const struct net_addr *to, const struct net_addr *from) {
   struct net_sock *best = NULL;
+  int node = net_addr_node(to);
   for (struct net_sock *b = net__bound_list; b; b = b->bound_next) {
-    if (b->type != SOCK_DGRAM || b->local.port != to->port) continue;
+    if (b->type != SOCK_DGRAM || (int)b->node != node || b->local.port != to->port) continue;
     bool match;
     if (memcmp(b->local.ip, to->ip, 16) == 0) match = true;
     else if (b->domain == AF_INET6 && net_addr_is_any(&b->local) && !net_addr_is_v4(&b->local))
@@ -65,7 +66,7 @@ static int autobind(struct net_sock *s) {
 static int resolve(struct net_sock *s, const struct sockaddr *sa, socklen_t len, struct net_addr *to) {
   int e = net_addr_from(s->domain, sa, len, to);
   if (e) return e;
-  if (!net_addr_is_local(to)) {
+  if (net_addr_node(to) < 0) {
     char text[160], what[200];
     net_addr_text(to, text, sizeof text);
     snprintf(what, sizeof what, "sendto/connect to %s", text);
@@ -173,7 +174,7 @@ ssize_t net_udp_sendmsg(struct net_file *f, const struct msghdr *msg, int flags)
   uint64_t at = now + s->dgram_latency_ns;
   if (at < s->dgram_last_at) at = s->dgram_last_at;
   s->dgram_last_at = at;
-  struct net_dgram *d = malloc(sizeof *d + (size_t)len);
+  struct net_dgram *d = detsim__net_malloc(sizeof *d + (size_t)len);
   CHECK(d != NULL);
   d->next = NULL;
   d->at = at;
@@ -279,7 +280,7 @@ ssize_t net_udp_recvmsg(struct net_file *f, struct msghdr *msg, int flags) {
         }
         s->dq_bytes -= d->len;
         s->dq_taken++;
-        free(d);
+        detsim__net_free(d);
       }
       return r;
     }
@@ -305,7 +306,7 @@ void net_udp_release(struct net_sock *s) {
   struct net_dgram *d = s->dq_head;
   while (d) {
     struct net_dgram *next = d->next;
-    free(d);
+    detsim__net_free(d);
     d = next;
   }
   s->dq_head = s->dq_tail = NULL;

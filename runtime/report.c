@@ -27,6 +27,7 @@
 #include "real.h"
 #include "sched_internal.h"
 #include "trace.h"
+#include "world.h"
 
 static const char *const class_names[DETSIM_CLASS_COUNT] = {
 #define DETSIM_CLASS(name, status, desc) #name,
@@ -125,6 +126,12 @@ _Noreturn void detsim__finish(enum detsim_class cls, int exit_status, const char
     }
   }
   if (!in_signal) fflush(NULL);
+  if (detsim__in_world) {
+    char node_extra[1024];
+    snprintf(node_extra, sizeof node_extra, "node=%s%s%s", detsim__ws->nodes[detsim__node_index].name,
+             extra_all[0] ? " " : "", extra_all);
+    detsim__world_end(cls, exit_status, node_extra);
+  }
   detsim__write_result(cls, exit_status, extra_all);
   exit_now(cls == DETSIM_CLASS_pass ? exit_status : class_status[cls]);
 }

@@ -29,6 +29,9 @@
 #include "real.h"
 #include "report.h"
 #include "sched_internal.h"
+#include "world.h"
+
+void net_timer_local(uint64_t at);
 
 struct detsim_world W;
 
@@ -206,6 +209,109 @@ static detsim_thread *pick_when_stuck(detsim_thread *self, detsim_thread *exclud
   }
 }
 
+/* ---- worlds: choices that include other nodes (world.h) ----
+ *
+ * In a world every choice is over this node's runnable threads and the
+ * other nodes that may have something to run, drawn uniformly; when nothing
+ * anywhere can run, time jumps to the earliest deadline of any node. */
+
+struct choice {
+  detsim_thread *thread;  /* a thread of this node, or */
+  int node;               /* another node (-1: none) */
+};
+
+/* The world leaves this node for `node`.  `self` (NULL for the dispatcher)
+ * then waits for its baton or leaves. */
+static void leave_for(detsim_thread *self, unsigned node) {
+  detsim_thread *cands[DETSIM_MAX_THREADS];
+  bool idle = collect_runnable(cands, NULL) == 0;
+  detsim__event(DETSIM_EV_node_switch, self, NULL, 0, node);
+  if (idle) detsim__event(DETSIM_EV_node_idle, self, NULL, 0, detsim__node_index);
+  if (self) {
+    self->run_length = 0;
+    __atomic_store_n(&self->baton, 0, __ATOMIC_RELAXED);
+  }
+  W.current = NULL;
+  detsim__world_hand_to(node, idle, idle ? next_deadline() : DETSIM_NO_DEADLINE);
+}
+
+_Noreturn static void world_deadlock(detsim_thread *self);
+
+static struct choice world_choose(detsim_thread *exclude, bool local) {
+  detsim_thread *cands[DETSIM_MAX_THREADS];
+  unsigned nodes[DETSIM_WORLD_NODES_MAX];
+  unsigned nl = local ? collect_runnable(cands, exclude) : 0;
+  unsigned nr = detsim__world_candidates(nodes);
+  struct choice c = { NULL, -1 };
+  if (nl + nr == 0) return c;
+  uint64_t r = detsim__rng_below(&W.rng, nl + nr);
+  if (r < nl) c.thread = cands[r];
+  else c.node = (int)nodes[r - nl];
+  return c;
+}
+
+static struct choice world_choose_when_stuck(detsim_thread *self, detsim_thread *exclude, bool local) {
+  for (;;) {
+    struct choice c = world_choose(exclude, local);
+    if (c.thread || c.node >= 0) return c;
+    uint64_t d = local ? next_deadline() : DETSIM_NO_DEADLINE;
+    uint64_t w = detsim__world_next_wake();
+    if (w < d) d = w;
+    if (d == DETSIM_NO_DEADLINE) world_deadlock(self);
+    detsim__clock_advance_to(d);
+    detsim__world_wake_due(d);
+    detsim__event(DETSIM_EV_time_jump, self, NULL, 0, 0);
+  }
+}
+
+/* The dispatcher: the world came to this node. */
+void detsim__sched_dispatch(void) {
+  W.current = NULL;
+  uint64_t at = detsim__world_take_net_wake();
+  if (at != DETSIM_NO_DEADLINE) net_timer_local(at);
+  detsim__event(DETSIM_EV_node_enter, NULL, NULL, 0, detsim__node_index);
+  struct choice c = world_choose_when_stuck(NULL, NULL, true);
+  if (c.thread) give_baton(c.thread);
+  else leave_for(NULL, (unsigned)c.node);
+}
+
+/* This node's process ends: the world goes on elsewhere. */
+void detsim__sched_leave_node(void) {
+  struct choice c = world_choose_when_stuck(tls_self, NULL, false);
+  CHECK(c.node >= 0);
+  detsim_thread *self = tls_self;
+  tls_self = NULL; /* its exit path runs outside the simulation */
+  leave_for(self, (unsigned)c.node);
+}
+
+/* Runs `c` after `self` (runnable or blocked) gave up the CPU. */
+static void world_switch(detsim_thread *self, struct choice c) {
+  if (c.thread) {
+    switch_to(self, c.thread);
+    return;
+  }
+  leave_for(self, (unsigned)c.node);
+  wait_baton(self);
+  CHECK(W.current == self);
+}
+
+_Noreturn static void world_deadlock(detsim_thread *self) {
+  (void)self;
+  unsigned blocked = 0;
+  for (unsigned i = 0; i < W.slots_used; i++)
+    if (W.threads[i].state == DETSIM_T_BLOCKED) blocked++;
+  detsim__msg("deadlock: no thread of any node of the world can run, and no timer is pending");
+  detsim__msg("  node %s: %u blocked threads", detsim__ws->nodes[detsim__node_index].name, blocked);
+  for (unsigned i = 0; i < W.slots_used; i++) {
+    detsim_thread *t = &W.threads[i];
+    if (t->state != DETSIM_T_BLOCKED) continue;
+    detsim__msg("  thread T%u waits in %s", t->id, detsim__event_name(t->block_kind));
+  }
+  char extra[64];
+  snprintf(extra, sizeof extra, "node=%s", detsim__ws->nodes[detsim__node_index].name);
+  detsim__finish(DETSIM_CLASS_deadlock, 0, extra);
+}
+
 static void pct_lower(detsim_thread *t, int64_t prio) {
   t->priority = prio;
 }
@@ -250,6 +356,11 @@ static void preempt_point(detsim_thread *self) {
     return;
   }
   if (detsim__rng_next(&W.rng) >= W.preempt_threshold) return;
+  if (detsim__in_world) {
+    struct choice c = world_choose(self, true);
+    if (c.thread || c.node >= 0) world_switch(self, c);
+    return;
+  }
   detsim_thread *cands[DETSIM_MAX_THREADS];
   unsigned n = collect_runnable(cands, self);
   if (n == 0) return;
@@ -276,6 +387,11 @@ void detsim__yield_to_other(uintptr_t pc) {
   detsim_thread *self = tls_self;
   if (self == NULL || self->suppress) return;
   detsim__event(DETSIM_EV_yield, self, NULL, pc, 0);
+  if (detsim__in_world) {
+    struct choice c = world_choose(self, true);
+    if (c.thread || c.node >= 0) world_switch(self, c);
+    return;
+  }
   detsim_thread *cands[DETSIM_MAX_THREADS];
   unsigned n = collect_runnable(cands, self);
   if (n == 0) return;
@@ -305,10 +421,14 @@ int detsim__block(enum detsim_event_kind kind, const void *obj,
   self->block_pc = self->site_step == self->steps && self->site_pc ? self->site_pc
                                                                    : (uintptr_t)__builtin_return_address(0);
   detsim__event(DETSIM_EV_block, self, obj, self->block_pc, kind);
-  detsim_thread *cands[DETSIM_MAX_THREADS];
-  unsigned n = collect_runnable(cands, NULL);
-  detsim_thread *next = n ? pick(cands, n) : pick_when_stuck(self, NULL);
-  switch_to(self, next);
+  if (detsim__in_world) {
+    world_switch(self, world_choose_when_stuck(self, NULL, true));
+  } else {
+    detsim_thread *cands[DETSIM_MAX_THREADS];
+    unsigned n = collect_runnable(cands, NULL);
+    detsim_thread *next = n ? pick(cands, n) : pick_when_stuck(self, NULL);
+    switch_to(self, next);
+  }
   bool ok = ready(arg);
   CHECK(ok || detsim__now_ns() >= self->deadline);
   self->state = DETSIM_T_RUNNABLE;
@@ -485,6 +605,17 @@ static void finish_thread(detsim_thread *self, void *retval) {
     tls_self = NULL;
     return;
   }
+  if (detsim__in_world) {
+    struct choice c = world_choose_when_stuck(self, self, true);
+    tls_self = NULL;
+    if (c.thread) {
+      detsim__trace_event(DETSIM_EV_switch, self->id, NULL, 0, c.thread->id);
+      give_baton(c.thread);
+    } else {
+      leave_for(self, (unsigned)c.node);
+    }
+    return;
+  }
   detsim_thread *next = pick_when_stuck(self, self);
   detsim__trace_event(DETSIM_EV_switch, self->id, NULL, 0, next->id);
   tls_self = NULL;
@@ -551,7 +682,11 @@ __attribute__((weak)) uint32_t detsim__mutex_owner_hint(const void *mutex) {
 
 void detsim__sched_start(uint64_t seed) {
   W.seed = seed;
-  detsim__rng_init(&W.rng, detsim__seed_child(seed, "scheduler"));
+  char label[48];
+  /* Each node of a world draws its own choices. */
+  if (detsim__in_world) snprintf(label, sizeof label, "scheduler/node/%u", detsim__node_index);
+  else snprintf(label, sizeof label, "scheduler");
+  detsim__rng_init(&W.rng, detsim__seed_child(seed, label));
   W.pct = strcmp(detsim__opt.strategy, "pct") == 0 && !detsim__plan_replaying;
   double p = detsim__opt.preempt;
   if (p < 0) {
@@ -599,6 +734,13 @@ void detsim__sched_start(uint64_t seed) {
   W.current = main_thread;
   tls_self = main_thread;
   W.running = true;
+  if (detsim__in_world) {
+    /* The node's program starts when the world first comes to it. */
+    main_thread->baton = 0;
+    W.current = NULL;
+    detsim__world_park_main();
+    wait_baton(main_thread);
+  }
   detsim__event(DETSIM_EV_start, main_thread, NULL, 0, 0);
 }
 

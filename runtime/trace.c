@@ -32,7 +32,7 @@ static struct {
   uint64_t mask;
   uint64_t events;
   uint64_t hash;
-} T = { NULL, 0, 0, 0x6a09e667f3bcc909ull };
+} T = { NULL, 0, 0, DETSIM_HISTORY_START };
 
 const char *detsim__event_name(enum detsim_event_kind kind) {
   return (unsigned)kind < DETSIM_EV_COUNT ? event_names[kind] : "?";
@@ -75,6 +75,16 @@ uint64_t detsim__history_hash(void) {
 }
 
 uint64_t detsim__events(void) { return T.events; }
+
+void detsim__history_get(uint64_t *events, uint64_t *hash) {
+  *events = T.events;
+  *hash = T.hash;
+}
+
+void detsim__history_set(uint64_t events, uint64_t hash) {
+  T.events = events;
+  T.hash = hash;
+}
 
 /* One record as a line: event number, virtual time, thread, event, object,
  * value, call site (function+offset when the symbol is known). */

@@ -11,6 +11,8 @@
 
 #include <stdint.h>
 
+#include "world_abi.h" /* DETSIM_HISTORY_START */
+
 enum detsim_event_kind {
 #define DETSIM_EVENT(name, desc) DETSIM_EV_##name,
 #include "events.inc"
@@ -35,6 +37,9 @@ uint64_t detsim__trace_event(enum detsim_event_kind kind, uint32_t tid, const vo
 const char *detsim__event_name(enum detsim_event_kind kind);
 uint64_t detsim__history_hash(void);
 uint64_t detsim__events(void);
+/* The unfinalized history (a world carries it from node to node). */
+void detsim__history_get(uint64_t *events, uint64_t *hash);
+void detsim__history_set(uint64_t events, uint64_t hash);
 
 /* Writes the kept records to `path` (one line each). 0 or -1. */
 int detsim__trace_write(const char *path);

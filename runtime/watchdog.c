@@ -18,6 +18,7 @@
 #include "report.h"
 #include "sched_internal.h"
 #include "trace.h"
+#include "world.h"
 
 #define WATCHDOG_POLL_MS 100
 /* How long the stuck thread gets to answer with its backtrace. */
@@ -51,6 +52,11 @@ static void *watchdog_main(void *arg) {
   for (;;) {
     sleep_ms(WATCHDOG_POLL_MS);
     uint64_t now = detsim__events();
+    if (detsim__in_world && __atomic_load_n(&detsim__ws->current, __ATOMIC_ACQUIRE) != detsim__node_index) {
+      /* The world runs elsewhere: only the node holding it can be stuck. */
+      since = real_ms();
+      continue;
+    }
     if (now != last) {
       last = now;
       since = real_ms();

@@ -1,6 +1,6 @@
-# simrun and simreplay: the sweep and replay tools (tools/simrun,
-# tools/simreplay), with the code they share in tools/common (an object
-# library, not installed).  Included from tools/CMakeLists.txt; builds into
+# simrun, simreplay and simworld: the sweep, replay and world tools
+# (tools/simrun, tools/simreplay, tools/simworld), with the code they share
+# in tools/common (an object library, not installed).  Included from tools/CMakeLists.txt; builds into
 # build/bin and installs to bin/ like every tool.
 #
 # tools/common reads the runtime's own tables (runtime/classes.inc,
@@ -15,7 +15,7 @@ target_compile_options(detsim_simtools_common PRIVATE ${DETSIM_C_WARNINGS})
 target_compile_definitions(detsim_simtools_common PRIVATE _GNU_SOURCE)
 target_include_directories(detsim_simtools_common PUBLIC "${DETSIM_SIMTOOLS_DIR}/common")
 
-foreach(tool simrun simreplay)
+foreach(tool simrun simreplay simworld)
   file(GLOB _detsim_tool_sources CONFIGURE_DEPENDS "${DETSIM_SIMTOOLS_DIR}/${tool}/*.c")
   add_executable(${tool} ${_detsim_tool_sources} $<TARGET_OBJECTS:detsim_simtools_common>)
   target_compile_options(${tool} PRIVATE ${DETSIM_C_WARNINGS})

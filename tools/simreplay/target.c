@@ -19,6 +19,8 @@
 #include "st_classes.h"
 #include "st_elf.h"
 #include "st_plan.h"
+#include "st_scenario.h"
+#include "st_world.h"
 
 static void set_seed(struct sr_target *t, bool *have, uint64_t seed, const char *from) {
   static const char *first_from;
@@ -134,6 +136,7 @@ static void take_plan(struct sr_target *t, bool *have_seed, bool *have_cmd, cons
 }
 
 void sr_check_program(const char *prog) {
+  if (st_is_simworld(prog)) return; /* it checks its nodes itself */
   char *path = st_find_program(prog);
   if (!path) st_die(ST_EXIT_HARNESS, "harness error: cannot find program '%s'", prog);
   struct st_elf_info e;
@@ -173,6 +176,12 @@ void sr_target_resolve(const struct sr_args *a, struct sr_target *t) {
       continue;
     }
     struct stat st;
+    if (stat(in, &st) == 0 && st_scenario_sniff(in)) {
+      char *one[] = { (char *)in, NULL };
+      t->argv = st_world_argv(one);
+      have_cmd = true;
+      continue;
+    }
     if (stat(in, &st) == 0) {
       if (t->trace || t->plan_file) st_die(ST_EXIT_USAGE, "more than one trace or plan file given ('%s')", in);
       if (st_plan_is_plan_file(in)) take_plan(t, &have_seed, &have_cmd, in);
@@ -190,6 +199,8 @@ void sr_target_resolve(const struct sr_args *a, struct sr_target *t) {
     t->options = t->plan_file ? options_with_plan(a->options, t->plan_file) : st_xstrdup(a->options);
   }
   if (!t->options) t->options = st_xstrdup("");
+  char **world = t->argv ? st_world_argv(t->argv) : NULL;
+  if (world) t->argv = world;
   if (!have_seed) st_die(ST_EXIT_USAGE, "no seed: give --seed N, a pasted detsim line or a trace file");
   if (!have_cmd) {
     if (t->expect_from)

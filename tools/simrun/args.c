@@ -8,6 +8,7 @@
 
 #include "simrun.h"
 #include "st_limits.h"
+#include "st_world.h"
 
 static const char help_text[] =
 "usage: simrun [options] -- PROGRAM [ARGS...]\n"
@@ -159,6 +160,7 @@ void simrun_parse_args(int argc, char **argv, struct simrun_args *a) {
   a->shard_count = 1;
   a->jobs = 0;
   char **files = st_xcalloc((size_t)argc + 1, sizeof *files);
+  bool is_world = false;
   int i = 1;
   for (; i < argc; i++) {
     const char *arg = argv[i], *v;
@@ -205,8 +207,12 @@ void simrun_parse_args(int argc, char **argv, struct simrun_args *a) {
       usage("unknown option '%s'", arg);
     } else if (a->merge) {
       files[a->nmerge++] = argv[i];
+    } else if (i == argc - 1 && (a->argv = st_world_argv(argv + i)) != NULL) {
+      is_world = true;
+      i++;
+      break;
     } else {
-      usage("'%s': the program goes after '--' (simrun [options] -- PROGRAM [ARGS...])", arg);
+      usage("'%s': the program goes after '--' (simrun [options] -- PROGRAM [ARGS...], or simrun [options] SCENARIO-FILE)", arg);
     }
   }
   a->merge_files = files;
@@ -215,10 +221,14 @@ void simrun_parse_args(int argc, char **argv, struct simrun_args *a) {
     if (a->nmerge == 0) usage("%s needs at least one JSON lines file", "--merge");
     return;
   }
-  if (i >= argc) usage("%s", "no program given (simrun [options] -- PROGRAM [ARGS...])");
-  if (argc - i > ST_ARGS_MAX) usage("%s", "too many program arguments (limit ST_ARGS_MAX)");
-  a->argv = argv + i;
-  if (!argv[i][0]) usage("%s", "the program name is empty");
+  if (!is_world) {
+    if (i >= argc) usage("%s", "no program given (simrun [options] -- PROGRAM [ARGS...], or simrun [options] SCENARIO-FILE)");
+    if (argc - i > ST_ARGS_MAX) usage("%s", "too many program arguments (limit ST_ARGS_MAX)");
+    if (!argv[i][0]) usage("%s", "the program name is empty");
+    a->argv = argv + i;
+    char **world = st_world_argv(a->argv);
+    if (world) a->argv = world;
+  }
   if (strchr(a->options, ' ') || strchr(a->options, '\n'))
     usage("bad --options '%s' (DETSIM_OPTIONS is key=value:key=value, without spaces)", a->options);
   if (a->jobs == 0) {

@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 
 #include "simrun.h"
+#include "st_world.h"
 #include "st_classes.h"
 #include "st_limits.h"
 
@@ -108,7 +109,7 @@ int main(int argc, char **argv) {
     info.level_passed = false;
     struct st_buf run_opt = { 0 };
     st_buf_puts(&run_opt, a.options);
-    if (a.level > 1 && !options_have(a.options, "level")) {
+    if (a.level > 1 && !options_have(a.options, "level") && !st_is_simworld(a.argv[0])) {
       info.level_passed = simrun_runtime_has_option(a.argv, "level");
       if (info.level_passed) st_buf_printf(&run_opt, "%slevel=%d", run_opt.len ? ":" : "", a.level);
     }

@@ -13,11 +13,18 @@
 #include "simrun.h"
 #include "st_child.h"
 #include "st_elf.h"
+#include "st_world.h"
 
 /* A probe run that prints the runtime's option list and exits before main. */
 #define SIMRUN_PROBE_TIMEOUT_S 30
 
 bool simrun_preflight(char **argv) {
+  if (st_is_simworld(argv[0])) {
+    /* A scenario: simworld checks its nodes, and so does this, once. */
+    if (argv[1] == NULL) st_die(ST_EXIT_USAGE, "simworld needs a scenario file");
+    st_world_preflight(argv[1]);
+    return true;
+  }
   char *path = st_find_program(argv[0]);
   if (!path)
     st_die(ST_EXIT_HARNESS, "harness error: cannot find program '%s'%s", argv[0],

@@ -1,0 +1,217 @@
+/* Interceptors: names.  getaddrinfo, getnameinfo and gethostname answer
+ * from the simulated world, never from DNS, /etc/hosts or the machine: the
+ * world's nodes have names and addresses 127.0.1.1 and up (world.h), each
+ * node's loopback is its own, and any other name does not exist.  libc's
+ * own getaddrinfo would open real sockets (nscd, DNS) behind the simulation,
+ * so these replace it whole.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "net.h"
+#include "real.h"
+#include "world.h"
+
+#define SINGLE_NODE_HOSTNAME "localhost"
+
+static const char *own_name(void) {
+  return detsim__in_world ? detsim__ws->nodes[detsim__node_index].name : SINGLE_NODE_HOSTNAME;
+}
+
+/* The IPv4 address (host order) a name stands for: 0 when it is not one. */
+static uint32_t name_ipv4(const char *name) {
+  if (strcmp(name, "localhost") == 0) return INADDR_LOOPBACK;
+  int node = detsim__world_node_by_name(name);
+  if (node >= 0) return detsim__world_node_ip((unsigned)node);
+  return 0;
+}
+
+static int service_port(const char *service, const struct addrinfo *hints, uint16_t *port) {
+  *port = 0;
+  if (service == NULL) return 0;
+  char *end;
+  unsigned long p = strtoul(service, &end, 10);
+  if (*service != '\0' && *end == '\0') {
+    if (p > 65535) return EAI_SERVICE;
+    *port = (uint16_t)p;
+    return 0;
+  }
+  if (hints && (hints->ai_flags & AI_NUMERICSERV)) return EAI_NONAME;
+  /* /etc/services is a plain file, the same on every run. */
+  const char *proto = hints && hints->ai_socktype == SOCK_DGRAM ? "udp" : "tcp";
+  struct servent *se = getservbyname(service, proto);
+  if (se == NULL) return EAI_SERVICE;
+  *port = ntohs((uint16_t)se->s_port);
+  return 0;
+}
+
+/* One result: the addrinfo and its address in one block, as glibc lays
+ * them out (so either freeaddrinfo frees either's). */
+static struct addrinfo *entry(int family, int socktype, const void *ip, uint16_t port, const char *canon) {
+  struct addrinfo *ai = calloc(1, sizeof *ai + sizeof(struct sockaddr_in6));
+  if (ai == NULL) return NULL;
+  ai->ai_family = family;
+  ai->ai_socktype = socktype;
+  ai->ai_protocol = socktype == SOCK_DGRAM ? IPPROTO_UDP : IPPROTO_TCP;
+  ai->ai_addr = (struct sockaddr *)(ai + 1);
+  if (family == AF_INET) {
+    struct sockaddr_in *in = (struct sockaddr_in *)ai->ai_addr;
+    in->sin_family = AF_INET;
+    in->sin_port = htons(port);
+    memcpy(&in->sin_addr, ip, 4);
+    ai->ai_addrlen = sizeof *in;
+  } else {
+    struct sockaddr_in6 *in6 = (struct sockaddr_in6 *)ai->ai_addr;
+    in6->sin6_family = AF_INET6;
+    in6->sin6_port = htons(port);
+    memcpy(&in6->sin6_addr, ip, 16);
+    ai->ai_addrlen = sizeof *in6;
+  }
+  if (canon) ai->ai_canonname = strdup(canon);
+  return ai;
+}
+
+DETSIM_EXPORT void __detsim_freeaddrinfo(struct addrinfo *ai) {
+  while (ai) {
+    struct addrinfo *next = ai->ai_next;
+    free(ai->ai_canonname);
+    free(ai);
+    ai = next;
+  }
+}
+DETSIM_INTERCEPT_ALIAS(freeaddrinfo)
+
+DETSIM_EXPORT int __detsim_getaddrinfo(const char *node, const char *service, const struct addrinfo *hints,
+                                       struct addrinfo **res) {
+  int family = hints ? hints->ai_family : AF_UNSPEC;
+  int flags = hints ? hints->ai_flags : 0;
+  int socktype = hints ? hints->ai_socktype : 0;
+  if (family != AF_UNSPEC && family != AF_INET && family != AF_INET6) return EAI_FAMILY;
+  if (socktype != 0 && socktype != SOCK_STREAM && socktype != SOCK_DGRAM) return EAI_SOCKTYPE;
+  if (node == NULL && service == NULL) return EAI_NONAME;
+  uint16_t port;
+  int e = service_port(service, hints, &port);
+  if (e) return e;
+  /* The addresses, IPv4 first (a fixed order: no sorting by the machine). */
+  bool have4 = false, have6 = false;
+  struct in_addr a4 = { 0 };
+  struct in6_addr a6 = IN6ADDR_ANY_INIT;
+  if (node == NULL) {
+    bool passive = (flags & AI_PASSIVE) != 0;
+    a4.s_addr = htonl(passive ? INADDR_ANY : INADDR_LOOPBACK);
+    a6 = passive ? in6addr_any : in6addr_loopback;
+    have4 = have6 = true;
+  } else if (inet_pton(AF_INET, node, &a4) == 1) {
+    have4 = true;
+  } else if (inet_pton(AF_INET6, node, &a6) == 1) {
+    have6 = true;
+  } else if (flags & AI_NUMERICHOST) {
+    return EAI_NONAME;
+  } else {
+    uint32_t ip = name_ipv4(node);
+    if (ip == 0 && strcmp(node, own_name()) == 0 && detsim__in_world)
+      ip = detsim__world_node_ip(detsim__node_index);
+    if (ip == 0 && strcmp(node, SINGLE_NODE_HOSTNAME) != 0) {
+      char what[320];
+      snprintf(what, sizeof what, "getaddrinfo(\"%.256s\")", node);
+      net_unsupported(what, detsim__in_world ? "not a node of the simulated world (names come from the scenario)"
+                                             : "only numeric addresses and localhost resolve in a one-node run");
+      return EAI_NONAME;
+    }
+    a4.s_addr = htonl(ip);
+    have4 = true;
+    if (ip == INADDR_LOOPBACK) {
+      a6 = in6addr_loopback;
+      have6 = true;
+    }
+  }
+  if (family == AF_INET) have6 = false;
+  if (family == AF_INET6) {
+    if (have4 && !have6 && (flags & AI_V4MAPPED)) {
+      memset(&a6, 0, sizeof a6);
+      a6.s6_addr[10] = a6.s6_addr[11] = 0xff;
+      memcpy(&a6.s6_addr[12], &a4, 4);
+      have6 = true;
+    }
+    have4 = false;
+  }
+  if (!have4 && !have6) return family == AF_UNSPEC ? EAI_NONAME : EAI_ADDRFAMILY;
+  const char *canon = (flags & AI_CANONNAME) && node ? node : NULL;
+  int types[2] = { SOCK_STREAM, SOCK_DGRAM };
+  unsigned ntypes = 2;
+  if (socktype != 0) {
+    types[0] = socktype;
+    ntypes = 1;
+  }
+  struct addrinfo *head = NULL, **tail = &head;
+  for (int fam = 0; fam < 2; fam++) {
+    if ((fam == 0 && !have4) || (fam == 1 && !have6)) continue;
+    for (unsigned t = 0; t < ntypes; t++) {
+      struct addrinfo *ai = fam == 0 ? entry(AF_INET, types[t], &a4, port, head ? NULL : canon)
+                                     : entry(AF_INET6, types[t], &a6, port, head ? NULL : canon);
+      if (ai == NULL) {
+        __detsim_freeaddrinfo(head);
+        return EAI_MEMORY;
+      }
+      *tail = ai;
+      tail = &ai->ai_next;
+    }
+  }
+  *res = head;
+  return 0;
+}
+DETSIM_INTERCEPT_ALIAS(getaddrinfo)
+
+DETSIM_EXPORT int __detsim_getnameinfo(const struct sockaddr *sa, socklen_t salen, char *host, socklen_t hostlen,
+                                       char *serv, socklen_t servlen, int flags) {
+  if (sa == NULL) return EAI_FAIL;
+  uint16_t port;
+  char text[INET6_ADDRSTRLEN];
+  const char *name = NULL;
+  if (sa->sa_family == AF_INET && salen >= (socklen_t)sizeof(struct sockaddr_in)) {
+    const struct sockaddr_in *in = (const struct sockaddr_in *)sa;
+    port = ntohs(in->sin_port);
+    inet_ntop(AF_INET, &in->sin_addr, text, sizeof text);
+    uint32_t ip = ntohl(in->sin_addr.s_addr);
+    if (ip == INADDR_LOOPBACK) name = "localhost";
+    for (unsigned j = 0; detsim__in_world && j < detsim__ws->n_nodes; j++)
+      if (ip == detsim__world_node_ip(j)) name = detsim__ws->nodes[j].name;
+  } else if (sa->sa_family == AF_INET6 && salen >= (socklen_t)sizeof(struct sockaddr_in6)) {
+    const struct sockaddr_in6 *in6 = (const struct sockaddr_in6 *)sa;
+    port = ntohs(in6->sin6_port);
+    inet_ntop(AF_INET6, &in6->sin6_addr, text, sizeof text);
+    if (IN6_IS_ADDR_LOOPBACK(&in6->sin6_addr)) name = "localhost";
+  } else {
+    return EAI_FAMILY;
+  }
+  if (host && hostlen) {
+    if ((flags & NI_NAMEREQD) && name == NULL) return EAI_NONAME;
+    const char *h = (flags & NI_NUMERICHOST) || name == NULL ? text : name;
+    if (strlen(h) >= hostlen) return EAI_OVERFLOW;
+    strcpy(host, h);
+  }
+  if (serv && servlen) {
+    if (snprintf(serv, servlen, "%u", port) >= (int)servlen) return EAI_OVERFLOW;
+  }
+  return 0;
+}
+DETSIM_INTERCEPT_ALIAS(getnameinfo)
+
+DETSIM_EXPORT int __detsim_gethostname(char *name, size_t len) {
+  const char *own = own_name();
+  size_t n = strlen(own);
+  if (n + 1 > len) {
+    errno = ENAMETOOLONG;
+    return -1;
+  }
+  memcpy(name, own, n + 1);
+  return 0;
+}
+DETSIM_INTERCEPT_ALIAS(gethostname)

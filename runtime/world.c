@@ -1,0 +1,255 @@
+/* This process as one node of a world (world.h, world_abi.h).
+ *
+ * Rules of this file:
+ *  - Only the node holding the world's baton reads or writes the shared
+ *    header, except the futex words (`wake`, `ended`, `state`).
+ *  - The history (clock, event count, hash) lives in each process's own
+ *    variables, where the fast path reads them; it is copied out to the
+ *    header when the world leaves this node and copied in when it comes
+ *    back, so the nodes' events form one history.
+ *  - Each node has a dispatcher: a real thread outside the simulation that
+ *    waits for the world's baton and then picks one of the node's threads
+ *    (or passes the world on) with the same scheduler code as everywhere.
+ */
+#include "world.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <linux/futex.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "check.h"
+#include "clock.h"
+#include "limits.h"
+#include "real.h"
+#include "report.h"
+#include "sched_internal.h"
+#include "trace.h"
+
+bool detsim__in_world;
+unsigned detsim__node_index;
+struct detsim_world_shared *detsim__ws;
+
+#define S detsim__ws
+
+static struct detsim_world_node *self_node(void) { return &S->nodes[detsim__node_index]; }
+
+/* Shared (not private) futexes: the words live in memory of several
+ * processes. */
+static void futex_wait_shared(uint32_t *word, uint32_t val) {
+  REAL(syscall)(SYS_futex, word, FUTEX_WAIT, val, NULL, NULL, 0);
+}
+static void futex_wake_shared(uint32_t *word) {
+  REAL(syscall)(SYS_futex, word, FUTEX_WAKE, INT_MAX, NULL, NULL, 0);
+}
+
+static _Noreturn void attach_error(const char *fmt, const char *detail) {
+  char msg[512];
+  snprintf(msg, sizeof msg, fmt, detail);
+  detsim__msg("error: %s=%s: %s", DETSIM_WORLD_ENV, getenv(DETSIM_WORLD_ENV) ? getenv(DETSIM_WORLD_ENV) : "", msg);
+  REAL(syscall)(SYS_exit_group, DETSIM_EXIT_USAGE);
+  __builtin_unreachable();
+}
+
+void detsim__world_attach(const char *spec) {
+  char *end;
+  errno = 0;
+  long fd = strtol(spec, &end, 10);
+  if (end == spec || *end != ',' || fd < 0 || fd > INT_MAX || errno)
+    attach_error("%s", "expected FD,NODE (set by the world launcher, not by hand)");
+  const char *n = end + 1;
+  unsigned long node = strtoul(n, &end, 10);
+  if (end == n || *end != '\0' || node >= DETSIM_WORLD_NODES_MAX) attach_error("%s", "bad node index");
+  void *want = (void *)(uintptr_t)DETSIM_WORLD_ADDR;
+  void *p = mmap(want, DETSIM_WORLD_BYTES, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED_NOREPLACE | MAP_NORESERVE,
+                 (int)fd, 0);
+  if (p == MAP_FAILED) attach_error("cannot map the world: %s", strerror(errno));
+  if (p != want) attach_error("%s", "the world's address is taken in this process");
+  S = p;
+  if (S->magic != DETSIM_WORLD_MAGIC) attach_error("%s", "not a detsim world");
+  if (S->version != DETSIM_WORLD_VERSION) attach_error("%s", "a world of another detsim version");
+  if (node >= S->n_nodes) attach_error("%s", "no such node in this world");
+  if (S->nodes[node].state != DETSIM_NODE_STARTING) attach_error("%s", "that node is not starting");
+  detsim__node_index = (unsigned)node;
+  detsim__in_world = true;
+  /* The descriptor stays open across the re-execution without address
+   * randomization, then is closed: the program never sees it. */
+}
+
+void detsim__world_close_fd(const char *spec) {
+  int fd = atoi(spec);
+  if (fd > 2) REAL(close)(fd);
+}
+
+/* ---- the history, carried across nodes ---- */
+
+static void publish(void) {
+  S->now_ns = detsim__now_ns();
+  detsim__history_get(&S->events, &S->hash);
+}
+
+static void take(void) {
+  CHECK_GE(S->now_ns, detsim__now_ns()); /* the world's clock never goes back */
+  detsim__clock.now_ns = S->now_ns;
+  detsim__history_set(S->events, S->hash);
+}
+
+/* ---- the dispatcher ---- */
+
+void detsim__sched_dispatch(void);
+
+static void *dispatcher_main(void *arg) {
+  (void)arg;
+  /* Signals are the program's: they must not land on this thread. */
+  sigset_t all;
+  sigfillset(&all);
+  pthread_sigmask(SIG_BLOCK, &all, NULL);
+  uint32_t *wake = &self_node()->wake;
+  for (;;) {
+    while (__atomic_load_n(wake, __ATOMIC_ACQUIRE) == 0) futex_wait_shared(wake, 0);
+    __atomic_store_n(wake, 0, __ATOMIC_RELAXED);
+    if (__atomic_load_n(&S->ended, __ATOMIC_ACQUIRE)) continue; /* the launcher ends us */
+    take();
+    detsim__sched_dispatch();
+  }
+  return NULL;
+}
+
+void detsim__world_park_main(void) {
+  struct detsim_world_node *me = self_node();
+  me->pid = getpid();
+  me->idle = 0;
+  me->wake_at = DETSIM_NO_DEADLINE;
+  me->net_wake_at = DETSIM_NO_DEADLINE;
+  pthread_t t;
+  pthread_attr_t attr;
+  pthread_attr_init(&attr);
+  pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+  pthread_attr_setstacksize(&attr, 1u << 20);
+  int r = REAL(pthread_create)(&t, &attr, dispatcher_main, NULL);
+  pthread_attr_destroy(&attr);
+  if (r != 0) {
+    detsim__msg("error: cannot start this node's dispatcher thread: %s", strerror(r));
+    REAL(syscall)(SYS_exit_group, DETSIM_EXIT_USAGE);
+  }
+  __atomic_store_n(&me->state, DETSIM_NODE_READY, __ATOMIC_RELEASE);
+  futex_wake_shared(&me->state);
+}
+
+/* ---- choices over nodes ---- */
+
+static bool is_other_ready(unsigned j) {
+  return j != detsim__node_index && __atomic_load_n(&S->nodes[j].state, __ATOMIC_ACQUIRE) == DETSIM_NODE_READY;
+}
+
+static uint64_t node_wake(const struct detsim_world_node *n) {
+  return n->wake_at < n->net_wake_at ? n->wake_at : n->net_wake_at;
+}
+
+unsigned detsim__world_candidates(unsigned *out) {
+  unsigned k = 0;
+  for (unsigned j = 0; j < S->n_nodes; j++)
+    if (is_other_ready(j) && !S->nodes[j].idle) out[k++] = j;
+  return k;
+}
+
+uint64_t detsim__world_next_wake(void) {
+  uint64_t d = DETSIM_NO_DEADLINE;
+  for (unsigned j = 0; j < S->n_nodes; j++) {
+    if (!is_other_ready(j) || !S->nodes[j].idle) continue;
+    uint64_t w = node_wake(&S->nodes[j]);
+    if (w < d) d = w;
+  }
+  return d;
+}
+
+void detsim__world_wake_due(uint64_t now) {
+  for (unsigned j = 0; j < S->n_nodes; j++)
+    if (is_other_ready(j) && S->nodes[j].idle && node_wake(&S->nodes[j]) <= now) S->nodes[j].idle = 0;
+}
+
+void detsim__world_hand_to(unsigned node, bool idle, uint64_t wake_at) {
+  CHECK_LT(node, S->n_nodes);
+  CHECK(node != detsim__node_index);
+  struct detsim_world_node *me = self_node();
+  me->idle = idle;
+  me->wake_at = wake_at;
+  publish();
+  S->current = node;
+  struct detsim_world_node *next = &S->nodes[node];
+  __atomic_store_n(&next->wake, 1, __ATOMIC_RELEASE);
+  futex_wake_shared(&next->wake);
+}
+
+void detsim__world_touch(void) {
+  for (unsigned j = 0; j < S->n_nodes; j++)
+    if (j != detsim__node_index) S->nodes[j].idle = 0;
+}
+
+void detsim__world_net_timer(uint64_t at) {
+  for (unsigned j = 0; j < S->n_nodes; j++) {
+    struct detsim_world_node *n = &S->nodes[j];
+    if (j != detsim__node_index && at < n->net_wake_at) n->net_wake_at = at;
+  }
+}
+
+uint64_t detsim__world_take_net_wake(void) {
+  struct detsim_world_node *me = self_node();
+  uint64_t at = me->net_wake_at;
+  me->net_wake_at = DETSIM_NO_DEADLINE;
+  return at;
+}
+
+/* ---- the end of a node, the end of the world ---- */
+
+void detsim__sched_leave_node(void);
+
+void detsim__world_node_exit(int status) {
+  struct detsim_world_node *me = self_node();
+  detsim__event(DETSIM_EV_node_exit, detsim__self(), NULL, 0, (uint32_t)status);
+  me->exit_status = status;
+  __atomic_store_n(&me->state, DETSIM_NODE_EXITED, __ATOMIC_RELEASE);
+  if (me->client) {
+    CHECK_GE(S->clients_live, 1);
+    if (--S->clients_live == 0) {
+      detsim__world_end(DETSIM_CLASS_pass, 0, NULL);
+      return;
+    }
+  }
+  detsim__sched_leave_node();
+}
+
+void detsim__world_end(int cls, int status, const char *extra) {
+  if (__atomic_load_n(&S->ended, __ATOMIC_ACQUIRE)) return;
+  publish();
+  S->end_class = cls;
+  S->end_status = status;
+  S->end_node = (int32_t)detsim__node_index;
+  S->end_events = detsim__events();
+  S->end_history = detsim__history_hash();
+  S->end_now_ns = detsim__now_ns();
+  snprintf(S->end_extra, sizeof S->end_extra, "%s", extra ? extra : "");
+  __atomic_store_n(&S->ended, 1, __ATOMIC_RELEASE);
+  futex_wake_shared(&S->ended);
+}
+
+/* ---- names and addresses ---- */
+
+uint32_t detsim__world_node_ip(unsigned node) {
+  return (uint32_t)127 << 24 | (uint32_t)DETSIM_WORLD_NET_B2 << 8 | (node + 1);
+}
+
+int detsim__world_node_by_name(const char *name) {
+  if (!detsim__in_world) return -1;
+  for (unsigned j = 0; j < S->n_nodes; j++)
+    if (strncmp(S->nodes[j].name, name, DETSIM_WORLD_NAME_BYTES) == 0) return (int)j;
+  return -1;
+}

@@ -1,0 +1,65 @@
+/* This process as a node of a world of several (world_abi.h).
+ *
+ * A program run alone is a world of one node, and none of this is active:
+ * detsim__in_world is false and the scheduler never leaves the process.
+ * Under the launcher (DETSIM_WORLD set), the scheduler's choices include
+ * the other nodes (sched.c), and this module moves the world's baton and
+ * history between processes.
+ */
+#ifndef DETSIM_WORLD_H
+#define DETSIM_WORLD_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "world_abi.h"
+
+extern bool detsim__in_world;
+extern unsigned detsim__node_index;
+extern struct detsim_world_shared *detsim__ws;
+
+/* Maps the world named by DETSIM_WORLD ("FD,NODE"); a usage error when it
+ * is malformed or not a world. */
+void detsim__world_attach(const char *spec);
+/* The main thread of a new node: registers as ready, starts the node's
+ * dispatcher, and waits until the world first hands this node the baton. */
+void detsim__world_park_main(void);
+
+/* Other nodes that may have something to run, in index order: their count. */
+unsigned detsim__world_candidates(unsigned *out);
+/* The earliest time an idle node has asked to be woken at. */
+uint64_t detsim__world_next_wake(void);
+/* Virtual time reached `now`: idle nodes whose time came may run again. */
+void detsim__world_wake_due(uint64_t now);
+/* Hands the world's baton to node `node`: publishes the history and wakes
+ * its dispatcher.  `idle` says this node has nothing to run (until
+ * `wake_at`).  The caller then waits for its own thread baton, or leaves. */
+void detsim__world_hand_to(unsigned node, bool idle, uint64_t wake_at);
+/* The network changed: every other node may have something to do. */
+void detsim__world_touch(void);
+/* Something sent now arrives at `at`: other nodes' network waits re-check
+ * then. */
+void detsim__world_net_timer(uint64_t at);
+/* This node's pending arrival time (see above), taken once. */
+uint64_t detsim__world_take_net_wake(void);
+
+/* This node's process ends with `status` (its exit handler): the node
+ * leaves the world, which goes on without it or ends. */
+void detsim__world_node_exit(int status);
+/* The world ends with class `cls` because of this node. */
+void detsim__world_end(int cls, int status, const char *extra);
+
+/* Shared allocation for the network's objects (world_arena.c): the arena in
+ * a world, the C heap otherwise. */
+void *detsim__net_calloc(size_t n, size_t size);
+void *detsim__net_malloc(size_t size);
+void *detsim__net_realloc(void *p, size_t size);
+void detsim__net_free(void *p);
+
+/* Node i's IPv4 address in host byte order (127.0.1.(i+1)), and names. */
+uint32_t detsim__world_node_ip(unsigned node);
+/* The node named `name`, or -1. */
+int detsim__world_node_by_name(const char *name);
+
+#endif

@@ -1,0 +1,94 @@
+/* A world of several nodes: the shared memory that the launcher
+ * (tools/world) and every node's runtime map.
+ *
+ * A world is one scheduler, one clock and one network shared by several
+ * processes (nodes).  Exactly one node holds the world's baton at a time;
+ * inside it, exactly one thread holds the node's baton (sched.c).  A node
+ * hands the world to another by publishing the history (clock, event count,
+ * hash) here and waking that node's dispatcher (world.c), which picks one of
+ * its own threads or passes the world on.
+ *
+ * The mapping sits at the same fixed address in every process, so the
+ * network's objects (allocated from the arena behind this header) can point
+ * at each other across nodes.  Only the baton holder writes any of it,
+ * except the futex words and the launcher's fields before the start.
+ *
+ * This header is the contract between the launcher and the runtime: both
+ * check `magic` and `version`.
+ */
+#ifndef DETSIM_WORLD_ABI_H
+#define DETSIM_WORLD_ABI_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#define DETSIM_WORLD_MAGIC 0x646c726f776d6973ull /* "simworld" */
+#define DETSIM_WORLD_VERSION 1u
+/* Far from where Linux places programs, heaps, libraries and stacks without
+ * address randomization. */
+#define DETSIM_WORLD_ADDR 0x200000000000ull
+/* Virtual size of the mapping (sparse: pages exist once touched). */
+#define DETSIM_WORLD_BYTES (1ull << 32)
+/* Nodes in one world, and so addresses 127.0.1.1 .. 127.0.1.64. */
+#define DETSIM_WORLD_NODES_MAX 64
+#define DETSIM_WORLD_NAME_BYTES 32
+/* "FD,NODE": the world's memory file descriptor and this node's index. */
+#define DETSIM_WORLD_ENV "DETSIM_WORLD"
+#define DETSIM_WORLD_ARENA_CLASSES 40
+/* The history hash before the first event (runtime/trace.c). */
+#define DETSIM_HISTORY_START 0x6a09e667f3bcc909ull
+
+enum detsim_node_state {
+  DETSIM_NODE_EMPTY = 0,
+  DETSIM_NODE_STARTING, /* launched, its runtime not attached yet */
+  DETSIM_NODE_READY,    /* attached and parked: waits for the world's baton */
+  DETSIM_NODE_EXITED,   /* its process ended (exit_status) */
+  DETSIM_NODE_DEAD,     /* killed (crash fault) or died outside the simulation */
+};
+
+struct detsim_world_node {
+  uint32_t state;          /* enum detsim_node_state */
+  uint32_t wake;           /* futex word: 1 = the node holds the world's baton */
+  int32_t pid;
+  uint32_t client;         /* the world passes when every client exited 0 */
+  uint32_t idle;           /* nothing of it could run when it last looked */
+  uint32_t pad;
+  uint64_t wake_at;        /* while idle: its earliest deadline */
+  uint64_t net_wake_at;    /* something was sent to it that arrives then */
+  int32_t exit_status;
+  uint32_t incarnation;    /* starts of this node (restarts add one) */
+  char name[DETSIM_WORLD_NAME_BYTES];
+};
+
+struct detsim_world_shared {
+  uint64_t magic;
+  uint32_t version;
+  uint32_t n_nodes;
+  uint64_t seed;
+  /* The history, carried from node to node at each hand-over. */
+  uint64_t now_ns, events, hash;
+  uint32_t current;        /* the node holding the world's baton */
+  uint32_t clients_live;
+  /* The end: the node that ends the world fills these, then sets `ended`
+   * (a futex word the launcher waits on). */
+  uint32_t ended;
+  int32_t end_class;       /* DETSIM_CLASS_* (classes.inc order) */
+  int32_t end_status;      /* exit class: the node's status */
+  int32_t end_node;        /* -1: the world as a whole */
+  uint64_t end_events, end_history, end_now_ns;
+  char end_extra[256];
+  /* The network's shared state (net_sock.c): every bound socket. */
+  void *bound_list;
+  /* The arena: a bump pointer and one free list per power-of-two class. */
+  uint64_t arena_used;
+  void *arena_free[DETSIM_WORLD_ARENA_CLASSES];
+  struct detsim_world_node nodes[DETSIM_WORLD_NODES_MAX];
+};
+
+/* The arena starts here, after the header, page aligned. */
+#define DETSIM_WORLD_ARENA_OFFSET ((sizeof(struct detsim_world_shared) + 4095) & ~4095ull)
+
+/* Node i's IPv4 address is 127.0.1.(i + 1). */
+#define DETSIM_WORLD_NET_B2 1
+
+#endif

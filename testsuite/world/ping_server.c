@@ -1,0 +1,48 @@
+/* A world test node: answers each line it reads with "pong <line> from
+ * <hostname>", one thread per connection, until killed.  With "mute" as
+ * its second argument it reads and never answers (a silent peer). */
+#include <netinet/in.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+static int mute;
+
+static void *serve(void *arg) {
+  int fd = (int)(intptr_t)arg;
+  char host[64], buf[256], out[400];
+  gethostname(host, sizeof host);
+  ssize_t n;
+  while ((n = read(fd, buf, sizeof buf - 1)) > 0) {
+    if (mute) continue;
+    buf[n] = '\0';
+    buf[strcspn(buf, "\n")] = '\0';
+    int k = snprintf(out, sizeof out, "pong %s from %s\n", buf, host);
+    if (write(fd, out, (size_t)k) != k) break;
+  }
+  close(fd);
+  return NULL;
+}
+
+int main(int argc, char **argv) {
+  int port = argc > 1 ? atoi(argv[1]) : 7000;
+  mute = argc > 2 && strcmp(argv[2], "mute") == 0;
+  int l = socket(AF_INET, SOCK_STREAM, 0);
+  int one = 1;
+  setsockopt(l, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+  struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons((uint16_t)port), .sin_addr.s_addr = htonl(INADDR_ANY) };
+  if (bind(l, (struct sockaddr *)&a, sizeof a) != 0 || listen(l, 16) != 0) {
+    perror("ping_server: bind/listen");
+    return 1;
+  }
+  for (;;) {
+    int c = accept(l, NULL, NULL);
+    if (c < 0) continue;
+    pthread_t t;
+    pthread_create(&t, NULL, serve, (void *)(intptr_t)c);
+    pthread_detach(t);
+  }
+}

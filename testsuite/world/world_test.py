@@ -1,0 +1,130 @@
+#!/usr/bin/env python3
+"""Worlds of several nodes: what simworld, simrun and simreplay promise
+beyond what simtest.py checks for one program.
+
+  world_test.py bad-input  BIN_DIR DIR   bad scenarios and plain nodes are refused
+                                         before anything starts, naming the problem
+  world_test.py leftovers  BIN_DIR DIR   no node process and no log directory is
+                                         left behind, whatever the run's end
+  world_test.py tools      BIN_DIR DIR   simrun sweeps a scenario, finds the failing
+                                         one, and simreplay replays a world's line
+Exit status 0 when every assertion holds, 1 (with the reason) otherwise.
+"""
+import glob
+import os
+import re
+import subprocess
+import sys
+import tempfile
+
+RESULT_RE = re.compile(r"^detsim: (\w+) seed=(\d+) events=(\d+) history=([0-9a-f]{16})( .*)?$", re.M)
+
+
+def fail(msg):
+    print("FAIL: " + msg)
+    sys.exit(1)
+
+
+def run(cmd, env=None, cwd=None, timeout=120):
+    e = dict(os.environ)
+    e.update(env or {})
+    p = subprocess.run(cmd, env=e, cwd=cwd, capture_output=True, text=True, timeout=timeout)
+    return p.returncode, p.stdout, p.stderr
+
+
+def node_processes(names):
+    out = subprocess.run(["ps", "-eo", "pid,comm"], capture_output=True, text=True).stdout
+    return [l for l in out.splitlines()[1:] if l.split()[-1] in names]
+
+
+def bad_input(bins, d):
+    sw = os.path.join(bins, "simworld")
+    cases = [
+        ("bad_line.scenario", 89, r"bad_line\.scenario:2: .*cliant"),
+        ("not_simulation.scenario", 3, r"not_simulation\.scenario:2: node srv: .*ping_server_plain is not a simulation build"),
+        ("no_such.scenario", 89, r"no_such\.scenario"),
+    ]
+    for scen, status, pattern in cases:
+        with tempfile.TemporaryDirectory() as tmp:
+            code, out, err = run([sw, "--logs", os.path.join(tmp, "logs"), scen], env={"DETSIM_SEED": "1"}, cwd=d)
+            if code != status:
+                fail(f"{scen}: exit status {code}, want {status}\n{err}")
+            if not re.search(pattern, err):
+                fail(f"{scen}: stderr does not match {pattern!r}:\n{err}")
+            if RESULT_RE.search(err):
+                fail(f"{scen}: a refused scenario printed a result line:\n{err}")
+            if glob.glob(os.path.join(tmp, "logs", "*")):
+                fail(f"{scen}: a node was started (logs exist) although the scenario was refused")
+    code, out, err = run([sw, "ping.scenario"], env={"DETSIM_SEED": "x1"}, cwd=d)
+    if code != 89 or "DETSIM_SEED" not in err:
+        fail(f"bad DETSIM_SEED: status {code}, stderr:\n{err}")
+    code, out, err = run([sw, "--frobnicate", "ping.scenario"], cwd=d)
+    if code != 89 or "--frobnicate" not in err:
+        fail(f"unknown option: status {code}, stderr:\n{err}")
+    # A bad DETSIM_OPTIONS is the first node's to refuse: its message is shown.
+    code, out, err = run([sw, "ping.scenario"], env={"DETSIM_SEED": "1", "DETSIM_OPTIONS": "nonsense=1"}, cwd=d)
+    if code != 89 or "nonsense" not in err:
+        fail(f"bad DETSIM_OPTIONS: status {code}, stderr:\n{err}")
+    print("bad input: refused, named, nothing started")
+
+
+def leftovers(bins, d):
+    sw = os.path.join(bins, "simworld")
+    tmp = tempfile.mkdtemp()
+    env = {"DETSIM_SEED": "3", "TMPDIR": tmp}
+    for scen, cls in [("ping.scenario", "pass"), ("crash.scenario", "crash"), ("mute.scenario", "deadlock"),
+                      ("unknown_name.scenario", "exit")]:
+        code, out, err = run([sw, scen], env=env, cwd=d)
+        m = RESULT_RE.search(err)
+        if not m or m.group(1) != cls:
+            fail(f"{scen}: want class {cls}, got:\n{err}")
+        left = node_processes({"ping_server", "ping_client"})
+        if left:
+            fail(f"{scen}: node processes left behind: {left}")
+        logs = glob.glob(os.path.join(tmp, "simworld-*"))
+        if cls == "pass" and logs:
+            fail(f"{scen}: a passing run left its log directory {logs}")
+        if cls != "pass":
+            if len(logs) != 1 or f"logs={logs[0]}" not in err:
+                fail(f"{scen}: a failing run must keep its logs and name them: {logs}\n{err}")
+            subprocess.run(["rm", "-rf"] + logs)
+        print(f"{scen}: {cls}, nothing left behind")
+    # The launcher killed from outside: its nodes die with it.
+    p = subprocess.Popen([sw, "mute.scenario"], cwd=d, env=dict(os.environ, DETSIM_SEED="1",
+                         DETSIM_OPTIONS="watchdog_s=0"), stderr=subprocess.DEVNULL)
+    import time
+    time.sleep(1.0)
+    p.kill()
+    p.wait()
+    time.sleep(0.5)
+    left = node_processes({"ping_server", "ping_client"})
+    if left:
+        fail(f"nodes outlived a killed launcher: {left}")
+    print("killed launcher: no node left")
+
+
+def tools(bins, d):
+    simrun = os.path.join(bins, "simrun")
+    simreplay = os.path.join(bins, "simreplay")
+    code, out, err = run([simrun, "--seeds", "6", "-j", "2", "ping.scenario"], cwd=d, timeout=300)
+    if code != 0 or "PASSED" not in out or "seeds:              6 tested, 0 failed" not in out:
+        fail(f"simrun over ping.scenario: status {code}\n{out}\n{err}")
+    code, out, err = run([simrun, "--seeds", "3", "-j", "2", "crash.scenario"], cwd=d, timeout=300)
+    if code != 1 or "crash" not in out or "simworld" not in out:
+        fail(f"simrun over crash.scenario: status {code}, want 1 with the crash class\n{out}\n{err}")
+    # A world's result line, pasted with its first line, replays.
+    code, out, err = run([os.path.join(bins, "simworld"), "ping.scenario"], env={"DETSIM_SEED": "5"}, cwd=d)
+    lines = [l for l in err.splitlines() if l.startswith("detsim: ")]
+    pasted = lines[0] + "\n" + lines[-1]
+    code, out, err = run([simreplay, "--repeat", "3", pasted], cwd=d, timeout=300)
+    if code != 0 or "replays exactly" not in (out + err):
+        fail(f"simreplay of a world's lines: status {code}\n{out}\n{err}")
+    code, out, err = run([simreplay, "--seed", "5", "ping.scenario"], cwd=d, timeout=300)
+    if code != 0:
+        fail(f"simreplay --seed 5 SCENARIO: status {code}\n{out}\n{err}")
+    print("simrun sweeps scenarios; simreplay replays a world")
+
+
+if __name__ == "__main__":
+    mode, bins, d = sys.argv[1], sys.argv[2], sys.argv[3]
+    {"bad-input": bad_input, "leftovers": leftovers, "tools": tools}[mode](bins, d)

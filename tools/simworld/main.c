@@ -1,0 +1,191 @@
+/* simworld: one seed of a scenario (simworld.h).
+ *
+ * Exit status: the world's class, as a simulation build's (0 pass, 80 exit,
+ * 81 correctness, 82 crash, 83 deadlock, 86 inconclusive ...); 89 for a bad
+ * seed, DETSIM_OPTIONS or scenario; 3 when a node cannot be run.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "simworld.h"
+#include "st_classes.h"
+#include "st_elf.h"
+#include "st_util.h"
+
+#define SW_EXIT_USAGE ST_RUNTIME_EXIT_USAGE
+#define NODE_TAIL_LINES 30
+
+static const char usage[] =
+    "usage: simworld [--logs DIR] SCENARIO-FILE\n"
+    "  Runs one seed of a scenario: every node a process of a simulation build,\n"
+    "  all in one simulated world (scheduler, clock, network).  DETSIM_SEED picks\n"
+    "  the seed (drawn when unset); DETSIM_OPTIONS goes to every node after the\n"
+    "  scenario's own `option` lines.  The last stderr line is the world's result:\n"
+    "    detsim: <class> seed=<seed> events=<n> history=<hex> ...\n"
+    "  --logs DIR  keep each node's stdout and stderr in DIR/<node>.out/.err\n"
+    "              (default: a temporary directory, kept only when the run fails)\n"
+    "  Exit status: the class's (0 pass, 80 exit, 81 correctness, 82 crash,\n"
+    "  83 deadlock, 86 inconclusive), 89 bad input, 3 a node cannot be run.\n";
+
+static uint64_t seed_from_env(void) {
+  const char *text = getenv("DETSIM_SEED");
+  uint64_t seed;
+  if (text == NULL) {
+    if (getrandom(&seed, sizeof seed, 0) != sizeof seed) seed = (uint64_t)getpid() * 0x9e3779b97f4a7c15ull;
+    return seed >> 1;
+  }
+  if (!st_parse_u64(text, &seed)) st_die(SW_EXIT_USAGE, "DETSIM_SEED=%s: not a decimal number in 0..2^64-1", text);
+  return seed;
+}
+
+/* The scenario's options, then the caller's (later keys win). */
+static char *merged_options(const struct st_scenario *sc) {
+  struct st_buf b = { 0 };
+  for (unsigned i = 0; i < sc->n_options; i++) {
+    if (b.len) st_buf_puts(&b, ":");
+    st_buf_puts(&b, sc->options[i]);
+  }
+  const char *user = getenv("DETSIM_OPTIONS");
+  if (user && user[0]) {
+    if (b.len) st_buf_puts(&b, ":");
+    st_buf_puts(&b, user);
+  }
+  if (b.s == NULL) st_buf_puts(&b, "");
+  return b.s;
+}
+
+/* Every node must be a simulation build: a plain binary would run for real,
+ * outside the world, with real sockets. */
+static void check_programs(const struct st_scenario *sc) {
+  for (unsigned i = 0; i < sc->n_nodes; i++) {
+    const struct st_scenario_node *n = &sc->nodes[i];
+    struct st_elf_info e;
+    if (st_elf_inspect(n->program, &e) != 0)
+      st_die(ST_EXIT_HARNESS, "%s:%u: node %s: cannot read %s: %s", sc->path, n->line, n->name, n->program, strerror(errno));
+    if (!e.is_elf || st_elf_plain(&e))
+      st_die(ST_EXIT_HARNESS, "%s:%u: node %s: %s is not a simulation build (build it with detsim-cc)", sc->path,
+             n->line, n->name, n->program);
+  }
+}
+
+static void first_line(uint64_t seed, const char *scenario) {
+  struct st_buf b = { 0 };
+  st_buf_printf(&b, "detsim: seed=%" PRIu64 " replay: DETSIM_SEED=%" PRIu64, seed, seed);
+  const char *user = getenv("DETSIM_OPTIONS");
+  if (user && user[0]) {
+    char *o = st_xasprintf("DETSIM_OPTIONS=%s", user);
+    st_buf_puts(&b, " ");
+    st_shell_quote(&b, o);
+    free(o);
+  }
+  st_buf_puts(&b, " simworld ");
+  st_shell_quote(&b, scenario);
+  fprintf(stderr, "%s\n", b.s);
+  st_buf_free(&b);
+}
+
+static int pin_to_current_cpu(void) {
+  int cpu = sched_getcpu();
+  if (cpu < 0) return -1;
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  CPU_SET(cpu, &set);
+  return sched_setaffinity(0, sizeof set, &set);
+}
+
+static void remove_logs(const struct sw_run *r) {
+  for (unsigned i = 0; i < r->sc->n_nodes; i++) {
+    char *out = st_xasprintf("%s/%s.out", r->log_dir, r->sc->nodes[i].name);
+    char *err = st_xasprintf("%s/%s.err", r->log_dir, r->sc->nodes[i].name);
+    unlink(out);
+    unlink(err);
+    free(out);
+    free(err);
+  }
+  rmdir(r->log_dir);
+}
+
+int main(int argc, char **argv) {
+  st_prog = "simworld";
+  const char *logs = NULL, *path = NULL;
+  for (int i = 1; i < argc; i++) {
+    if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+      fputs(usage, stdout);
+      return 0;
+    } else if (!strcmp(argv[i], "--logs") && i + 1 < argc) {
+      logs = argv[++i];
+    } else if (argv[i][0] == '-' && argv[i][1] != '\0') {
+      st_die(SW_EXIT_USAGE, "unknown option %s (see --help)", argv[i]);
+    } else if (path == NULL) {
+      path = argv[i];
+    } else {
+      st_die(SW_EXIT_USAGE, "one scenario file at a time (got %s and %s)", path, argv[i]);
+    }
+  }
+  if (path == NULL) {
+    fputs(usage, stderr);
+    return SW_EXIT_USAGE;
+  }
+  uint64_t seed = seed_from_env();
+  static struct st_scenario sc;
+  char err[1024];
+  if (st_scenario_load(path, &sc, err, sizeof err) != 0) st_die(SW_EXIT_USAGE, "%s", err);
+  check_programs(&sc);
+
+  static struct sw_run r;
+  r.sc = &sc;
+  r.seed = seed;
+  r.options = merged_options(&sc);
+  r.outside_death = -1;
+  if (logs) {
+    if (mkdir(logs, 0755) != 0 && errno != EEXIST) st_die(ST_EXIT_HARNESS, "--logs %s: %s", logs, strerror(errno));
+    r.log_dir = st_xstrdup(logs);
+  } else {
+    r.log_dir = st_xasprintf("%s/simworld-%" PRIu64 "-XXXXXX", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp", seed);
+    if (mkdtemp(r.log_dir) == NULL) st_die(ST_EXIT_HARNESS, "cannot make a log directory: %s", strerror(errno));
+  }
+  /* One CPU for the whole world: hand-overs between processes stay cheap. */
+  pin_to_current_cpu();
+  first_line(seed, path);
+  r.world = sw_world_create(&sc, seed, &r.fd);
+  sw_start_all(&r);
+  int outside = sw_supervise(&r);
+  sw_kill_all(&r);
+
+  struct detsim_world_shared *w = r.world;
+  int cls;
+  struct st_buf extra = { 0 };
+  st_buf_puts(&extra, "");
+  if (outside < 0) {
+    cls = ST_CLASS_crash;
+    unsigned i = (unsigned)r.outside_death;
+    int st = r.outside_status;
+    fprintf(stderr, "detsim: node %s died outside the simulation (%s %d)\n", sc.nodes[i].name,
+            WIFSIGNALED(st) ? "signal" : "exit status", WIFSIGNALED(st) ? WTERMSIG(st) : WEXITSTATUS(st));
+    sw_print_node_tail(&r, i, NODE_TAIL_LINES);
+    st_buf_printf(&extra, " node=%s", sc.nodes[i].name);
+  } else {
+    cls = w->end_class;
+    if (w->end_node >= 0 && cls != ST_CLASS_pass) sw_print_node_tail(&r, (unsigned)w->end_node, NODE_TAIL_LINES);
+    if (cls == ST_CLASS_exit) st_buf_printf(&extra, " exit_status=%d", w->end_status);
+    if (w->end_extra[0]) st_buf_printf(&extra, " %s", w->end_extra);
+  }
+  bool failed = cls != ST_CLASS_pass;
+  if (failed || logs) st_buf_printf(&extra, " logs=%s", r.log_dir);
+  else remove_logs(&r);
+  uint64_t events = outside < 0 ? w->events : w->end_events;
+  uint64_t now = outside < 0 ? w->now_ns : w->end_now_ns;
+  fprintf(stderr, "detsim: %s seed=%" PRIu64 " events=%" PRIu64 " history=%016" PRIx64 " sim_time=%" PRIu64
+                  ".%06" PRIu64 "s nodes=%u%s\n",
+          st_class_name(cls), seed, events, outside < 0 ? (uint64_t)0 : w->end_history, now / UINT64_C(1000000000),
+          (now % UINT64_C(1000000000)) / UINT64_C(1000), sc.n_nodes, extra.s);
+  return st_class_status(cls);
+}

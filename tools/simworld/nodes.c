@@ -1,0 +1,200 @@
+/* The world's shared memory and the node processes: create, start one by
+ * one, watch, end.
+ *
+ * Nodes start in scenario order, each waiting until the one before it is
+ * parked in the world, so a seed's world always starts the same way.  A
+ * node's stdout and stderr go to files in the log directory: its output is
+ * its own, and the launcher's stderr keeps the contract's first and last
+ * lines.
+ */
+#include "simworld.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <linux/futex.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "st_util.h"
+
+extern char **environ;
+
+/* How long a node may take to reach the world (its loader, constructors,
+ * the re-execution without address randomization). */
+#define NODE_START_S 30.0
+
+struct detsim_world_shared *sw_world_create(const struct st_scenario *sc, uint64_t seed, int *fd_out) {
+  int fd = memfd_create("detsim-world", 0); /* inherited by the nodes: no CLOEXEC */
+  if (fd < 0) st_die(ST_EXIT_HARNESS, "cannot create the world's memory: %s", strerror(errno));
+  if (ftruncate(fd, (off_t)DETSIM_WORLD_BYTES) != 0)
+    st_die(ST_EXIT_HARNESS, "cannot size the world's memory: %s", strerror(errno));
+  void *want = (void *)(uintptr_t)DETSIM_WORLD_ADDR;
+  void *p = mmap(want, sizeof(struct detsim_world_shared), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED_NOREPLACE, fd, 0);
+  if (p == MAP_FAILED) st_die(ST_EXIT_HARNESS, "cannot map the world's memory: %s", strerror(errno));
+  struct detsim_world_shared *w = p;
+  memset(w, 0, sizeof *w);
+  w->magic = DETSIM_WORLD_MAGIC;
+  w->version = DETSIM_WORLD_VERSION;
+  w->n_nodes = sc->n_nodes;
+  w->seed = seed;
+  w->hash = DETSIM_HISTORY_START;
+  w->end_node = -1;
+  for (unsigned i = 0; i < sc->n_nodes; i++) {
+    struct detsim_world_node *n = &w->nodes[i];
+    snprintf(n->name, sizeof n->name, "%s", sc->nodes[i].name);
+    n->client = sc->nodes[i].client;
+    n->wake_at = n->net_wake_at = UINT64_MAX;
+    if (n->client) w->clients_live++;
+  }
+  *fd_out = fd;
+  return w;
+}
+
+static void futex_wait_ms(uint32_t *word, uint32_t val, long ms) {
+  struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
+  syscall(SYS_futex, word, FUTEX_WAIT, val, &ts, NULL, 0);
+}
+
+static void wake_word(uint32_t *word) { syscall(SYS_futex, word, FUTEX_WAKE, INT_MAX, NULL, NULL, 0); }
+
+static char *log_path(const struct sw_run *r, unsigned i, const char *ext) {
+  return st_xasprintf("%s/%s.%s", r->log_dir, r->sc->nodes[i].name, ext);
+}
+
+static void spawn(struct sw_run *r, unsigned i) {
+  const struct st_scenario_node *node = &r->sc->nodes[i];
+  char *out = log_path(r, i, "out"), *err = log_path(r, i, "err");
+  char *world_env = st_xasprintf("%s=%d,%u", DETSIM_WORLD_ENV, r->fd, i);
+  char *seed_env = st_xasprintf("DETSIM_SEED=%llu", (unsigned long long)r->seed);
+  char *opt_env = st_xasprintf("DETSIM_OPTIONS=%s", r->options);
+  r->world->nodes[i].state = DETSIM_NODE_STARTING;
+  r->world->nodes[i].incarnation++;
+  pid_t pid = fork();
+  if (pid < 0) st_die(ST_EXIT_HARNESS, "fork: %s", strerror(errno));
+  if (pid == 0) {
+    /* The node dies with the launcher, whatever ends it. */
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+    int o = open(out, O_WRONLY | O_CREAT | O_APPEND, 0644);
+    int e = open(err, O_WRONLY | O_CREAT | O_APPEND, 0644);
+    int in = open("/dev/null", O_RDONLY);
+    if (o < 0 || e < 0 || in < 0) _exit(127);
+    dup2(in, 0);
+    dup2(o, 1);
+    dup2(e, 2);
+    putenv(world_env);
+    putenv(seed_env);
+    putenv(opt_env);
+    for (unsigned k = 0; k < r->sc->n_env; k++) putenv(r->sc->env[k]);
+    execve(node->program, node->argv, environ);
+    dprintf(2, "simworld: cannot run %s: %s\n", node->program, strerror(errno));
+    _exit(127);
+  }
+  r->pids[i] = pid;
+  r->world->nodes[i].pid = pid;
+  free(out);
+  free(err);
+  free(world_env);
+  free(seed_env);
+  free(opt_env);
+}
+
+/* Prints the last `lines` lines of a node's stderr, prefixed with its name
+ * (so no line of it reads as the launcher's own result line). */
+void sw_print_node_tail(const struct sw_run *r, unsigned i, unsigned lines) {
+  char *path = log_path(r, i, "err");
+  char *data = NULL;
+  size_t len = 0;
+  if (st_read_file(path, 16u << 20, &data, &len) == 0 && len > 0) {
+    size_t start = len;
+    unsigned seen = 0;
+    while (start > 0) {
+      if (data[start - 1] == '\n' && start != len && ++seen == lines) break;
+      start--;
+    }
+    fprintf(stderr, "simworld: %s's stderr (%s), last lines:\n", r->sc->nodes[i].name, path);
+    const char *p = data + start;
+    while (p < data + len) {
+      const char *nl = memchr(p, '\n', (size_t)(data + len - p));
+      int n = nl ? (int)(nl - p) : (int)(data + len - p);
+      fprintf(stderr, "  %s| %.*s\n", r->sc->nodes[i].name, n, p);
+      p += n + 1;
+    }
+  }
+  free(data);
+  free(path);
+}
+
+/* Starts node i and waits until it is parked in the world. */
+static void start_node(struct sw_run *r, unsigned i) {
+  spawn(r, i);
+  double until = st_now() + NODE_START_S;
+  uint32_t *state = &r->world->nodes[i].state;
+  while (__atomic_load_n(state, __ATOMIC_ACQUIRE) != DETSIM_NODE_READY) {
+    int status;
+    pid_t p = waitpid(r->pids[i], &status, WNOHANG);
+    if (p == r->pids[i]) {
+      r->pids[i] = 0;
+      sw_print_node_tail(r, i, 20);
+      if (WIFEXITED(status) && WEXITSTATUS(status) == 89)
+        st_die(89, "node %s refused its options or seed (see its stderr above)", r->sc->nodes[i].name);
+      st_die(ST_EXIT_HARNESS, "node %s (%s) ended before it joined the world (%s %d): is it a simulation build, and does it start?",
+             r->sc->nodes[i].name, r->sc->nodes[i].program, WIFEXITED(status) ? "exit status" : "signal",
+             WIFEXITED(status) ? WEXITSTATUS(status) : WTERMSIG(status));
+    }
+    if (st_now() > until)
+      st_die(ST_EXIT_HARNESS, "node %s did not join the world within %.0f s", r->sc->nodes[i].name, NODE_START_S);
+    futex_wait_ms(state, DETSIM_NODE_STARTING, 10);
+  }
+}
+
+void sw_start_all(struct sw_run *r) {
+  for (unsigned i = 0; i < r->sc->n_nodes; i++) start_node(r, i);
+  r->world->current = 0;
+  __atomic_store_n(&r->world->nodes[0].wake, 1, __ATOMIC_RELEASE);
+  wake_word(&r->world->nodes[0].wake);
+}
+
+/* A node process ended: was it the world's doing, or a death outside it? */
+static void reaped(struct sw_run *r, unsigned i, int status) {
+  r->pids[i] = 0;
+  struct detsim_world_node *n = &r->world->nodes[i];
+  uint32_t st = __atomic_load_n(&n->state, __ATOMIC_ACQUIRE);
+  if (st == DETSIM_NODE_EXITED || __atomic_load_n(&r->world->ended, __ATOMIC_ACQUIRE)) return;
+  /* Its runtime never saw the end (SIGKILL from outside, _exit before the
+   * simulation, a raw exit system call): the world cannot go on. */
+  __atomic_store_n(&n->state, DETSIM_NODE_DEAD, __ATOMIC_RELEASE);
+  r->outside_death = (int)i;
+  r->outside_status = status;
+}
+
+int sw_supervise(struct sw_run *r) {
+  for (;;) {
+    if (__atomic_load_n(&r->world->ended, __ATOMIC_ACQUIRE)) return 0;
+    int status;
+    pid_t p;
+    while ((p = waitpid(-1, &status, WNOHANG)) > 0)
+      for (unsigned i = 0; i < r->sc->n_nodes; i++)
+        if (r->pids[i] == p) reaped(r, i, status);
+    if (r->outside_death >= 0 && !__atomic_load_n(&r->world->ended, __ATOMIC_ACQUIRE)) return -1;
+    futex_wait_ms(&r->world->ended, 0, 50);
+  }
+}
+
+void sw_kill_all(struct sw_run *r) {
+  for (unsigned i = 0; i < r->sc->n_nodes; i++)
+    if (r->pids[i] > 0) kill(r->pids[i], SIGKILL);
+  for (unsigned i = 0; i < r->sc->n_nodes; i++)
+    if (r->pids[i] > 0) {
+      waitpid(r->pids[i], NULL, 0);
+      r->pids[i] = 0;
+    }
+}

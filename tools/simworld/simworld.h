@@ -1,0 +1,39 @@
+/* simworld: runs one seed of a scenario, a world of several nodes.
+ *
+ *   DETSIM_SEED=42 simworld kv.scenario
+ *
+ * It behaves like one simulation build to whoever runs it (simrun,
+ * simreplay, a shell): the contract's first and last lines on stderr, one
+ * exit status per class.  Each node is a process of its own; they share one
+ * scheduler, clock and network through the world's memory
+ * (runtime/world_abi.h).
+ */
+#ifndef SIMWORLD_H
+#define SIMWORLD_H
+
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "../../runtime/world_abi.h"
+#include "st_scenario.h"
+
+struct sw_run {
+  const struct st_scenario *sc;
+  uint64_t seed;
+  const char *options;     /* DETSIM_OPTIONS for every node */
+  char *log_dir;
+  int fd;                  /* the world's memory */
+  struct detsim_world_shared *world;
+  pid_t pids[DETSIM_WORLD_NODES_MAX];
+  int outside_death;       /* a node that died outside the simulation, or -1 */
+  int outside_status;
+};
+
+struct detsim_world_shared *sw_world_create(const struct st_scenario *sc, uint64_t seed, int *fd_out);
+void sw_start_all(struct sw_run *r);
+/* Waits for the world's end: 0, or -1 when a node died outside it. */
+int sw_supervise(struct sw_run *r);
+void sw_kill_all(struct sw_run *r);
+void sw_print_node_tail(const struct sw_run *r, unsigned i, unsigned lines);
+
+#endif
