@@ -80,6 +80,14 @@
 #define SIMREPLAY_SHRINK_RUNS_DEFAULT 2000
 #define SIMREPLAY_SHRINK_RUNS_MAX 1000000
 
+/* Scenario files (st_scenario.h): a hand-written cluster description is a
+ * few dozen short lines; these bounds only stop a wrong file (a binary, a
+ * log) from being read whole or parsed line by line. */
+#define ST_SCENARIO_FILE_BYTES_MAX (1024u * 1024)
+#define ST_SCENARIO_LINE_BYTES_MAX 4096u
+/* option and env directives per scenario. */
+#define ST_SCENARIO_SETTINGS_MAX 256u
+
 _Static_assert(ST_CAPTURE_TAIL_BYTES >= 4 * ST_LINE_BYTES_MAX, "the tail holds the last lines whole");
 _Static_assert(SIMRUN_SEEDS_MAX < (1u << 31), "seed indexes fit an int");
 
