@@ -12,7 +12,7 @@ set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 if [ -n "${DETSIM_PREFIX:-}" ]; then export PATH="$DETSIM_PREFIX/bin:$PATH"; fi
-for tool in detsim-cc simrun simreplay; do
+for tool in detsim-cc simrun simreplay simworld; do
   command -v "$tool" >/dev/null || { echo "demo: $tool not found (set DETSIM_PREFIX)" >&2; exit 2; }
 done
 work=${DEMO_DIR:-$(mktemp -d /tmp/detsim-demo.XXXXXX)}
@@ -58,4 +58,38 @@ step "4. sweep the fixed build"
 echo "\$ simrun --seeds $seeds -- ./bank-fixed"
 simrun --seeds "$seeds" -- ./bank-fixed
 
-step "done: the race was found at seed $seed, it replays exactly, and the fix passes $seeds seeds (files in $work)"
+step "5. build the replicated key-value service (3 replicas + a client, one process each)"
+for p in kv_server kv_client; do
+  echo "\$ detsim-cc -O1 -g -o $p $here/kv/$p.c $here/kv/kv_net.c"
+  detsim-cc -O1 -g -o "$p" "$here/kv/$p.c" "$here/kv/kv_net.c"
+done
+detsim-cc -O1 -g -DKV_PLANTED_BUG -o kv_server_buggy "$here/kv/kv_server.c" "$here/kv/kv_net.c"
+cp "$here/kv/kv.scenario" "$here/kv/kv-buggy.scenario" .
+echo "\$ cat kv-buggy.scenario"
+grep -v '^#' kv-buggy.scenario
+
+kv_seeds=${DEMO_KV_SEEDS:-20}
+step "6. sweep $kv_seeds seeds of the cluster with the planted bug (acks before replication)"
+echo "\$ simrun --seeds $kv_seeds --jsonl kv.jsonl kv-buggy.scenario"
+set +e
+simrun --seeds "$kv_seeds" --jsonl kv.jsonl kv-buggy.scenario
+status=$?
+set -e
+if [ "$status" -ne 1 ]; then echo "demo: expected simrun to find the stale read (exit 1), got $status" >&2; exit 1; fi
+kv_seed=$(python3 -c '
+import json
+for line in open("kv.jsonl"):
+    r = json.loads(line)
+    if r["class"] == "correctness":
+        print(r["seed"]); break' )
+if [ -z "$kv_seed" ]; then echo "demo: no correctness failure in the cluster sweep" >&2; exit 1; fi
+
+step "7. replay the cluster's seed $kv_seed: four processes, one history"
+echo "\$ simreplay --repeat 3 --seed $kv_seed kv-buggy.scenario"
+simreplay --repeat 3 --seed "$kv_seed" kv-buggy.scenario
+
+step "8. sweep the correct cluster"
+echo "\$ simrun --seeds $kv_seeds kv.scenario"
+simrun --seeds "$kv_seeds" kv.scenario
+
+step "done: the bank race (seed $seed) and the cluster's stale read (seed $kv_seed) were found, replay exactly, and the fixed builds pass (files in $work)"

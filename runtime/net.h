@@ -105,9 +105,9 @@ int net_wait(enum detsim_event_kind kind, const void *obj, bool (*ready)(void *)
 /* Something arrives at virtual time `at`: blocked network waits re-check
  * then (see net_fd.c). */
 void net_timer(uint64_t at);
-/* The same for this node's threads only (a world's dispatcher applies what
- * other nodes sent). */
-void net_timer_local(uint64_t at);
+/* Every thread blocked on the network re-checks now: in a world, another
+ * node sent or changed something that their deadlines do not know of. */
+void net_recheck_all(void);
 /* Closes every simulated descriptor, as the kernel does when a process
  * ends: peers see FIN or RST. */
 void net_close_all(void);

@@ -253,12 +253,17 @@ int net_wait(enum detsim_event_kind kind, const void *obj, bool (*ready)(void *)
  * brought forward (it re-blocks if the arrival is not what it waits for).
  * Without this, a wait that began before the send would sleep through the
  * arrival, and the scheduler, seeing no deadline, would call it a deadlock. */
-void net_timer(uint64_t at) {
-  if (detsim__in_world && at != DETSIM_NO_DEADLINE) detsim__world_net_timer(at);
-  net_timer_local(at);
+void net_recheck_all(void) {
+  uint64_t now = detsim__now_ns();
+  for (unsigned i = 0; i < W.slots_used; i++) {
+    detsim_thread *t = &W.threads[i];
+    if (t->state == DETSIM_T_BLOCKED && t->deadline > now && t->block_kind >= DETSIM_EV_net_socket &&
+        t->block_kind <= DETSIM_EV_net_epoll_wait)
+      t->deadline = now;
+  }
 }
 
-void net_timer_local(uint64_t at) {
+void net_timer(uint64_t at) {
   if (at == DETSIM_NO_DEADLINE || at <= detsim__now_ns()) return;
   for (unsigned i = 0; i < W.slots_used; i++) {
     detsim_thread *t = &W.threads[i];

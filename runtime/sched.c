@@ -31,7 +31,7 @@
 #include "sched_internal.h"
 #include "world.h"
 
-void net_timer_local(uint64_t at);
+void net_recheck_all(void);
 
 struct detsim_world W;
 
@@ -258,17 +258,19 @@ static struct choice world_choose_when_stuck(detsim_thread *self, detsim_thread 
     uint64_t w = detsim__world_next_wake();
     if (w < d) d = w;
     if (d == DETSIM_NO_DEADLINE) world_deadlock(self);
-    detsim__clock_advance_to(d);
-    detsim__world_wake_due(d);
-    detsim__event(DETSIM_EV_time_jump, self, NULL, 0, 0);
+    /* An idle node's time may have come while this one ran: no jump then. */
+    if (d > detsim__now_ns()) {
+      detsim__clock_advance_to(d);
+      detsim__event(DETSIM_EV_time_jump, self, NULL, 0, 0);
+    }
+    detsim__world_wake_due(detsim__now_ns());
   }
 }
 
 /* The dispatcher: the world came to this node. */
 void detsim__sched_dispatch(void) {
   W.current = NULL;
-  uint64_t at = detsim__world_take_net_wake();
-  if (at != DETSIM_NO_DEADLINE) net_timer_local(at);
+  if (detsim__world_take_net_dirty()) net_recheck_all();
   detsim__event(DETSIM_EV_node_enter, NULL, NULL, 0, detsim__node_index);
   struct choice c = world_choose_when_stuck(NULL, NULL, true);
   if (c.thread) give_baton(c.thread);

@@ -32,7 +32,13 @@ static struct {
   uint64_t mask;
   uint64_t events;
   uint64_t hash;
-} T = { NULL, 0, 0, DETSIM_HISTORY_START };
+  unsigned shift;      /* log2 of the ring's size */
+} T = { NULL, 0, 0, DETSIM_HISTORY_START, 0 };
+
+/* A record's mark: which lap of the ring wrote it (never 0).  In a world a
+ * node records only its own events, so a slot may hold an older lap's
+ * record or none: readers skip what the mark does not vouch for. */
+static inline uint8_t lap_mark(uint64_t n) { return (uint8_t)(1u | ((n >> T.shift) << 1)); }
 
 const char *detsim__event_name(enum detsim_event_kind kind) {
   return (unsigned)kind < DETSIM_EV_COUNT ? event_names[kind] : "?";
@@ -48,6 +54,7 @@ void detsim__trace_init(uint64_t capacity) {
   CHECK(p != MAP_FAILED);
   T.ring = p;
   T.mask = cap - 1;
+  T.shift = (unsigned)__builtin_ctzll(cap);
 }
 
 uint64_t detsim__trace_event(enum detsim_event_kind kind, uint32_t tid, const void *obj,
@@ -62,7 +69,7 @@ uint64_t detsim__trace_event(enum detsim_event_kind kind, uint32_t tid, const vo
   r->aux = aux;
   r->tid = (uint16_t)tid;
   r->kind = (uint8_t)kind;
-  r->pad = 0;
+  r->pad = lap_mark(n);
   return n;
 }
 
@@ -205,6 +212,7 @@ int detsim__trace_write(const char *path) {
   size_t used = 0;
   int rc = 0;
   for (uint64_t n = first; n < T.events && rc == 0; n++) {
+    if (T.ring[n & T.mask].pad != lap_mark(n)) continue;
     int k = format_record(line, sizeof line, n, &T.ring[n & T.mask]);
     if (k <= 0) continue;
     size_t len = (size_t)k < sizeof line ? (size_t)k : sizeof line - 1;
@@ -222,10 +230,15 @@ int detsim__trace_write(const char *path) {
 
 void detsim__trace_print_tail(int fd, unsigned count) {
   uint64_t first = first_kept();
-  uint64_t start = T.events > count ? T.events - count : 0;
-  if (start < first) start = first;
+  /* The last `count` records this process wrote. */
+  uint64_t start = T.events;
+  for (unsigned found = 0; start > first && found < count;) {
+    start--;
+    if (T.ring[start & T.mask].pad == lap_mark(start)) found++;
+  }
   char line[512];
   for (uint64_t n = start; n < T.events; n++) {
+    if (T.ring[n & T.mask].pad != lap_mark(n)) continue;
     int k = format_record(line, sizeof line, n, &T.ring[n & T.mask]);
     if (k > 0 && write(fd, "detsim: | ", 10) >= 0 &&
         write(fd, line, (size_t)k < sizeof line ? (size_t)k : sizeof line - 1) < 0)

@@ -27,7 +27,7 @@ struct detsim_trace_record {
   uint32_t aux;       /* a small simulated value (folded into the hash) */
   uint16_t tid;
   uint8_t kind;
-  uint8_t pad;
+  uint8_t pad;        /* which lap of the ring wrote it (trace.c) */
 };
 _Static_assert(sizeof(struct detsim_trace_record) == 32, "trace records are 32 bytes");
 

@@ -29,6 +29,7 @@
 #include "check.h"
 #include "clock.h"
 #include "limits.h"
+#include "options.h"
 #include "real.h"
 #include "report.h"
 #include "sched_internal.h"
@@ -123,12 +124,27 @@ static void *dispatcher_main(void *arg) {
   return NULL;
 }
 
+/* The launcher asks every node for its last events when the world fails:
+ * a node is parked then (it does not hold the world), so its trace is still. */
+static void dump_request(int sig) {
+  (void)sig;
+  detsim__report_no_flush();
+  detsim__msg("the world ended in another node; this node's last events (event time thread kind object value site):");
+  detsim__trace_print_tail(2, (unsigned)detsim__opt.trace_tail);
+}
+
 void detsim__world_park_main(void) {
+  struct sigaction sa;
+  memset(&sa, 0, sizeof sa);
+  sa.sa_handler = dump_request;
+  sa.sa_flags = SA_RESTART | SA_ONSTACK;
+  sigemptyset(&sa.sa_mask);
+  REAL(sigaction)(DETSIM_WORLD_DUMP_SIGNAL, &sa, NULL);
   struct detsim_world_node *me = self_node();
   me->pid = getpid();
   me->idle = 0;
   me->wake_at = DETSIM_NO_DEADLINE;
-  me->net_wake_at = DETSIM_NO_DEADLINE;
+  me->net_dirty = 1;
   pthread_t t;
   pthread_attr_t attr;
   pthread_attr_init(&attr);
@@ -150,9 +166,7 @@ static bool is_other_ready(unsigned j) {
   return j != detsim__node_index && __atomic_load_n(&S->nodes[j].state, __ATOMIC_ACQUIRE) == DETSIM_NODE_READY;
 }
 
-static uint64_t node_wake(const struct detsim_world_node *n) {
-  return n->wake_at < n->net_wake_at ? n->wake_at : n->net_wake_at;
-}
+static uint64_t node_wake(const struct detsim_world_node *n) { return n->wake_at; }
 
 unsigned detsim__world_candidates(unsigned *out) {
   unsigned k = 0;
@@ -189,23 +203,23 @@ void detsim__world_hand_to(unsigned node, bool idle, uint64_t wake_at) {
   futex_wake_shared(&next->wake);
 }
 
+/* A network operation here may have sent something to any other node, or
+ * made it ready: each must look again when the world next comes to it, and
+ * its threads blocked on the network re-check (their deadlines were set
+ * from what was in flight when they blocked). */
 void detsim__world_touch(void) {
   for (unsigned j = 0; j < S->n_nodes; j++)
-    if (j != detsim__node_index) S->nodes[j].idle = 0;
+    if (j != detsim__node_index) {
+      S->nodes[j].idle = 0;
+      S->nodes[j].net_dirty = 1;
+    }
 }
 
-void detsim__world_net_timer(uint64_t at) {
-  for (unsigned j = 0; j < S->n_nodes; j++) {
-    struct detsim_world_node *n = &S->nodes[j];
-    if (j != detsim__node_index && at < n->net_wake_at) n->net_wake_at = at;
-  }
-}
-
-uint64_t detsim__world_take_net_wake(void) {
+bool detsim__world_take_net_dirty(void) {
   struct detsim_world_node *me = self_node();
-  uint64_t at = me->net_wake_at;
-  me->net_wake_at = DETSIM_NO_DEADLINE;
-  return at;
+  bool dirty = me->net_dirty != 0;
+  me->net_dirty = 0;
+  return dirty;
 }
 
 /* ---- the end of a node, the end of the world ---- */

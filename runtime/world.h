@@ -36,13 +36,12 @@ void detsim__world_wake_due(uint64_t now);
  * its dispatcher.  `idle` says this node has nothing to run (until
  * `wake_at`).  The caller then waits for its own thread baton, or leaves. */
 void detsim__world_hand_to(unsigned node, bool idle, uint64_t wake_at);
-/* The network changed: every other node may have something to do. */
+/* The network changed: every other node may have something to do, and its
+ * network waits must re-check. */
 void detsim__world_touch(void);
-/* Something sent now arrives at `at`: other nodes' network waits re-check
- * then. */
-void detsim__world_net_timer(uint64_t at);
-/* This node's pending arrival time (see above), taken once. */
-uint64_t detsim__world_take_net_wake(void);
+/* Whether another node used the network since this node last looked (the
+ * flag is cleared). */
+bool detsim__world_take_net_dirty(void);
 
 /* This node's process ends with `status` (its exit handler): the node
  * leaves the world, which goes on without it or ends. */

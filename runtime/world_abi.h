@@ -19,6 +19,7 @@
 #ifndef DETSIM_WORLD_ABI_H
 #define DETSIM_WORLD_ABI_H
 
+#include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -35,6 +36,10 @@
 /* "FD,NODE": the world's memory file descriptor and this node's index. */
 #define DETSIM_WORLD_ENV "DETSIM_WORLD"
 #define DETSIM_WORLD_ARENA_CLASSES 40
+/* Sent by the launcher to the nodes of a failed world: print your last
+ * events (a real-time signal the runtime reserves; SIGRTMAX - 3 is the
+ * watchdog's). */
+#define DETSIM_WORLD_DUMP_SIGNAL (SIGRTMAX - 4)
 /* The history hash before the first event (runtime/trace.c). */
 #define DETSIM_HISTORY_START 0x6a09e667f3bcc909ull
 
@@ -54,10 +59,38 @@ struct detsim_world_node {
   uint32_t idle;           /* nothing of it could run when it last looked */
   uint32_t pad;
   uint64_t wake_at;        /* while idle: its earliest deadline */
-  uint64_t net_wake_at;    /* something was sent to it that arrives then */
+  uint32_t net_dirty;      /* another node used the network since it looked */
+  uint32_t pad2;
   int32_t exit_status;
   uint32_t incarnation;    /* starts of this node (restarts add one) */
+  uint64_t paused_until;   /* a pause fault: not scheduled before then */
   char name[DETSIM_WORLD_NAME_BYTES];
+};
+
+/* Faults, drawn from the seed at the world's start (world_faults.c). */
+enum detsim_fault_kind {
+  DETSIM_FAULT_PARTITION = 1, /* node sets A | B: no byte crosses until `until` */
+  DETSIM_FAULT_ONE_WAY,       /* A -> B only */
+  DETSIM_FAULT_HEAL,          /* the partition that began at `arg` heals */
+  DETSIM_FAULT_CRASH,         /* node: SIGKILL; its connections reset (arg 1) or go silent */
+  DETSIM_FAULT_RESTART,       /* node: a fresh process at the same address */
+  DETSIM_FAULT_PAUSE,         /* node: not scheduled until `until` */
+  DETSIM_FAULT_KINDS
+};
+#define DETSIM_WORLD_FAULTS_MAX 32
+#define DETSIM_WORLD_CHECKS_MAX 64
+#define DETSIM_WORLD_CHECK_NAME_BYTES 56
+
+struct detsim_world_fault {
+  uint64_t at, until;
+  uint32_t kind, node;
+  uint64_t side_a;         /* partitions: the nodes of side A (a bit each) */
+  uint64_t arg;
+};
+
+struct detsim_world_check {
+  char name[DETSIM_WORLD_CHECK_NAME_BYTES];
+  uint64_t passed;
 };
 
 struct detsim_world_shared {
@@ -77,8 +110,25 @@ struct detsim_world_shared {
   int32_t end_node;        /* -1: the world as a whole */
   uint64_t end_events, end_history, end_now_ns;
   char end_extra[256];
-  /* The network's shared state (net_sock.c): every bound socket. */
+  /* The network's shared state (net_sock.c): every bound socket, every
+   * socket, and the links cut by partitions (cut_until[from][to]). */
   void *bound_list;
+  void *all_socks;
+  uint64_t cut_until[DETSIM_WORLD_NODES_MAX][DETSIM_WORLD_NODES_MAX];
+  /* Faults (world_faults.c): the level, the schedule, what happened. */
+  uint32_t level;
+  uint32_t faults_drawn;
+  uint32_t n_faults, next_fault;
+  struct detsim_world_fault faults[DETSIM_WORLD_FAULTS_MAX];
+  uint64_t fault_counts[DETSIM_FAULT_KINDS];
+  uint64_t healed_at;      /* every fault is over by then: the liveness phase */
+  uint64_t last_progress_ns, progress_calls;
+  /* A restart: the node asks the launcher for a fresh process (futex). */
+  uint32_t restart_request;  /* 1 + node index, 0 when none */
+  uint32_t restart_done;
+  /* DETSIM_CHECK counts of every node (the launcher reports them). */
+  uint32_t n_checks;
+  struct detsim_world_check checks[DETSIM_WORLD_CHECKS_MAX];
   /* The arena: a bump pointer and one free list per power-of-two class. */
   uint64_t arena_used;
   void *arena_free[DETSIM_WORLD_ARENA_CLASSES];

@@ -158,6 +158,7 @@ int main(int argc, char **argv) {
   r.world = sw_world_create(&sc, seed, &r.fd);
   sw_start_all(&r);
   int outside = sw_supervise(&r);
+  if (outside < 0 || r.world->end_class != ST_CLASS_pass) sw_dump_all(&r);
   sw_kill_all(&r);
 
   struct detsim_world_shared *w = r.world;
@@ -181,6 +182,20 @@ int main(int argc, char **argv) {
   bool failed = cls != ST_CLASS_pass;
   if (failed || logs) st_buf_printf(&extra, " logs=%s", r.log_dir);
   else remove_logs(&r);
+  if (w->n_checks > 0) {
+    /* The same form as a one-node run's line, so simrun counts them. */
+    struct st_buf line = { 0 };
+    st_buf_puts(&line, "detsim: checked");
+    for (unsigned i = 0; i < w->n_checks && i < DETSIM_WORLD_CHECKS_MAX; i++) {
+      char name[DETSIM_WORLD_CHECK_NAME_BYTES];
+      snprintf(name, sizeof name, "%s", w->checks[i].name);
+      for (char *p = name; *p; p++)
+        if (*p == ' ' || *p == '=' || *p == '\t' || *p == '\n') *p = '_';
+      st_buf_printf(&line, " %s=%llu", name, (unsigned long long)w->checks[i].passed);
+    }
+    fprintf(stderr, "%s\n", line.s);
+    st_buf_free(&line);
+  }
   uint64_t events = outside < 0 ? w->events : w->end_events;
   uint64_t now = outside < 0 ? w->now_ns : w->end_now_ns;
   fprintf(stderr, "detsim: %s seed=%" PRIu64 " events=%" PRIu64 " history=%016" PRIx64 " sim_time=%" PRIu64

@@ -52,7 +52,7 @@ struct detsim_world_shared *sw_world_create(const struct st_scenario *sc, uint64
     struct detsim_world_node *n = &w->nodes[i];
     snprintf(n->name, sizeof n->name, "%s", sc->nodes[i].name);
     n->client = sc->nodes[i].client;
-    n->wake_at = n->net_wake_at = UINT64_MAX;
+    n->wake_at = UINT64_MAX;
     if (n->client) w->clients_live++;
   }
   *fd_out = fd;
@@ -187,6 +187,13 @@ int sw_supervise(struct sw_run *r) {
     if (r->outside_death >= 0 && !__atomic_load_n(&r->world->ended, __ATOMIC_ACQUIRE)) return -1;
     futex_wait_ms(&r->world->ended, 0, 50);
   }
+}
+
+void sw_dump_all(struct sw_run *r) {
+  for (unsigned i = 0; i < r->sc->n_nodes; i++)
+    if (r->pids[i] > 0 && (int)i != r->world->end_node) kill(r->pids[i], DETSIM_WORLD_DUMP_SIGNAL);
+  struct timespec ts = { 0, 200 * 1000 * 1000 }; /* time to write, not to think */
+  nanosleep(&ts, NULL);
 }
 
 void sw_kill_all(struct sw_run *r) {

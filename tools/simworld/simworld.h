@@ -34,6 +34,9 @@ void sw_start_all(struct sw_run *r);
 /* Waits for the world's end: 0, or -1 when a node died outside it. */
 int sw_supervise(struct sw_run *r);
 void sw_kill_all(struct sw_run *r);
+/* Asks every live node but the one that ended the world to print its last
+ * events into its stderr log (a failed world's other half of the story). */
+void sw_dump_all(struct sw_run *r);
 void sw_print_node_tail(const struct sw_run *r, unsigned i, unsigned lines);
 
 #endif
