@@ -153,6 +153,7 @@ struct net_stream {
   uint64_t fin_at;      /* FIN's arrival, DETSIM_NO_DEADLINE if none sent */
   uint64_t rst_at;      /* RST's arrival, DETSIM_NO_DEADLINE if none sent */
   uint64_t reads;       /* read operations that freed space */
+  uint32_t src, dst;    /* the nodes it links (a world's partitions stall it) */
 };
 
 void net_stream_init(struct net_stream *s, uint64_t cap, uint64_t latency_ns);

@@ -635,7 +635,10 @@ int net_connect(struct net_file *f, const struct sockaddr *sa, socklen_t len) {
     /* SYN, then RST back: the refusal arrives after a round trip. */
     s->state = SS_CONNECTING;
     s->conn = NULL;
-    s->refused_at = now + net_latency_draw() + net_latency_draw();
+    int target = net_addr_node(&to);
+    unsigned t = target < 0 ? s->node : (unsigned)target;
+    uint64_t syn_at = detsim__world_link_open(s->node, t, now) + net_latency_draw();
+    s->refused_at = detsim__world_link_open(t, s->node, syn_at) + net_latency_draw();
     net_timer(s->refused_at);
     f->changes++;
   } else {
@@ -660,6 +663,8 @@ int net_connect(struct net_file *f, const struct sockaddr *sa, socklen_t len) {
     child->linger_on = l->linger_on;
     child->linger_s = l->linger_s;
     uint64_t cs = c->dir[0].latency_ns, sc = c->dir[1].latency_ns;
+    c->dir[0].src = c->dir[1].dst = s->node;
+    c->dir[0].dst = c->dir[1].src = l->node;
     s->conn = child->conn = c;
     s->side = 0;
     child->side = 1;
@@ -669,7 +674,9 @@ int net_connect(struct net_file *f, const struct sockaddr *sa, socklen_t len) {
      * in the backlog (the final ACK's trip is not modeled: the child is
      * acceptable when the client can first send, before its data arrives,
      * and connections made one after another are accepted in order). */
-    s->established_at = now + cs + sc;
+    /* SYN and SYN-ACK wait out a partition like any segment. */
+    uint64_t syn_at = detsim__world_link_open(s->node, l->node, now) + cs;
+    s->established_at = detsim__world_link_open(l->node, s->node, syn_at) + sc;
     child->ready_at = s->established_at;
     net_timer(s->established_at);
     s->state = SS_CONNECTING;

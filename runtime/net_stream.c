@@ -78,7 +78,10 @@ uint64_t net_stream_arrived_segments(const struct net_stream *s, uint64_t now) {
 }
 
 uint64_t net_stream_send_time(const struct net_stream *s, uint64_t now) {
-  uint64_t at = now + s->latency_ns;
+  /* A partition stalls the link: what is sent waits for the heal (TCP
+   * queues and retransmits; nothing is lost or reordered). */
+  uint64_t from = s->src != s->dst ? detsim__world_link_open(s->src, s->dst, now) : now;
+  uint64_t at = from + s->latency_ns;
   return at < s->last_at ? s->last_at : at;
 }
 

@@ -166,6 +166,8 @@ ssize_t net_udp_sendmsg(struct net_file *f, const struct msghdr *msg, int flags)
     return (ssize_t)len;
   }
   if (r->dq_bytes + len > detsim__opt.net_buffer_bytes) return (ssize_t)len; /* the receiver's buffer is full: dropped */
+  if (detsim__world_link_open(s->node, r->node, detsim__now_ns()) > detsim__now_ns())
+    return (ssize_t)len; /* a partition: datagrams are lost, as UDP's are */
   if (!s->dgram_latency_drawn) {
     s->dgram_latency_ns = net_latency_draw();
     s->dgram_latency_drawn = true;

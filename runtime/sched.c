@@ -129,6 +129,12 @@ static void event_limits(void) {
     W.break_at = UINT64_MAX;
     detsim__break_now(n);
   }
+  if (detsim__in_world) detsim__world_faults_due();
+  W.time_stop = W.max_sim_time_ns;
+  if (detsim__in_world) {
+    uint64_t f = detsim__world_next_fault();
+    if (f < W.time_stop) W.time_stop = f;
+  }
   W.event_stop = detsim__opt.max_events < W.break_at ? detsim__opt.max_events : W.break_at;
 }
 
@@ -137,7 +143,7 @@ uint64_t detsim__event(enum detsim_event_kind kind, detsim_thread *t, const void
   uint64_t n = detsim__trace_event(kind, t ? t->id : 0, obj, pc, aux);
   if (t) t->steps++;
   detsim__clock_advance_by(detsim__opt.yield_step_ns);
-  if (__builtin_expect(n >= W.event_stop || detsim__now_ns() >= W.max_sim_time_ns, 0)) event_limits();
+  if (__builtin_expect(n >= W.event_stop || detsim__now_ns() >= W.time_stop, 0)) event_limits();
   return n;
 }
 
@@ -240,6 +246,8 @@ _Noreturn static void world_deadlock(detsim_thread *self);
 static struct choice world_choose(detsim_thread *exclude, bool local) {
   detsim_thread *cands[DETSIM_MAX_THREADS];
   unsigned nodes[DETSIM_WORLD_NODES_MAX];
+  /* A paused node gives the world away at its next choice. */
+  if (detsim__world_paused(detsim__node_index)) local = false;
   unsigned nl = local ? collect_runnable(cands, exclude) : 0;
   unsigned nr = detsim__world_candidates(nodes);
   struct choice c = { NULL, -1 };
@@ -254,9 +262,14 @@ static struct choice world_choose_when_stuck(detsim_thread *self, detsim_thread 
   for (;;) {
     struct choice c = world_choose(exclude, local);
     if (c.thread || c.node >= 0) return c;
-    uint64_t d = local ? next_deadline() : DETSIM_NO_DEADLINE;
+    bool paused = detsim__world_paused(detsim__node_index);
+    uint64_t d = local && !paused ? next_deadline() : DETSIM_NO_DEADLINE;
     uint64_t w = detsim__world_next_wake();
     if (w < d) d = w;
+    uint64_t f = detsim__world_next_fault();
+    if (f < d) d = f;
+    if (local && paused && detsim__ws->nodes[detsim__node_index].paused_until < d)
+      d = detsim__ws->nodes[detsim__node_index].paused_until;
     if (d == DETSIM_NO_DEADLINE) world_deadlock(self);
     /* An idle node's time may have come while this one ran: no jump then. */
     if (d > detsim__now_ns()) {
@@ -264,6 +277,7 @@ static struct choice world_choose_when_stuck(detsim_thread *self, detsim_thread 
       detsim__event(DETSIM_EV_time_jump, self, NULL, 0, 0);
     }
     detsim__world_wake_due(detsim__now_ns());
+    detsim__world_faults_due();
   }
 }
 
@@ -272,6 +286,10 @@ void detsim__sched_dispatch(void) {
   W.current = NULL;
   if (detsim__world_take_net_dirty()) net_recheck_all();
   detsim__event(DETSIM_EV_node_enter, NULL, NULL, 0, detsim__node_index);
+  detsim__world_faults_due();
+  W.time_stop = W.max_sim_time_ns;
+  uint64_t f = detsim__world_next_fault();
+  if (f < W.time_stop) W.time_stop = f;
   struct choice c = world_choose_when_stuck(NULL, NULL, true);
   if (c.thread) give_baton(c.thread);
   else leave_for(NULL, (unsigned)c.node);
@@ -722,6 +740,7 @@ void detsim__sched_start(uint64_t seed) {
     W.pct_lowest = 0;
   }
   W.max_sim_time_ns = detsim__opt.max_sim_time_s * 1000000000ull;
+  W.time_stop = W.max_sim_time_ns;
   W.break_at = detsim__opt.break_at ? detsim__opt.break_at : UINT64_MAX;
   W.event_stop = detsim__opt.max_events < W.break_at ? detsim__opt.max_events : W.break_at;
   W.next_id = 1;

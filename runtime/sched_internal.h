@@ -67,6 +67,7 @@ struct detsim_world {
   /* limits, checked on every event with one compare each */
   uint64_t event_stop;
   uint64_t max_sim_time_ns;
+  uint64_t time_stop;            /* min(max_sim_time_ns, a world's next fault) */
   uint64_t break_at;
 };
 

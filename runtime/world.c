@@ -171,15 +171,17 @@ static uint64_t node_wake(const struct detsim_world_node *n) { return n->wake_at
 unsigned detsim__world_candidates(unsigned *out) {
   unsigned k = 0;
   for (unsigned j = 0; j < S->n_nodes; j++)
-    if (is_other_ready(j) && !S->nodes[j].idle) out[k++] = j;
+    if (is_other_ready(j) && !S->nodes[j].idle && !detsim__world_paused(j)) out[k++] = j;
   return k;
 }
 
 uint64_t detsim__world_next_wake(void) {
   uint64_t d = DETSIM_NO_DEADLINE;
   for (unsigned j = 0; j < S->n_nodes; j++) {
-    if (!is_other_ready(j) || !S->nodes[j].idle) continue;
-    uint64_t w = node_wake(&S->nodes[j]);
+    if (!is_other_ready(j)) continue;
+    /* A paused node's time comes at the end of its pause. */
+    uint64_t w = S->nodes[j].idle ? node_wake(&S->nodes[j]) : DETSIM_NO_DEADLINE;
+    if (detsim__world_paused(j)) w = w > S->nodes[j].paused_until ? w : S->nodes[j].paused_until;
     if (w < d) d = w;
   }
   return d;

@@ -43,6 +43,17 @@ void detsim__world_touch(void);
  * flag is cleared). */
 bool detsim__world_take_net_dirty(void);
 
+/* Faults (world_faults.c).  The earliest time a link from node `src` to
+ * node `dst` carries what is sent at `t`: `t`, or the heal of a partition
+ * (always `t` outside a world). */
+uint64_t detsim__world_link_open(unsigned src, unsigned dst, uint64_t t);
+/* Applies every fault due by now (the schedule is drawn on first use). */
+void detsim__world_faults_due(void);
+/* The time of the next fault, DETSIM_NO_DEADLINE when none is left. */
+uint64_t detsim__world_next_fault(void);
+/* Whether node `node` is paused by a fault now. */
+bool detsim__world_paused(unsigned node);
+
 /* This node's process ends with `status` (its exit handler): the node
  * leaves the world, which goes on without it or ends. */
 void detsim__world_node_exit(int status);

@@ -5,7 +5,7 @@ own process, and checks what the contract promises.
   simtest.py check   --seeds SPEC --class CLASS [--stderr REGEX]... -- PROG [ARGS]
       every seed ends with CLASS, the exit status is the class's, the first and
       last stderr lines have the contract's form, and each REGEX matches stderr.
-  simtest.py replay  --seed N --runs K -- PROG [ARGS]
+  simtest.py replay  --seed N --runs K [--stderr REGEX]... -- PROG [ARGS]
       K separate processes give the same stdout, class and history.
   simtest.py explore --seeds SPEC --min-histories N [--min-outputs M] -- PROG
       the seeds give at least N distinct histories (and M distinct stdouts).
@@ -154,6 +154,9 @@ def main():
     elif a.mode == "replay":
         runs = [run(a.seed) for _ in range(a.runs)]
         first = runs[0]
+        for rx in a.stderr:
+            if not re.search(rx, first.stderr, re.M):
+                fail("stderr does not match %s\n%s" % (rx, first.describe()))
         for r in runs[1:]:
             if (r.cls, r.history, r.events) != (first.cls, first.history, first.events):
                 fail("history differs between processes: %s/%s/%s vs %s/%s/%s" % (

@@ -33,8 +33,35 @@ def run(cmd, env=None, cwd=None, timeout=120):
 
 
 def node_processes(names):
-    out = subprocess.run(["ps", "-eo", "pid,comm"], capture_output=True, text=True).stdout
-    return [l for l in out.splitlines()[1:] if l.split()[-1] in names]
+    """Live processes whose argv[0] is one of `names` (a node re-executes
+    itself as /proc/self/exe, so its comm is "exe"; its argv[0] stays)."""
+    found = []
+    for pid in os.listdir("/proc"):
+        if not pid.isdigit():
+            continue
+        try:
+            argv0 = open(f"/proc/{pid}/cmdline", "rb").read().split(b"\0")[0].decode()
+        except OSError:
+            continue
+        if os.path.basename(argv0) in names:
+            found.append(f"{pid} {argv0}")
+    return found
+
+
+def private_scenarios(d, tmp):
+    """Copies of the programs under names no other test uses (tests run in
+    parallel, and their nodes must not count as this one's leftovers), and
+    the scenarios rewritten to use them.  Returns the two names."""
+    import shutil
+    srv, cli = f"lo{os.getpid()}_srv", f"lo{os.getpid()}_cli"
+    shutil.copy(os.path.join(d, "ping_server"), os.path.join(tmp, srv))
+    shutil.copy(os.path.join(d, "ping_client"), os.path.join(tmp, cli))
+    for scen in glob.glob(os.path.join(d, "*.scenario")):
+        text = open(scen).read().replace("ping_server", srv).replace("ping_client", cli)
+        open(os.path.join(tmp, os.path.basename(scen)), "w").write(text)
+    # A world that runs for a long while (a million pings).
+    open(os.path.join(tmp, "long.scenario"), "w").write(f"server srv: {srv} 7000\nclient cli: {cli} 1000000 7000 srv\n")
+    return {srv, cli}
 
 
 def bad_input(bins, d):
@@ -72,13 +99,16 @@ def leftovers(bins, d):
     sw = os.path.join(bins, "simworld")
     tmp = tempfile.mkdtemp()
     env = {"DETSIM_SEED": "3", "TMPDIR": tmp}
+    progs = tempfile.mkdtemp()
+    names = private_scenarios(d, progs)
+    d = progs
     for scen, cls in [("ping.scenario", "pass"), ("crash.scenario", "crash"), ("mute.scenario", "deadlock"),
                       ("unknown_name.scenario", "exit")]:
         code, out, err = run([sw, scen], env=env, cwd=d)
         m = RESULT_RE.search(err)
         if not m or m.group(1) != cls:
             fail(f"{scen}: want class {cls}, got:\n{err}")
-        left = node_processes({"ping_server", "ping_client"})
+        left = node_processes(names)
         if left:
             fail(f"{scen}: node processes left behind: {left}")
         logs = glob.glob(os.path.join(tmp, "simworld-*"))
@@ -90,14 +120,16 @@ def leftovers(bins, d):
             subprocess.run(["rm", "-rf"] + logs)
         print(f"{scen}: {cls}, nothing left behind")
     # The launcher killed from outside: its nodes die with it.
-    p = subprocess.Popen([sw, "mute.scenario"], cwd=d, env=dict(os.environ, DETSIM_SEED="1",
-                         DETSIM_OPTIONS="watchdog_s=0"), stderr=subprocess.DEVNULL)
+    p = subprocess.Popen([sw, "long.scenario"], cwd=d, env=dict(os.environ, DETSIM_SEED="1"),
+                         stderr=subprocess.DEVNULL)
     import time
     time.sleep(1.0)
+    if not node_processes(names):
+        fail("the check sees no node of a running world: it could not see leftovers either")
     p.kill()
     p.wait()
     time.sleep(0.5)
-    left = node_processes({"ping_server", "ping_client"})
+    left = node_processes(names)
     if left:
         fail(f"nodes outlived a killed launcher: {left}")
     print("killed launcher: no node left")
@@ -125,6 +157,32 @@ def tools(bins, d):
     print("simrun sweeps scenarios; simreplay replays a world")
 
 
+def faults(bins, d):
+    """Level 2 draws partitions and pauses per seed; TCP through them loses
+    and reorders nothing (every ping is answered in order), and level 1 has
+    none."""
+    import json
+    simrun = os.path.join(bins, "simrun")
+    jl = os.path.join(tempfile.mkdtemp(), "f.jsonl")
+    code, out, err = run([simrun, "--seeds", "12", "-j", "2", "--level", "2", "--jsonl", jl, "ping.scenario"], cwd=d, timeout=600)
+    if code != 0 or "PASSED" not in out:
+        fail(f"level 2 sweep of ping.scenario: status {code}\n{out}\n{err}")
+    kinds = {}
+    for line in open(jl):
+        r = json.loads(line)
+        for k, v in r.get("faults", {}).items():
+            kinds[k] = kinds.get(k, 0) + v
+    for k in ("partition", "heal", "pause"):
+        if not kinds.get(k):
+            fail(f"no {k} fault in 12 seeds at level 2: {kinds}\n{out}")
+    if not re.search(r"faults exercised: +\d+ kinds", out) or not re.search(r"partition +\d+ times in \d+ runs", out):
+        fail(f"the report does not list the faults:\n{out}")
+    code, out, err = run([simrun, "--seeds", "4", "-j", "2", "ping.scenario"], cwd=d, timeout=600)
+    if code != 0 or "faults exercised:   none (level 1" not in out:
+        fail(f"level 1 must draw no fault:\n{out}")
+    print(f"level 2 faults over 12 seeds: {kinds}; every ping answered in order")
+
+
 if __name__ == "__main__":
     mode, bins, d = sys.argv[1], sys.argv[2], sys.argv[3]
-    {"bad-input": bad_input, "leftovers": leftovers, "tools": tools}[mode](bins, d)
+    {"bad-input": bad_input, "leftovers": leftovers, "tools": tools, "faults": faults}[mode](bins, d)

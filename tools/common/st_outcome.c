@@ -88,30 +88,35 @@ bool st_parse_first_line(const char *line, uint64_t *seed, char **command) {
   return true;
 }
 
-static void parse_checks(const char *line, struct st_outcome *o) {
-  for (int i = 0; i < o->nchecks; i++) free(o->checks[i].name);
-  free(o->checks);
-  o->checks = NULL;
-  o->nchecks = 0;
-  const char *p = line + strlen("detsim: checked");
+/* "detsim: <prefix> name=count name=count ...": the pairs, replacing *list. */
+static void parse_counts(const char *line, const char *prefix, const char *skip, struct st_check **list, int *count_out) {
+  for (int i = 0; i < *count_out; i++) free((*list)[i].name);
+  free(*list);
+  *list = NULL;
+  *count_out = 0;
+  const char *p = line + strlen(prefix);
   while (*p == ' ') {
     p++;
     size_t n = strcspn(p, " \n");
     const char *eq = memchr(p, '=', n);
     uint64_t count;
     char num[32];
-    if (eq && (size_t)(p + n - eq - 1) < sizeof num) {
+    if (eq && (size_t)(p + n - eq - 1) < sizeof num && !(skip && (size_t)(eq - p) == strlen(skip) && !strncmp(p, skip, strlen(skip)))) {
       memcpy(num, eq + 1, (size_t)(p + n - eq - 1));
       num[p + n - eq - 1] = '\0';
       if (st_parse_u64(num, &count)) {
-        o->checks = st_xrealloc(o->checks, sizeof *o->checks * (size_t)(o->nchecks + 1));
-        o->checks[o->nchecks].name = st_xasprintf("%.*s", (int)(eq - p), p);
-        o->checks[o->nchecks].count = count;
-        o->nchecks++;
+        *list = st_xrealloc(*list, sizeof **list * (size_t)(*count_out + 1));
+        (*list)[*count_out].name = st_xasprintf("%.*s", (int)(eq - p), p);
+        (*list)[*count_out].count = count;
+        (*count_out)++;
       }
     }
     p += n;
   }
+}
+
+static void parse_checks(const char *line, struct st_outcome *o) {
+  parse_counts(line, "detsim: checked", NULL, &o->checks, &o->nchecks);
 }
 
 static int cmp_str(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
@@ -135,7 +140,7 @@ void st_outcome_parse(const char *text, struct st_outcome *o) {
   o->first_line = st_parse_first_line(text, &seed, &o->command);
   /* Walk the lines once: keep the last result line (it must be the last
    * non-empty line), the last checked line, the frames, any usage error. */
-  const char *last_nonempty = NULL, *checked = NULL, *last_result = NULL;
+  const char *last_nonempty = NULL, *checked = NULL, *faults = NULL, *last_result = NULL;
   char **frames = NULL;
   int nframes = 0;
   for (const char *l = text; *l;) {
@@ -143,6 +148,7 @@ void st_outcome_parse(const char *text, struct st_outcome *o) {
     size_t len = nl ? (size_t)(nl - l) : strlen(l);
     if (len) last_nonempty = l;
     if (!strncmp(l, "detsim: checked ", 16)) checked = l;
+    if (!strncmp(l, "detsim: faults ", 15)) faults = l;
     if (!strncmp(l, "detsim: ", 8) && strstr(l, " history=") && strstr(l, " history=") < l + len) last_result = l;
     if (!strncmp(l, "detsim: error: ", 15) && !o->usage) o->usage = st_xasprintf("%.*s", (int)(len - 15), l + 15);
     if (!strncmp(l, "detsim: ", 8)) {
@@ -173,6 +179,7 @@ void st_outcome_parse(const char *text, struct st_outcome *o) {
     free(line);
   }
   if (o->result && checked) parse_checks(checked, o);
+  if (o->result && faults) parse_counts(faults, "detsim: faults", "level", &o->faults, &o->nfaults);
   if (nframes) {
     if (o->cls == ST_CLASS_deadlock) {
       qsort(frames, (size_t)nframes, sizeof *frames, cmp_str);
@@ -199,6 +206,8 @@ void st_outcome_free(struct st_outcome *o) {
   free(o->usage);
   for (int i = 0; i < o->nchecks; i++) free(o->checks[i].name);
   free(o->checks);
+  for (int i = 0; i < o->nfaults; i++) free(o->faults[i].name);
+  free(o->faults);
   memset(o, 0, sizeof *o);
   o->cls = -1;
 }

@@ -40,6 +40,8 @@ struct st_outcome {
   char *usage;     /* the message of a "detsim: error:" line, or NULL */
   struct st_check *checks;
   int nchecks;
+  struct st_check *faults;  /* a world's "detsim: faults level=N kind=count ..." line */
+  int nfaults;
 };
 
 /* Parses stderr text (NUL-terminated). Never fails: what is missing stays

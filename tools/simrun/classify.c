@@ -94,6 +94,8 @@ void simrun_classify(struct st_child *c, uint64_t seed, uint64_t index, const st
     rec.r.has_history = true;
     rec.checks = o.checks;
     rec.nchecks = o.nchecks;
+    rec.faults = o.faults;
+    rec.nfaults = o.nfaults;
     rec.trace = o.trace;
     if (o.cls != ST_CLASS_pass) signature = st_outcome_signature(&o);
   } else if (!has_first) {

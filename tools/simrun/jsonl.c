@@ -51,6 +51,15 @@ void simrun_jsonl_write(const struct simrun_record *rec, const struct simrun_swe
                 (unsigned long long)(r->sim_us % 1000000), r->wall_s);
   if (rec->signature) st_json_str(&b, rec->signature);
   else st_buf_puts(&b, "null");
+  if (rec->nfaults) {
+    st_buf_puts(&b, ",\"faults\":{");
+    for (int i = 0; i < rec->nfaults; i++) {
+      if (i) st_buf_puts(&b, ",");
+      st_json_str(&b, rec->faults[i].name);
+      st_buf_printf(&b, ":%llu", (unsigned long long)rec->faults[i].count);
+    }
+    st_buf_puts(&b, "}");
+  }
   st_buf_puts(&b, ",\"checks\":{");
   for (int i = 0; i < rec->nchecks; i++) {
     if (i) st_buf_puts(&b, ",");
@@ -256,6 +265,19 @@ void simrun_merge(char **files, int nfiles, struct simrun_sweep_info *info) {
     }
     rec.checks = cs;
     rec.nchecks = checks->n;
+    const struct st_json *faults = st_json_get(l->j, "faults");
+    struct st_check *fs = NULL;
+    if (faults) {
+      if (faults->type != ST_JSON_OBJ) bad_file(l->file, l->line, "\"faults\" is not an object");
+      fs = st_xcalloc((size_t)faults->n + 1, sizeof *fs);
+      for (int k = 0; k < faults->n; k++) {
+        if (!faults->items[k]->is_u64) bad_file(l->file, l->line, "a fault count is not a whole number");
+        fs[k].name = faults->keys[k];
+        fs[k].count = faults->items[k]->u64;
+      }
+      rec.faults = fs;
+      rec.nfaults = faults->n;
+    }
     const struct st_json *trace = need(l, "trace", ST_JSON_STR, true);
     rec.trace = trace ? trace->str : NULL;
     const struct st_json *tail = need(l, "stderr_tail", ST_JSON_ARR, true);
@@ -266,6 +288,7 @@ void simrun_merge(char **files, int nfiles, struct simrun_sweep_info *info) {
     simrun_record_done(&rec, info);
     st_buf_free(&tb);
     free(cs);
+    free(fs);
     st_json_free(all[i].j);
   }
   free(all);

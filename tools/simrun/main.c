@@ -109,8 +109,9 @@ int main(int argc, char **argv) {
     info.level_passed = false;
     struct st_buf run_opt = { 0 };
     st_buf_puts(&run_opt, a.options);
-    if (a.level > 1 && !options_have(a.options, "level") && !st_is_simworld(a.argv[0])) {
-      info.level_passed = simrun_runtime_has_option(a.argv, "level");
+    if (a.level > 1 && !options_have(a.options, "level")) {
+      /* simworld's nodes take level=N (a scenario's own level comes first). */
+      info.level_passed = st_is_simworld(a.argv[0]) || simrun_runtime_has_option(a.argv, "level");
       if (info.level_passed) st_buf_printf(&run_opt, "%slevel=%d", run_opt.len ? ":" : "", a.level);
     }
     info.argv = a.argv;

@@ -66,6 +66,8 @@ struct simrun_record {
   const char *signature;  /* NULL for pass */
   const struct st_check *checks;
   int nchecks;
+  const struct st_check *faults; /* a world's faults by kind */
+  int nfaults;
   const char *trace;      /* trace file, or NULL */
   const char *tail;       /* last lines of stderr (failures), or NULL */
 };
@@ -124,6 +126,9 @@ const char *simrun_stats_first_tail(void);
 /* Invariants: names in order of first sight. */
 int simrun_stats_nchecks(void);
 void simrun_stats_check(int i, const char **name, uint64_t *total, uint64_t *runs);
+/* Faults exercised, by kind (worlds at level 2 and up). */
+int simrun_stats_nfaults(void);
+void simrun_stats_fault(int i, const char **name, uint64_t *total, uint64_t *runs);
 /* Results sorted by index (for merged sweeps and the final outputs). */
 void simrun_stats_sort(void);
 

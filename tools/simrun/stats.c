@@ -38,6 +38,8 @@ static struct {
   int nsigs;
   struct check checks[SIMRUN_CHECK_NAMES_MAX + 1];
   int nchecks;
+  struct check faults[SIMRUN_FAULT_KINDS_MAX];
+  int nfaults;
   struct tail *tails;
   uint64_t ntails, tails_cap, tails_bytes;
   struct simrun_result first_failure;
@@ -93,6 +95,20 @@ static void sig_add(struct sig *g, uint64_t index, uint64_t seed) {
   g->shown_seed[k] = seed;
 }
 
+/* Fault kinds are a short fixed list (the runtime's); more are ignored only
+ * past SIMRUN_FAULT_KINDS_MAX, which no runtime reaches. */
+static void add_fault(const char *name, uint64_t count) {
+  int i;
+  for (i = 0; i < S.nfaults; i++)
+    if (!strcmp(S.faults[i].name, name)) break;
+  if (i == S.nfaults) {
+    if (S.nfaults == SIMRUN_FAULT_KINDS_MAX) return;
+    S.faults[S.nfaults++].name = st_xstrdup(name);
+  }
+  S.faults[i].total += count;
+  S.faults[i].runs++;
+}
+
 static void add_check(const char *name, uint64_t count) {
   int i;
   for (i = 0; i < S.nchecks; i++)
@@ -116,6 +132,7 @@ int simrun_stats_add(const struct simrun_record *rec) {
   if (r.cls >= 0 && r.cls < ST_CLASS_COUNT) S.class_count[r.cls]++;
   S.sim_us += r.sim_us;
   for (int i = 0; i < rec->nchecks; i++) add_check(rec->checks[i].name, rec->checks[i].count);
+  for (int i = 0; i < rec->nfaults; i++) add_fault(rec->faults[i].name, rec->faults[i].count);
   if (r.cls != ST_CLASS_pass) {
     S.failed++;
     r.sig = find_sig(rec->signature ? rec->signature : st_class_name(r.cls), r.cls);
@@ -217,4 +234,12 @@ void simrun_stats_check(int i, const char **name, uint64_t *total, uint64_t *run
   *name = S.checks[i].name;
   *total = S.checks[i].total;
   *runs = S.checks[i].runs;
+}
+
+int simrun_stats_nfaults(void) { return S.nfaults; }
+
+void simrun_stats_fault(int i, const char **name, uint64_t *total, uint64_t *runs) {
+  *name = S.faults[i].name;
+  *total = S.faults[i].total;
+  *runs = S.faults[i].runs;
 }

@@ -49,6 +49,7 @@ static uint64_t seed_from_env(void) {
 /* The scenario's options, then the caller's (later keys win). */
 static char *merged_options(const struct st_scenario *sc) {
   struct st_buf b = { 0 };
+  if (sc->level > 0) st_buf_printf(&b, "level=%d", sc->level);
   for (unsigned i = 0; i < sc->n_options; i++) {
     if (b.len) st_buf_puts(&b, ":");
     st_buf_puts(&b, sc->options[i]);
@@ -193,6 +194,15 @@ int main(int argc, char **argv) {
         if (*p == ' ' || *p == '=' || *p == '\t' || *p == '\n') *p = '_';
       st_buf_printf(&line, " %s=%llu", name, (unsigned long long)w->checks[i].passed);
     }
+    fprintf(stderr, "%s\n", line.s);
+    st_buf_free(&line);
+  }
+  if (w->level >= 2) {
+    static const char *const kinds[DETSIM_FAULT_KINDS] = { NULL, "partition", "one_way", "heal", "crash", "restart", "pause" };
+    struct st_buf line = { 0 };
+    st_buf_printf(&line, "detsim: faults level=%u", w->level);
+    for (unsigned k = 1; k < DETSIM_FAULT_KINDS; k++)
+      if (w->fault_counts[k]) st_buf_printf(&line, " %s=%llu", kinds[k], (unsigned long long)w->fault_counts[k]);
     fprintf(stderr, "%s\n", line.s);
     st_buf_free(&line);
   }
