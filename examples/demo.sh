@@ -69,10 +69,10 @@ echo "\$ cat kv-buggy.scenario"
 grep -v '^#' kv-buggy.scenario
 
 kv_seeds=${DEMO_KV_SEEDS:-20}
-step "6. sweep $kv_seeds seeds of the cluster with the planted bug (acks before replication)"
-echo "\$ simrun --seeds $kv_seeds --jsonl kv.jsonl kv-buggy.scenario"
+step "6. sweep $kv_seeds seeds of the cluster with the planted bug (acks before replication), at level 2 (partitions, pauses)"
+echo "\$ simrun --level 2 --seeds $kv_seeds --jsonl kv.jsonl kv-buggy.scenario"
 set +e
-simrun --seeds "$kv_seeds" --jsonl kv.jsonl kv-buggy.scenario
+simrun --level 2 --seeds "$kv_seeds" --jsonl kv.jsonl kv-buggy.scenario
 status=$?
 set -e
 if [ "$status" -ne 1 ]; then echo "demo: expected simrun to find the stale read (exit 1), got $status" >&2; exit 1; fi
@@ -85,11 +85,11 @@ for line in open("kv.jsonl"):
 if [ -z "$kv_seed" ]; then echo "demo: no correctness failure in the cluster sweep" >&2; exit 1; fi
 
 step "7. replay the cluster's seed $kv_seed: four processes, one history"
-echo "\$ simreplay --repeat 3 --seed $kv_seed kv-buggy.scenario"
-simreplay --repeat 3 --seed "$kv_seed" kv-buggy.scenario
+echo "\$ simreplay --repeat 3 --seed $kv_seed --options level=2 kv-buggy.scenario"
+simreplay --repeat 3 --seed "$kv_seed" --options level=2 kv-buggy.scenario
 
 step "8. sweep the correct cluster"
-echo "\$ simrun --seeds $kv_seeds kv.scenario"
-simrun --seeds "$kv_seeds" kv.scenario
+echo "\$ simrun --level 2 --seeds $kv_seeds kv.scenario"
+simrun --level 2 --seeds "$kv_seeds" kv.scenario
 
 step "done: the bank race (seed $seed) and the cluster's stale read (seed $kv_seed) were found, replay exactly, and the fixed builds pass (files in $work)"
