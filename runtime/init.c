@@ -29,7 +29,6 @@
 #include "world.h"
 
 void net_close_all(void);
-void detsim__world_close_fd(const char *spec);
 
 /* Set across the re-execution without ASLR, so it happens at most once. */
 #define DETSIM_REEXEC_ENV "DETSIM__NO_ASLR_REEXEC"
@@ -147,7 +146,6 @@ __attribute__((constructor(101))) static void detsim_init(int argc, char **argv,
     if (strcmp(detsim__opt.strategy, "random") != 0) usage_error("DETSIM_OPTIONS=strategy: a world of several nodes runs the random strategy only");
     if (detsim__opt.plan[0] || detsim__opt.plan_out[0]) usage_error("DETSIM_OPTIONS=plan/plan_out: schedule plans are for one-node runs");
     detsim__world_attach(world);
-    detsim__world_close_fd(world);
     unsetenv(DETSIM_WORLD_ENV); /* the program's children are not nodes */
   }
   /* After the re-execution, so the file is read once. */

@@ -110,6 +110,15 @@ static void switch_to(detsim_thread *self, detsim_thread *next) {
 
 /* ---- events ---- */
 
+/* The virtual time at which detsim__event must look up: the time limit, or
+ * in a world the next fault, whichever comes first. */
+static void refresh_time_stop(void) {
+  W.time_stop = W.max_sim_time_ns;
+  if (!detsim__in_world) return;
+  uint64_t f = detsim__world_next_fault();
+  if (f < W.time_stop) W.time_stop = f;
+}
+
 static void event_limits(void) {
   uint64_t n = detsim__events();
   if (__builtin_expect(n >= detsim__opt.max_events, 0)) {
@@ -129,11 +138,9 @@ static void event_limits(void) {
     W.break_at = UINT64_MAX;
     detsim__break_now(n);
   }
-  if (detsim__in_world) detsim__world_faults_due();
-  W.time_stop = W.max_sim_time_ns;
   if (detsim__in_world) {
-    uint64_t f = detsim__world_next_fault();
-    if (f < W.time_stop) W.time_stop = f;
+    detsim__world_faults_due();
+    refresh_time_stop();
   }
   W.event_stop = detsim__opt.max_events < W.break_at ? detsim__opt.max_events : W.break_at;
 }
@@ -287,9 +294,7 @@ void detsim__sched_dispatch(void) {
   if (detsim__world_take_net_dirty()) net_recheck_all();
   detsim__event(DETSIM_EV_node_enter, NULL, NULL, 0, detsim__node_index);
   detsim__world_faults_due();
-  W.time_stop = W.max_sim_time_ns;
-  uint64_t f = detsim__world_next_fault();
-  if (f < W.time_stop) W.time_stop = f;
+  refresh_time_stop();
   struct choice c = world_choose_when_stuck(NULL, NULL, true);
   if (c.thread) give_baton(c.thread);
   else leave_for(NULL, (unsigned)c.node);

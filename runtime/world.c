@@ -81,13 +81,10 @@ void detsim__world_attach(const char *spec) {
   if (S->nodes[node].state != DETSIM_NODE_STARTING) attach_error("%s", "that node is not starting");
   detsim__node_index = (unsigned)node;
   detsim__in_world = true;
-  /* The descriptor stays open across the re-execution without address
-   * randomization, then is closed: the program never sees it. */
-}
-
-void detsim__world_close_fd(const char *spec) {
-  int fd = atoi(spec);
-  if (fd > 2) REAL(close)(fd);
+  /* The descriptor stayed open across the re-execution without address
+   * randomization; the mapping is all that is needed now, and the program
+   * never sees it. */
+  if (fd > 2) REAL(close)((int)fd);
 }
 
 /* ---- the history, carried across nodes ---- */
@@ -166,8 +163,6 @@ static bool is_other_ready(unsigned j) {
   return j != detsim__node_index && __atomic_load_n(&S->nodes[j].state, __ATOMIC_ACQUIRE) == DETSIM_NODE_READY;
 }
 
-static uint64_t node_wake(const struct detsim_world_node *n) { return n->wake_at; }
-
 unsigned detsim__world_candidates(unsigned *out) {
   unsigned k = 0;
   for (unsigned j = 0; j < S->n_nodes; j++)
@@ -180,7 +175,7 @@ uint64_t detsim__world_next_wake(void) {
   for (unsigned j = 0; j < S->n_nodes; j++) {
     if (!is_other_ready(j)) continue;
     /* A paused node's time comes at the end of its pause. */
-    uint64_t w = S->nodes[j].idle ? node_wake(&S->nodes[j]) : DETSIM_NO_DEADLINE;
+    uint64_t w = S->nodes[j].idle ? S->nodes[j].wake_at : DETSIM_NO_DEADLINE;
     if (detsim__world_paused(j)) w = w > S->nodes[j].paused_until ? w : S->nodes[j].paused_until;
     if (w < d) d = w;
   }
@@ -189,7 +184,7 @@ uint64_t detsim__world_next_wake(void) {
 
 void detsim__world_wake_due(uint64_t now) {
   for (unsigned j = 0; j < S->n_nodes; j++)
-    if (is_other_ready(j) && S->nodes[j].idle && node_wake(&S->nodes[j]) <= now) S->nodes[j].idle = 0;
+    if (is_other_ready(j) && S->nodes[j].idle && S->nodes[j].wake_at <= now) S->nodes[j].idle = 0;
 }
 
 void detsim__world_hand_to(unsigned node, bool idle, uint64_t wake_at) {

@@ -49,19 +49,23 @@ char **st_world_argv(char *const *argv) {
   return out;
 }
 
+void st_world_check_programs(const struct st_scenario *sc) {
+  for (unsigned i = 0; i < sc->n_nodes; i++) {
+    struct st_elf_info e;
+    const struct st_scenario_node *n = &sc->nodes[i];
+    if (st_elf_inspect(n->program, &e) != 0)
+      st_die(ST_EXIT_HARNESS, "harness error: %s:%u: node %s: cannot read %s: %s", sc->path, n->line, n->name,
+             n->program, strerror(errno));
+    if (!e.is_elf || st_elf_plain(&e))
+      st_die(ST_EXIT_HARNESS, "harness error: %s:%u: node %s: %s is not a simulation build (build it with detsim-cc)",
+             sc->path, n->line, n->name, n->program);
+  }
+}
+
 void st_world_preflight(const char *scenario) {
   static struct st_scenario sc;
   char err[1024];
   if (st_scenario_load(scenario, &sc, err, sizeof err) != 0) st_die(ST_EXIT_USAGE, "%s", err);
-  for (unsigned i = 0; i < sc.n_nodes; i++) {
-    struct st_elf_info e;
-    const struct st_scenario_node *n = &sc.nodes[i];
-    if (st_elf_inspect(n->program, &e) != 0)
-      st_die(ST_EXIT_HARNESS, "harness error: %s:%u: node %s: cannot read %s: %s", scenario, n->line, n->name,
-             n->program, strerror(errno));
-    if (!e.is_elf || st_elf_plain(&e))
-      st_die(ST_EXIT_HARNESS, "harness error: %s:%u: node %s: %s is not a simulation build (build it with detsim-cc)",
-             scenario, n->line, n->name, n->program);
-  }
+  st_world_check_programs(&sc);
   st_scenario_free(&sc);
 }

@@ -11,6 +11,11 @@
 char **st_world_argv(char *const *argv);
 /* True when `prog` is simworld (by name). */
 bool st_is_simworld(const char *prog);
+struct st_scenario;
+/* Every node must be a simulation build: a plain binary would run for real,
+ * outside the world, with real sockets.  Dies with a harness error naming
+ * the node and its line. */
+void st_world_check_programs(const struct st_scenario *sc);
 /* Checks a scenario before a sweep: it loads, and every node is a
  * simulation build.  Dies with a usage or harness error naming the problem. */
 void st_world_preflight(const char *scenario);

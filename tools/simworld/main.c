@@ -19,6 +19,7 @@
 #include "st_classes.h"
 #include "st_elf.h"
 #include "st_util.h"
+#include "st_world.h"
 
 #define SW_EXIT_USAGE ST_RUNTIME_EXIT_USAGE
 #define NODE_TAIL_LINES 30
@@ -61,20 +62,6 @@ static char *merged_options(const struct st_scenario *sc) {
   }
   if (b.s == NULL) st_buf_puts(&b, "");
   return b.s;
-}
-
-/* Every node must be a simulation build: a plain binary would run for real,
- * outside the world, with real sockets. */
-static void check_programs(const struct st_scenario *sc) {
-  for (unsigned i = 0; i < sc->n_nodes; i++) {
-    const struct st_scenario_node *n = &sc->nodes[i];
-    struct st_elf_info e;
-    if (st_elf_inspect(n->program, &e) != 0)
-      st_die(ST_EXIT_HARNESS, "%s:%u: node %s: cannot read %s: %s", sc->path, n->line, n->name, n->program, strerror(errno));
-    if (!e.is_elf || st_elf_plain(&e))
-      st_die(ST_EXIT_HARNESS, "%s:%u: node %s: %s is not a simulation build (build it with detsim-cc)", sc->path,
-             n->line, n->name, n->program);
-  }
 }
 
 static void first_line(uint64_t seed, const char *scenario) {
@@ -139,7 +126,7 @@ int main(int argc, char **argv) {
   static struct st_scenario sc;
   char err[1024];
   if (st_scenario_load(path, &sc, err, sizeof err) != 0) st_die(SW_EXIT_USAGE, "%s", err);
-  check_programs(&sc);
+  st_world_check_programs(&sc);
 
   static struct sw_run r;
   r.sc = &sc;
