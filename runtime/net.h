@@ -87,6 +87,10 @@ int net_fd_close(int fd);
 int net_fd_dup(int oldfd, int newfd, int flags, int min_fd, bool at_newfd);
 bool net_fd_cloexec(int fd);
 void net_fd_set_cloexec(int fd, bool on);
+/* A descriptor for a new file of `kind` over `obj` (one object, one file:
+ * not a pipe's two ends), *out set to the file when out is not NULL.  On
+ * failure (a limit) obj is freed and -1 returned with errno set. */
+int net_fd_open(enum net_kind kind, void *obj, bool nonblock, bool cloexec, struct net_file **out);
 /* Frees a file that never got a descriptor, leaving its object alone. */
 void net_file_discard(struct net_file *f);
 /* Releases what the file holds (called at its last reference). */

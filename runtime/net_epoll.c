@@ -50,20 +50,8 @@ int net_epoll_create(int flags) {
   }
   struct net_epoll *ep = detsim__net_calloc(1, sizeof *ep);
   CHECK(ep != NULL);
-  struct net_file *f = net_file_new(NET_EPOLL, ep);
-  if (f == NULL) {
-    detsim__net_free(ep);
-    return -1;
-  }
-  ep->self = f;
-  int fd = net_fd_alloc(f, (flags & EPOLL_CLOEXEC) != 0, 0);
-  if (fd < 0) {
-    int e = errno;
-    net_file_discard(f);
-    detsim__net_free(ep);
-    errno = e;
-    return -1;
-  }
+  int fd = net_fd_open(NET_EPOLL, ep, false, (flags & EPOLL_CLOEXEC) != 0, &ep->self);
+  if (fd < 0) return -1;
   ep->next_instance = instances;
   instances = ep;
   return fd;

@@ -104,6 +104,24 @@ int net_fd_alloc(struct net_file *f, bool cloexec, int min_fd) {
   return fd;
 }
 
+int net_fd_open(enum net_kind kind, void *obj, bool nonblock, bool cloexec, struct net_file **out) {
+  struct net_file *f = net_file_new(kind, obj);
+  int fd = -1;
+  if (f != NULL) {
+    f->nonblock = nonblock;
+    fd = net_fd_alloc(f, cloexec, 0);
+    if (fd < 0) net_file_discard(f);
+  }
+  if (fd < 0) {
+    int e = errno;
+    detsim__net_free(obj);
+    errno = e;
+    return -1;
+  }
+  if (out != NULL) *out = f;
+  return fd;
+}
+
 void net_file_release(struct net_file *f) {
   CHECK_EQ(f->refs, 0);
   CHECK_EQ(f->holds, 0);

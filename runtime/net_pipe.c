@@ -216,20 +216,7 @@ int net_eventfd(unsigned initval, int flags) {
   CHECK(e != NULL);
   e->count = initval;
   e->semaphore = (flags & EFD_SEMAPHORE) != 0;
-  struct net_file *f = net_file_new(NET_EVENTFD, e);
-  if (f == NULL) {
-    detsim__net_free(e);
-    return -1;
-  }
-  f->nonblock = (flags & EFD_NONBLOCK) != 0;
-  int fd = net_fd_alloc(f, (flags & EFD_CLOEXEC) != 0, 0);
-  if (fd < 0) {
-    int err = errno;
-    net_file_discard(f);
-    detsim__net_free(e);
-    errno = err;
-  }
-  return fd;
+  return net_fd_open(NET_EVENTFD, e, (flags & EFD_NONBLOCK) != 0, (flags & EFD_CLOEXEC) != 0, NULL);
 }
 
 void net_eventfd_release(struct net_file *f) { detsim__net_free(f->obj); }
