@@ -1,4 +1,4 @@
-/* Interceptors: sockets, pipes, eventfds, poll/select/epoll, and the
+/* Interceptors: sockets, pipes, eventfds, timerfds, poll/select/epoll, and the
  * descriptor calls (read, write, close, fcntl, ioctl, dup) that reach them.
  *
  * One shape for all of them:
@@ -8,9 +8,9 @@
  *    operation), then runs in the simulation while holding the file (a
  *    concurrent close releases it when the call returns), then records its
  *    outcome in the history;
- *  - calls that create descriptors (socket, pipe, eventfd, epoll_create)
- *    always create simulated ones: a simulation build never opens a real
- *    socket.
+ *  - calls that create descriptors (socket, pipe, eventfd, timerfd,
+ *    epoll_create) always create simulated ones: a simulation build never
+ *    opens a real socket.
  * The descriptor is looked up again after the yield point: another thread
  * may have closed it meanwhile.
  */
@@ -28,6 +28,7 @@
 #include <sys/select.h>
 #include <sys/sendfile.h>
 #include <sys/socket.h>
+#include <sys/timerfd.h>
 #include <sys/uio.h>
 #include <unistd.h>
 
@@ -143,6 +144,14 @@ DETSIM_EXPORT int __detsim_eventfd(unsigned int initval, int flags) {
 }
 DETSIM_INTERCEPT_ALIAS(eventfd)
 
+DETSIM_EXPORT int __detsim_timerfd_create(int clockid, int flags) {
+  PC();
+  if (plumbing_is_real()) return REAL(timerfd_create)(clockid, flags);
+  net_enter(DETSIM_EV_net_socket, NULL, 3);
+  return (int)leave_fd(NULL, net_timerfd_create(clockid, flags));
+}
+DETSIM_INTERCEPT_ALIAS(timerfd_create)
+
 DETSIM_EXPORT int __detsim_epoll_create1(int flags) {
   PC();
   if (plumbing_is_real()) return REAL(epoll_create1)(flags);
@@ -251,7 +260,8 @@ static ssize_t sim_send(struct net_file *f, const struct msghdr *msg, int flags,
     if (is_socket_call) return fail(ENOTSOCK);
     if (msg->msg_iovlen < 1) return fail(EINVAL);
     return net_eventfd_write(f, msg->msg_iov[0].iov_base, msg->msg_iov[0].iov_len);
-  case NET_EPOLL: return fail(is_socket_call ? ENOTSOCK : EINVAL);
+  case NET_EPOLL:
+  case NET_TIMERFD: return fail(is_socket_call ? ENOTSOCK : EINVAL);
   }
   return fail(EBADF);
 }
@@ -267,6 +277,10 @@ static ssize_t sim_recv(struct net_file *f, struct msghdr *msg, int flags, bool 
     if (is_socket_call) return fail(ENOTSOCK);
     if (msg->msg_iovlen < 1) return fail(EINVAL);
     return net_eventfd_read(f, msg->msg_iov[0].iov_base, msg->msg_iov[0].iov_len);
+  case NET_TIMERFD:
+    if (is_socket_call) return fail(ENOTSOCK);
+    if (msg->msg_iovlen < 1) return fail(EINVAL);
+    return net_timerfd_read(f, msg->msg_iov[0].iov_base, msg->msg_iov[0].iov_len);
   case NET_EPOLL: return fail(is_socket_call ? ENOTSOCK : EINVAL);
   }
   return fail(EBADF);
@@ -422,6 +436,21 @@ DETSIM_EXPORT int __detsim_eventfd_write(int fd, eventfd_t value) {
   return (int)leave(f, r < 0 ? -1 : 0);
 }
 DETSIM_INTERCEPT_ALIAS(eventfd_write)
+
+DETSIM_EXPORT int __detsim_timerfd_settime(int fd, int flags, const struct itimerspec *value,
+                                           struct itimerspec *old) {
+  SOCK_ENTER(DETSIM_EV_net_sockopt, fd, (uint32_t)flags, REAL(timerfd_settime)(fd, flags, value, old));
+  int r = f->kind == NET_TIMERFD ? as_call(net_timerfd_settime(f, flags, value, old)) : (int)fail(EINVAL);
+  return (int)leave(f, r);
+}
+DETSIM_INTERCEPT_ALIAS(timerfd_settime)
+
+DETSIM_EXPORT int __detsim_timerfd_gettime(int fd, struct itimerspec *out) {
+  SOCK_ENTER(DETSIM_EV_net_sockopt, fd, 0, REAL(timerfd_gettime)(fd, out));
+  int r = f->kind == NET_TIMERFD ? as_call(net_timerfd_gettime(f, out)) : (int)fail(EINVAL);
+  return (int)leave(f, r);
+}
+DETSIM_INTERCEPT_ALIAS(timerfd_gettime)
 
 /* Calls that would move bytes between a simulated descriptor and the kernel
  * directly: refused loudly on simulated descriptors. */

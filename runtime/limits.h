@@ -68,9 +68,9 @@
  * indexed by number (512 KiB of pointers, touched only where used). */
 #define DETSIM_NET_FD_NUMBER_MAX 65536
 
-/* Sockets, pipes, eventfds and epoll instances alive at once, descriptors
- * closed but connections still draining included.  Past it: EMFILE/ENFILE
- * and a message naming the limit. */
+/* Sockets, pipes, eventfds, timerfds and epoll instances alive at once,
+ * descriptors closed but connections still draining included.  Past it:
+ * EMFILE/ENFILE and a message naming the limit. */
 #define DETSIM_NET_MAX_OBJECTS 65536
 
 /* Bytes queued in one direction of a connection (in flight + unread) by
@@ -102,6 +102,11 @@
  * the model does not act on, read back by getsockopt). */
 #define DETSIM_NET_SOCKOPTS_MAX 16
 
+/* A timerfd's value and interval (ns) at most: Linux's KTIME_MAX (about 292
+ * years).  Longer times saturate there, as the kernel's ktime does, so
+ * expiration arithmetic on virtual time cannot overflow. */
+#define DETSIM_NET_TIMERFD_NS_MAX 0x7fffffffffffffffull
+
 /* One-way latency of a link (ns) drawn per connection direction, at most
  * (default; option net_latency_max_ns).  2 ms: far above loopback's, well
  * below the sleeps and timeouts programs use, so schedules vary without
@@ -115,6 +120,7 @@
 _Static_assert(DETSIM_NET_MAX_FDS_DEFAULT <= DETSIM_NET_FD_NUMBER_MAX, "the default fits the table");
 _Static_assert(DETSIM_NET_BUFFER_BYTES_DEFAULT <= DETSIM_NET_BUFFER_BYTES_MAX, "default within the cap");
 _Static_assert(DETSIM_NET_SEGMENTS_MAX >= 2, "a segment array holds at least two");
+_Static_assert(DETSIM_NET_TIMERFD_NS_MAX <= 0xffffffffffffffffull / 2, "virtual time plus a timer's value fits in 64 bits");
 
 _Static_assert(DETSIM_MAX_THREADS_CREATED < 65535, "thread ids are 16-bit in trace records");
 _Static_assert(DETSIM_MAX_THREADS <= DETSIM_MAX_THREADS_CREATED, "live threads are a subset of created threads");

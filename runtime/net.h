@@ -1,7 +1,7 @@
 /* The simulated network of one node: what its modules share.
  *
- * Every socket, pipe, eventfd and epoll instance of a simulation build is an
- * object of the runtime (a "file", as the kernel calls an open file
+ * Every socket, pipe, eventfd, timerfd and epoll instance of a simulation
+ * build is an object of the runtime (a "file", as the kernel calls an open file
  * description), reached through a simulated descriptor.  No real socket is
  * ever opened.  The modules:
  *
@@ -10,6 +10,7 @@
  *   net_addr.c    addresses, the port table, ephemeral ports, latencies
  *   net_sock.c    stream sockets (AF_INET, AF_INET6, AF_UNIX): TCP's rules
  *   net_pipe.c    pipes and eventfds
+ *   net_timerfd.c timerfds: expirations on virtual time
  *   net_poll.c    poll, ppoll, select, pselect
  *   net_epoll.c   epoll
  *   intercept_net.c  the interceptors: real descriptors go to the kernel
@@ -42,7 +43,7 @@
 
 /* ---- files ---- */
 
-enum net_kind { NET_SOCK = 1, NET_PIPE_READ, NET_PIPE_WRITE, NET_EVENTFD, NET_EPOLL };
+enum net_kind { NET_SOCK = 1, NET_PIPE_READ, NET_PIPE_WRITE, NET_EVENTFD, NET_EPOLL, NET_TIMERFD };
 
 struct net_file {
   enum net_kind kind;
@@ -54,7 +55,8 @@ struct net_file {
   uint32_t id;          /* creation order in the run (traces, the hash) */
   uint64_t changes;     /* bumped by every operation that may make a waiter
                            ready (for edge-triggered epoll) */
-  void *obj;            /* struct net_sock / net_pipe / net_eventfd / net_epoll */
+  void *obj;            /* struct net_sock / net_pipe / net_eventfd / net_epoll /
+                           net_timerfd */
 };
 
 /* Readiness, in EPOLL* bits (POLL* bits are the same values). */
@@ -256,6 +258,20 @@ void net_eventfd_release(struct net_file *f);
 uint32_t net_pipe_poll(struct net_file *f, uint64_t now);
 uint32_t net_eventfd_poll(struct net_file *f);
 uint64_t net_pipe_gen(struct net_file *f);
+
+/* ---- net_timerfd.c: timerfds ---- */
+
+struct itimerspec;
+int net_timerfd_create(int clockid, int flags);
+/* 0 or an errno. */
+int net_timerfd_settime(struct net_file *f, int flags, const struct itimerspec *value, struct itimerspec *old);
+int net_timerfd_gettime(struct net_file *f, struct itimerspec *out);
+/* Reads the expirations since the last read (blocks while there are none). */
+ssize_t net_timerfd_read(struct net_file *f, void *buf, size_t len);
+void net_timerfd_release(struct net_file *f);
+uint32_t net_timerfd_poll(struct net_file *f, uint64_t now);
+uint64_t net_timerfd_next_change(struct net_file *f, uint64_t now);
+uint64_t net_timerfd_gen(struct net_file *f, uint64_t now);
 
 /* ---- net_epoll.c ---- */
 

@@ -122,7 +122,7 @@ int net_epoll_ctl(struct net_file *epf, int op, int fd, struct epoll_event *ev) 
   struct net_epoll *ep = epf->obj;
   struct net_file *f = net_fd_get(fd);
   if (f == NULL) {
-    net_unsupported("epoll_ctl on a real descriptor", "only simulated sockets, pipes, eventfds and epolls can be watched");
+    net_unsupported("epoll_ctl on a real descriptor", "only simulated sockets, pipes, eventfds, timerfds and epolls can be watched");
     return EPERM;
   }
   if (f == epf) return EINVAL;

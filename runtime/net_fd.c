@@ -131,6 +131,7 @@ void net_file_release(struct net_file *f) {
   case NET_PIPE_READ:
   case NET_PIPE_WRITE: net_pipe_release(f); break;
   case NET_EVENTFD: net_eventfd_release(f); break;
+  case NET_TIMERFD: net_timerfd_release(f); break;
   case NET_EPOLL: net_epoll_release(f); break;
   }
   CHECK_GE(live_objects, 1);
@@ -229,6 +230,7 @@ uint32_t net_file_poll(struct net_file *f, uint64_t now) {
   case NET_PIPE_READ:
   case NET_PIPE_WRITE: return net_pipe_poll(f, now);
   case NET_EVENTFD: return net_eventfd_poll(f);
+  case NET_TIMERFD: return net_timerfd_poll(f, now);
   case NET_EPOLL: return net_epoll_poll(f, now);
   }
   return 0;
@@ -238,6 +240,7 @@ uint64_t net_file_next_change(struct net_file *f, uint64_t now) {
   switch (f->kind) {
   case NET_SOCK: return net_sock_next_change(f->obj, now);
   case NET_EPOLL: return net_epoll_next_change(f, now);
+  case NET_TIMERFD: return net_timerfd_next_change(f, now);
   default: return DETSIM_NO_DEADLINE; /* pipes and eventfds have no latency */
   }
 }
@@ -247,6 +250,7 @@ uint64_t net_file_gen(struct net_file *f, uint64_t now, uint32_t events) {
   case NET_SOCK: return f->changes + net_sock_gen(f->obj, now, events);
   case NET_PIPE_READ:
   case NET_PIPE_WRITE: return f->changes + net_pipe_gen(f);
+  case NET_TIMERFD: return f->changes + net_timerfd_gen(f, now);
   default: return f->changes;
   }
 }

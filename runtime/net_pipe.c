@@ -201,7 +201,7 @@ int net_ioctl_pipe(struct net_file *f, unsigned long req, void *arg) {
     memcpy(arg, &x, sizeof x);
     return 0;
   }
-  net_unsupported("this ioctl on a pipe, eventfd or epoll", "only FIONBIO, FIONREAD, FIOCLEX and FIONCLEX are simulated");
+  net_unsupported("this ioctl on a pipe, eventfd, timerfd or epoll", "only FIONBIO, FIONREAD, FIOCLEX and FIONCLEX are simulated");
   return ENOTTY;
 }
 

@@ -1,0 +1,245 @@
+/* Timerfds on virtual time.
+ *
+ * A timerfd is the time of its next expiration, an interval, and a count of
+ * expirations not yet read.  Expirations are lazy, as a socket's arrivals
+ * are: the count at virtual time `now` is what was counted so far plus the
+ * expirations of `next` and its periods up to `now`.  So readiness is a
+ * pure function of state and time, and a blocked reader (or poll, select,
+ * epoll_wait) has the next expiration as its deadline: when nothing else
+ * can run, virtual time jumps straight to it.
+ *
+ * Times are virtual nanoseconds since the start of the run, so every clock
+ * measures relative times alike; the timer's clock only matters for
+ * TFD_TIMER_ABSTIME, which reads it through clock.c, so an absolute time
+ * means what clock_gettime on that clock says.  The virtual realtime clock
+ * is never set, so TFD_TIMER_CANCEL_ON_SET is accepted and never cancels.
+ * Linux's rules kept: a periodic timer that expired unread is moved on by
+ * timerfd_gettime and timerfd_settime (its expirations kept for the next
+ * read, which is then a new edge for epoll); settime forgets unread
+ * expirations; an absolute time in the past expires at once, with a
+ * periodic timer's periods since that time counted.
+ */
+#include <errno.h>
+#include <string.h>
+#include <sys/timerfd.h>
+
+#include "check.h"
+#include "clock.h"
+#include "net.h"
+#include "world.h"
+
+struct net_timerfd {
+  clockid_t clock;
+  uint64_t next;      /* the next expiration not yet counted (virtual ns),
+                         DETSIM_NO_DEADLINE when disarmed */
+  uint64_t interval;  /* ns between expirations, 0 for a one-shot timer */
+  uint64_t ticks;     /* expirations counted before `next`, unread */
+  bool stopped;       /* armed at an absolute time already past, and not
+                         read since: Linux's timer stopped at that
+                         expiration, so the periods after it count but
+                         raise no new edge (as when next <= now) */
+};
+
+#define NS_PER_S 1000000000ull
+
+static bool alarm_clock(int clockid) {
+  return clockid == CLOCK_REALTIME_ALARM || clockid == CLOCK_BOOTTIME_ALARM;
+}
+
+static bool timer_clock(int clockid) {
+  return clockid == CLOCK_REALTIME || clockid == CLOCK_MONOTONIC || clockid == CLOCK_BOOTTIME ||
+         alarm_clock(clockid);
+}
+
+int net_timerfd_create(int clockid, int flags) {
+  if ((flags & ~(TFD_NONBLOCK | TFD_CLOEXEC)) || !timer_clock(clockid)) {
+    errno = EINVAL;
+    return -1;
+  }
+  if (alarm_clock(clockid)) {
+    /* Linux asks for CAP_WAKE_ALARM; the simulation answers as it does to
+     * an unprivileged process, whoever runs it, so runs agree everywhere. */
+    net_unsupported("timerfd_create on an _ALARM clock", "EPERM, as for a process without CAP_WAKE_ALARM");
+    errno = EPERM;
+    return -1;
+  }
+  struct net_timerfd *t = detsim__net_calloc(1, sizeof *t);
+  CHECK(t != NULL);
+  t->clock = clockid;
+  t->next = DETSIM_NO_DEADLINE;
+  return net_fd_open(NET_TIMERFD, t, (flags & TFD_NONBLOCK) != 0, (flags & TFD_CLOEXEC) != 0, NULL);
+}
+
+void net_timerfd_release(struct net_file *f) { detsim__net_free(f->obj); }
+
+/* ---- time arithmetic ---- */
+
+/* A valid timespec in ns, saturating where Linux's ktime does. */
+static uint64_t ts_ns(const struct timespec *ts) {
+  uint64_t sec = (uint64_t)ts->tv_sec;
+  if (sec >= DETSIM_NET_TIMERFD_NS_MAX / NS_PER_S) return DETSIM_NET_TIMERFD_NS_MAX;
+  return sec * NS_PER_S + (uint64_t)ts->tv_nsec;
+}
+
+static struct timespec ns_ts(uint64_t ns) {
+  struct timespec ts = { (time_t)(ns / NS_PER_S), (long)(ns % NS_PER_S) };
+  return ts;
+}
+
+/* `at` + `ns`: virtual time (max_sim_time_s) and timer values
+ * (DETSIM_NET_TIMERFD_NS_MAX) are each below 2^63, so the sum never wraps. */
+static uint64_t later(uint64_t at, uint64_t ns) {
+  uint64_t sum;
+  CHECK(!__builtin_add_overflow(at, ns, &sum));
+  return sum;
+}
+
+/* Expirations of `next` and its periods up to `now`. */
+static uint64_t due(const struct net_timerfd *t, uint64_t now) {
+  if (t->next > now) return 0;
+  if (t->interval == 0) return 1;
+  return 1 + (now - t->next) / t->interval;
+}
+
+static uint64_t expirations(const struct net_timerfd *t, uint64_t now) { return t->ticks + due(t, now); }
+
+/* Counts the expirations up to `now` into ticks, moving `next` past now. */
+static void fold(struct net_timerfd *t, uint64_t now) {
+  uint64_t n = due(t, now);
+  if (n == 0) return;
+  CHECK_LE(t->ticks, UINT64_MAX - n);
+  t->ticks += n;
+  t->next = t->interval == 0 ? DETSIM_NO_DEADLINE : later(t->next, n * t->interval);
+  CHECK_LT(now, t->next);
+}
+
+/* Now on the timer's own clock, in ns (clock.c's mapping of clock ids). */
+static uint64_t clock_now_ns(const struct net_timerfd *t) {
+  struct timespec ts;
+  CHECK_EQ(detsim__clock_read(t->clock, &ts), 0);
+  uint64_t ns = (uint64_t)ts.tv_sec * NS_PER_S + (uint64_t)ts.tv_nsec;
+  CHECK_LE(ns, DETSIM_NET_TIMERFD_NS_MAX); /* every clock starts centuries before KTIME_MAX */
+  return ns;
+}
+
+/* Sets `next` (and, for a time already past, ticks) from a new it_value. */
+static void arm(struct net_timerfd *t, bool abstime, const struct timespec *value, uint64_t now) {
+  t->next = DETSIM_NO_DEADLINE;
+  if (value->tv_sec == 0 && value->tv_nsec == 0) return; /* disarms */
+  uint64_t v = ts_ns(value);
+  uint64_t clock_now = clock_now_ns(t);
+  if (!abstime) {
+    /* Linux saturates the expiration on the timer's clock, not the value. */
+    uint64_t room = DETSIM_NET_TIMERFD_NS_MAX - clock_now;
+    t->next = later(now, v < room ? v : room);
+    return;
+  }
+  if (v > clock_now) {
+    t->next = later(now, v - clock_now);
+    return;
+  }
+  /* Due already: it expires now, and a periodic timer counts its periods
+   * since `v` (which may precede the run), as Linux does. */
+  uint64_t late = clock_now - v;
+  t->stopped = true;
+  if (t->interval == 0) {
+    t->ticks = 1;
+    return;
+  }
+  t->ticks = 1 + late / t->interval;
+  t->next = later(now, t->ticks * t->interval - late);
+}
+
+/* The time left and the interval, as timerfd_gettime reports them.  A
+ * periodic timer that expired unread is moved on to its next expiration
+ * first (Linux restarts it there, so the next expiration is a new edge). */
+static struct itimerspec current(struct net_file *f, uint64_t now) {
+  struct net_timerfd *t = f->obj;
+  if (t->interval != 0 && (t->stopped || due(t, now) > 0)) {
+    fold(t, now);
+    t->stopped = false;
+    f->changes++;
+  }
+  uint64_t left = t->next == DETSIM_NO_DEADLINE || t->next <= now ? 0 : t->next - now;
+  struct itimerspec out = { .it_interval = ns_ts(t->interval), .it_value = ns_ts(left) };
+  return out;
+}
+
+/* ---- the calls (0 or an errno) ---- */
+
+int net_timerfd_settime(struct net_file *f, int flags, const struct itimerspec *value, struct itimerspec *old) {
+  struct net_timerfd *t = f->obj;
+  if (value == NULL) return EFAULT;
+  if (flags & ~(TFD_TIMER_ABSTIME | TFD_TIMER_CANCEL_ON_SET)) return EINVAL;
+  if (!detsim__timespec_valid(&value->it_value) || !detsim__timespec_valid(&value->it_interval)) return EINVAL;
+  uint64_t now = detsim__now_ns();
+  struct itimerspec was = current(f, now);
+  t->ticks = 0;
+  t->stopped = false;
+  t->interval = ts_ns(&value->it_interval);
+  arm(t, (flags & TFD_TIMER_ABSTIME) != 0, &value->it_value, now);
+  f->changes++;
+  /* A reader or poller blocked on this timer re-checks at its expiration. */
+  net_timer(t->next);
+  if (old != NULL) *old = was;
+  return 0;
+}
+
+int net_timerfd_gettime(struct net_file *f, struct itimerspec *out) {
+  if (out == NULL) return EFAULT;
+  *out = current(f, detsim__now_ns());
+  return 0;
+}
+
+/* ---- reading and readiness ---- */
+
+static bool timerfd_ready(void *arg) {
+  struct net_file *f = arg;
+  return expirations(f->obj, detsim__now_ns()) > 0;
+}
+
+static uint64_t timerfd_next(void *arg) { return net_timerfd_next_change(arg, detsim__now_ns()); }
+
+ssize_t net_timerfd_read(struct net_file *f, void *buf, size_t len) {
+  struct net_timerfd *t = f->obj;
+  if (len < sizeof(uint64_t)) {
+    errno = EINVAL;
+    return -1;
+  }
+  if (!timerfd_ready(f)) {
+    if (f->nonblock) {
+      errno = EAGAIN;
+      return -1;
+    }
+    if (net_wait(DETSIM_EV_net_recv, f, timerfd_ready, timerfd_next, f, DETSIM_NO_DEADLINE) != 0) {
+      errno = EAGAIN;
+      return -1;
+    }
+  }
+  fold(t, detsim__now_ns());
+  uint64_t v = t->ticks;
+  CHECK_GE(v, 1);
+  t->ticks = 0;
+  t->stopped = false;
+  f->changes++;
+  memcpy(buf, &v, sizeof v);
+  return sizeof v;
+}
+
+uint32_t net_timerfd_poll(struct net_file *f, uint64_t now) {
+  /* Linux's timerfd_poll reports EPOLLIN alone (no EPOLLRDNORM). */
+  return expirations(f->obj, now) > 0 ? EPOLLIN : 0;
+}
+
+uint64_t net_timerfd_next_change(struct net_file *f, uint64_t now) {
+  const struct net_timerfd *t = f->obj;
+  if (t->stopped) return DETSIM_NO_DEADLINE; /* readable, and no edge comes until a read */
+  return t->next > now ? t->next : DETSIM_NO_DEADLINE;
+}
+
+/* An expiration raises an edge once until the timer is read or moved on:
+ * Linux's hrtimer stops at an expiration nobody has consumed. */
+uint64_t net_timerfd_gen(struct net_file *f, uint64_t now) {
+  const struct net_timerfd *t = f->obj;
+  return t->stopped || t->next <= now ? 1 : 0;
+}
