@@ -115,7 +115,12 @@ DETSIM_EXPORT void detsim_check_failed(const char *name, const char *cond, const
 
 static uint64_t progress_count;
 
-DETSIM_EXPORT void detsim_progress(void) { progress_count++; }
+DETSIM_EXPORT void detsim_progress(void) {
+  progress_count++;
+  /* In a world, progress is the world's: it holds off the liveness bound
+   * (world_faults.c).  Only a simulated thread holds the world. */
+  if (detsim__in_world && detsim__self() != NULL) detsim__world_progress();
+}
 uint64_t detsim__progress_count(void) { return progress_count; }
 
 static struct detsim_rng workload_rng;
@@ -123,7 +128,9 @@ static bool workload_rng_ready;
 
 DETSIM_EXPORT uint64_t detsim_random(void) {
   if (!workload_rng_ready) {
-    detsim__rng_init(&workload_rng, detsim__seed_child(detsim__seed(), "workload"));
+    char label[64];
+    detsim__world_label(label, sizeof label, "workload");
+    detsim__rng_init(&workload_rng, detsim__seed_child(detsim__seed(), label));
     workload_rng_ready = true;
   }
   uint64_t x = detsim__rng_next(&workload_rng);

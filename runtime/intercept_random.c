@@ -12,6 +12,7 @@
 #include "prng.h"
 #include "real.h"
 #include "sched_internal.h"
+#include "world.h"
 
 /* Linux returns at most this many bytes from one getrandom call. */
 #define DETSIM_GETRANDOM_BYTES_MAX 33554431u
@@ -22,7 +23,10 @@ static bool random_rng_ready;
 static void fill(void *buf, size_t len, uintptr_t pc) {
   detsim__yield_aux(DETSIM_EV_random, NULL, pc, (uint32_t)(len > UINT32_MAX ? UINT32_MAX : len));
   if (!random_rng_ready) {
-    detsim__rng_init(&random_rng, detsim__seed_child(detsim__seed(), "random"));
+    char label[64];
+    /* Nodes of a world draw different bytes, as different machines do. */
+    detsim__world_label(label, sizeof label, "random");
+    detsim__rng_init(&random_rng, detsim__seed_child(detsim__seed(), label));
     random_rng_ready = true;
   }
   uint8_t *p = buf;

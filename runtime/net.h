@@ -118,6 +118,16 @@ void net_recheck_all(void);
  * ends: peers see FIN or RST. */
 void net_close_all(void);
 
+/* A node of the world crashed (net_node.c): as a dead process its sockets
+ * close as the kernel closes them; as a dead host (`silent`) they go
+ * quiet and free their ports. */
+void net_node_crash(unsigned node, bool silent);
+/* A node that crashed as a dead host is back: its old connections RST. */
+void net_node_restart(unsigned node);
+/* Resets one established connection between nodes, the `pick`-th (modulo
+ * their number) in creation order; false when there is none. */
+bool net_reset_connection(uint64_t pick);
+
 /* A one-time report of something the simulation does not model: names it,
  * then the caller fails with an errno (never passes through). */
 void net_unsupported(const char *what, const char *detail);

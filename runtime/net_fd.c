@@ -370,10 +370,9 @@ static bool net_rng_ready;
 
 uint64_t net_draw(void) {
   if (!net_rng_ready) {
-    char label[48];
+    char label[64];
     /* Each node of a world draws its own links. */
-    if (detsim__in_world) snprintf(label, sizeof label, "network/node/%u", detsim__node_index);
-    else snprintf(label, sizeof label, "network");
+    detsim__world_label(label, sizeof label, "network");
     detsim__rng_init(&net_rng, detsim__seed_child(detsim__seed(), label));
     net_rng_ready = true;
   }

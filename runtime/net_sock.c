@@ -83,7 +83,7 @@ static void view(const struct net_sock *s, uint64_t now, struct view *v) {
     if (s->refused_at <= now) {
       /* tcp_reset in SYN_SENT: Linux polls this as OUT|ERR|HUP, no IN. */
       v->refused = v->closed = v->snd_shut = true;
-      if (!v->err && !s->refused_consumed) v->err = ECONNREFUSED;
+      if (!v->err && !s->refused_consumed) v->err = s->refuse_err;
     } else {
       v->connecting = true;
     }
@@ -215,14 +215,28 @@ static struct net_sock *sock_alloc(int domain, int type, int protocol) {
   s->node = detsim__node_index;
   s->rcvbuf = (int)detsim__opt.net_buffer_bytes;
   s->sndbuf = (int)detsim__opt.net_buffer_bytes;
+  if (detsim__in_world) {
+    s->all_next = net__all_socks;
+    if (s->all_next) s->all_next->all_prev = s;
+    net__all_socks = s;
+  }
   return s;
+}
+
+void net__sock_free(struct net_sock *s) {
+  if (detsim__in_world) {
+    if (s->all_prev) s->all_prev->all_next = s->all_next;
+    else net__all_socks = s->all_next;
+    if (s->all_next) s->all_next->all_prev = s->all_prev;
+  }
+  detsim__net_free(s);
 }
 
 /* A file and a descriptor for `s`; -1 with errno (then `s` is freed). */
 static int sock_install(struct net_sock *s, int flags) {
   struct net_file *f = net_file_new(NET_SOCK, s);
   if (f == NULL) {
-    detsim__net_free(s);
+    net__sock_free(s);
     return -1;
   }
   s->file = f;
@@ -327,7 +341,7 @@ int net_socketpair(int domain, int type, int protocol, int sv[2]) {
   struct net_sock *b = sock_alloc(domain, base, 0);
   int fa = sock_install(a, flags);
   if (fa < 0) {
-    detsim__net_free(b);
+    net__sock_free(b);
     return -1;
   }
   int fb = sock_install(b, flags);
@@ -569,7 +583,7 @@ int net_connect(struct net_file *f, const struct sockaddr *sa, socklen_t len) {
     if (v.refused) {
       if (!s->refused_consumed) {
         s->refused_consumed = true;
-        return ECONNREFUSED;
+        return s->refuse_err;
       }
       s->state = SS_NEW; /* a failed connect may be retried */
     } else if (v.connecting) {
@@ -639,6 +653,12 @@ int net_connect(struct net_file *f, const struct sockaddr *sa, socklen_t len) {
     unsigned t = target < 0 ? s->node : (unsigned)target;
     uint64_t syn_at = detsim__world_link_open(s->node, t, now) + net_latency_draw();
     s->refused_at = detsim__world_link_open(t, s->node, syn_at) + net_latency_draw();
+    s->refuse_err = ECONNREFUSED;
+    if (detsim__world_node_silent(t)) {
+      /* A dead host answers no SYN: Linux gives up after its retries. */
+      s->refused_at = now + NET_SYN_RETRIES_NS;
+      s->refuse_err = ETIMEDOUT;
+    }
     net_timer(s->refused_at);
     f->changes++;
   } else {
@@ -923,7 +943,7 @@ static void abort_child(struct net_sock *child, uint64_t now) {
   struct net_sock *client = c->end[1 - child->side];
   if (client && client->file) client->file->changes++;
   conn_detach(c, child->side);
-  detsim__net_free(child);
+  net__sock_free(child);
 }
 
 int net_shutdown(struct net_file *f, int how) {
@@ -1002,7 +1022,7 @@ void net_sock_release(struct net_sock *s) {
     s->conn = NULL;
   }
   if (s->bound) net__bind_remove(s);
-  detsim__net_free(s);
+  net__sock_free(s);
 }
 
 /* ---- names ---- */

@@ -9,6 +9,11 @@
 
 enum sock_state { SS_NEW, SS_LISTEN, SS_CONNECTING, SS_CONNECTED };
 
+/* Linux's SYN retransmissions (tcp_syn_retries = 6): 1, 2, 4, ... 64 s
+ * apart; connect gives up after 127 s without an answer. */
+#define NET_SYN_RETRIES 6
+#define NET_SYN_RETRIES_NS (127ull * 1000000000ull)
+
 struct net_conn {
   struct net_stream dir[2];     /* dir[i]: from end i to end 1-i */
   struct net_sock *end[2];      /* NULL once that end is closed */
@@ -29,6 +34,8 @@ struct net_sock {
   int side;
   uint64_t established_at;      /* connecting: the handshake completes */
   uint64_t refused_at;          /* connecting: the RST of a refusal arrives */
+  int refuse_err;               /* what the refusal says: ECONNREFUSED, or
+                                   ETIMEDOUT for a dial into a dead host */
   bool refused_consumed, rst_consumed;
   int so_error;
   bool shut_rd, shut_wr;
@@ -47,6 +54,11 @@ struct net_sock {
   struct sockopt_value opts[DETSIM_NET_SOCKOPTS_MAX];
   unsigned nopts;
   struct net_sock *bound_next;  /* the port table */
+  /* In a world, every socket of every node (a crash reaches its node's
+   * sockets from whichever node applies it). */
+  struct net_sock *all_next, *all_prev;
+  bool dead_host;               /* its node crashed as a dead host: it hears
+                                   nothing and says nothing until the restart */
   /* datagrams (SOCK_DGRAM, net_udp.c): arrived or in flight to this socket */
   struct net_dgram *dq_head, *dq_tail;
   uint64_t dq_bytes, dq_pushed, dq_taken;
@@ -71,6 +83,10 @@ extern struct net_sock *net__bound_list_local;
  * node), so connects find listeners of other nodes. */
 #define net__bound_list (*(detsim__in_world ? (struct net_sock **)&detsim__ws->bound_list : &net__bound_list_local))
 int net__ephemeral_port(int type, uint16_t *out);
+/* Frees a socket (unlinked from the world's list). */
+void net__sock_free(struct net_sock *s);
+/* The world's list of every socket (NULL outside a world). */
+#define net__all_socks (*(struct net_sock **)&detsim__ws->all_socks)
 bool net__port_conflict(const struct net_sock *s, uint16_t port);
 void net__bind_add(struct net_sock *s);
 void net__bind_remove(struct net_sock *s);

@@ -69,9 +69,36 @@ static int set_option(const char *key, const char *val, char *err, unsigned errl
   return -1;
 }
 
+static const char *const fault_names[] = { "partition", "pause", "crash", "reset" };
+
+int detsim__faults_mask(const char *list, unsigned *mask) {
+  *mask = 0;
+  if (strcmp(list, "all") == 0) {
+    *mask = (1u << (sizeof fault_names / sizeof *fault_names)) - 1;
+    return 0;
+  }
+  const char *p = list;
+  while (*p) {
+    size_t n = strcspn(p, ",");
+    unsigned k = 0;
+    while (k < sizeof fault_names / sizeof *fault_names && (strlen(fault_names[k]) != n || strncmp(p, fault_names[k], n)))
+      k++;
+    if (k == sizeof fault_names / sizeof *fault_names) return -1;
+    *mask |= 1u << k;
+    p += n + (p[n] == ',');
+  }
+  return 0;
+}
+
 /* Cross-option checks: values each key accepts on its own but the run can't. */
 static int validate(char *err, unsigned errlen) {
   const struct detsim_options *o = &detsim__opt;
+  unsigned mask;
+  if (detsim__faults_mask(o->faults, &mask) != 0) {
+    snprintf(err, errlen, "DETSIM_OPTIONS: bad value '%s' for key 'faults' (expected all, or some of partition,pause,crash,reset)",
+             o->faults);
+    return -1;
+  }
   if (strcmp(o->strategy, "random") && strcmp(o->strategy, "pct")) {
     snprintf(err, errlen, "DETSIM_OPTIONS: bad value '%s' for key 'strategy' (expected random or pct)", o->strategy);
     return -1;

@@ -27,4 +27,12 @@ int detsim__options_parse(const char *text, char *err, unsigned errlen);
 int detsim__seed_parse(const char *text, uint64_t *seed, char *err, unsigned errlen);
 void detsim__options_help(int fd);
 
+/* The `faults` option's kinds as bits (1 << i for partition, pause, crash,
+ * reset in that order); -1 for a name it does not know. */
+#define DETSIM_FAULTS_PARTITION 1u
+#define DETSIM_FAULTS_PAUSE 2u
+#define DETSIM_FAULTS_CRASH 4u
+#define DETSIM_FAULTS_RESET 8u
+int detsim__faults_mask(const char *list, unsigned *mask);
+
 #endif

@@ -128,8 +128,10 @@ _Noreturn void detsim__finish(enum detsim_class cls, int exit_status, const char
   if (!in_signal) fflush(NULL);
   if (detsim__in_world) {
     char node_extra[1024];
-    snprintf(node_extra, sizeof node_extra, "node=%s%s%s", detsim__ws->nodes[detsim__node_index].name,
-             extra_all[0] ? " " : "", extra_all);
+    /* Liveness is the whole world's failure, whichever node noticed it. */
+    if (cls == DETSIM_CLASS_liveness) snprintf(node_extra, sizeof node_extra, "%s", extra_all);
+    else snprintf(node_extra, sizeof node_extra, "node=%s%s%s", detsim__ws->nodes[detsim__node_index].name,
+                  extra_all[0] ? " " : "", extra_all);
     detsim__world_end(cls, exit_status, node_extra);
   }
   detsim__write_result(cls, exit_status, extra_all);

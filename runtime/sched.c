@@ -117,6 +117,8 @@ static void refresh_time_stop(void) {
   if (!detsim__in_world) return;
   uint64_t f = detsim__world_next_fault();
   if (f < W.time_stop) W.time_stop = f;
+  uint64_t l = detsim__world_liveness_deadline();
+  if (l < W.time_stop) W.time_stop = l;
 }
 
 static void event_limits(void) {
@@ -140,6 +142,8 @@ static void event_limits(void) {
   }
   if (detsim__in_world) {
     detsim__world_faults_due();
+    if (detsim__now_ns() >= detsim__world_liveness_deadline() && !detsim__world_faults_held)
+      detsim__world_liveness_failed();
     refresh_time_stop();
   }
   W.event_stop = detsim__opt.max_events < W.break_at ? detsim__opt.max_events : W.break_at;
@@ -233,19 +237,27 @@ struct choice {
   int node;               /* another node (-1: none) */
 };
 
-/* The world leaves this node for `node`.  `self` (NULL for the dispatcher)
- * then waits for its baton or leaves. */
-static void leave_for(detsim_thread *self, unsigned node) {
-  detsim_thread *cands[DETSIM_MAX_THREADS];
-  bool idle = collect_runnable(cands, NULL) == 0;
+/* The world leaves this node for `node`; `idle`: nothing here can run. */
+static void hand_over(detsim_thread *self, unsigned node, bool idle) {
+  /* The choice is made: a fault due in these events (a crash of `node`)
+   * waits for the next node's dispatch, at the same virtual time. */
+  detsim__world_faults_held = true;
   detsim__event(DETSIM_EV_node_switch, self, NULL, 0, node);
   if (idle) detsim__event(DETSIM_EV_node_idle, self, NULL, 0, detsim__node_index);
+  detsim__world_faults_held = false;
   if (self) {
     self->run_length = 0;
     __atomic_store_n(&self->baton, 0, __ATOMIC_RELAXED);
   }
   W.current = NULL;
   detsim__world_hand_to(node, idle, idle ? next_deadline() : DETSIM_NO_DEADLINE);
+}
+
+/* The world leaves this node for `node`.  `self` (NULL for the dispatcher)
+ * then waits for its baton or leaves. */
+static void leave_for(detsim_thread *self, unsigned node) {
+  detsim_thread *cands[DETSIM_MAX_THREADS];
+  hand_over(self, node, collect_runnable(cands, NULL) == 0);
 }
 
 _Noreturn static void world_deadlock(detsim_thread *self);
@@ -309,6 +321,27 @@ void detsim__sched_leave_node(void) {
   leave_for(self, (unsigned)c.node);
 }
 
+/* This node crashed while it held the world (world_lifecycle.c): the world
+ * goes to another node, the first ready one (its dispatcher makes the
+ * choices), and this thread never runs again; the launcher kills the
+ * process. */
+_Noreturn void detsim__sched_crash_self(void) {
+  unsigned next = DETSIM_WORLD_NODES_MAX;
+  for (unsigned j = 0; j < detsim__ws->n_nodes && next == DETSIM_WORLD_NODES_MAX; j++)
+    if (j != detsim__node_index && __atomic_load_n(&detsim__ws->nodes[j].state, __ATOMIC_ACQUIRE) == DETSIM_NODE_READY)
+      next = j;
+  /* Clients never crash, and the world ends when the last one exits. */
+  CHECK_LT(next, detsim__ws->n_nodes);
+  detsim_thread *self = tls_self;
+  tls_self = NULL;
+  /* Not idle: its threads' wait predicates would read sockets the crash
+   * just released. */
+  hand_over(self, next, false);
+  detsim__world_release_crashed(detsim__node_index);
+  static uint32_t never;
+  for (;;) REAL(syscall)(SYS_futex, &never, FUTEX_WAIT_PRIVATE, 0, NULL, NULL, 0);
+}
+
 /* Runs `c` after `self` (runnable or blocked) gave up the CPU. */
 static void world_switch(detsim_thread *self, struct choice c) {
   if (c.thread) {
@@ -332,9 +365,8 @@ _Noreturn static void world_deadlock(detsim_thread *self) {
     if (t->state != DETSIM_T_BLOCKED) continue;
     detsim__msg("  thread T%u waits in %s", t->id, detsim__event_name(t->block_kind));
   }
-  char extra[64];
-  snprintf(extra, sizeof extra, "node=%s", detsim__ws->nodes[detsim__node_index].name);
-  detsim__finish(DETSIM_CLASS_deadlock, 0, extra);
+  /* The result line names the node (report.c adds node= in a world). */
+  detsim__finish(DETSIM_CLASS_deadlock, 0, NULL);
 }
 
 static void pct_lower(detsim_thread *t, int64_t prio) {
@@ -707,10 +739,9 @@ __attribute__((weak)) uint32_t detsim__mutex_owner_hint(const void *mutex) {
 
 void detsim__sched_start(uint64_t seed) {
   W.seed = seed;
-  char label[48];
-  /* Each node of a world draws its own choices. */
-  if (detsim__in_world) snprintf(label, sizeof label, "scheduler/node/%u", detsim__node_index);
-  else snprintf(label, sizeof label, "scheduler");
+  char label[64];
+  /* Each node of a world (each incarnation) draws its own choices. */
+  detsim__world_label(label, sizeof label, "scheduler");
   detsim__rng_init(&W.rng, detsim__seed_child(seed, label));
   W.pct = strcmp(detsim__opt.strategy, "pct") == 0 && !detsim__plan_replaying;
   double p = detsim__opt.preempt;

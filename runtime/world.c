@@ -2,7 +2,8 @@
  *
  * Rules of this file:
  *  - Only the node holding the world's baton reads or writes the shared
- *    header, except the futex words (`wake`, `ended`, `state`).
+ *    header, except the futex words (`wake`, `ended`, `state`, `bell`,
+ *    `restart_done`).
  *  - The history (clock, event count, hash) lives in each process's own
  *    variables, where the fast path reads them; it is copied out to the
  *    header when the world leaves this node and copied in when it comes
@@ -174,9 +175,14 @@ uint64_t detsim__world_next_wake(void) {
   uint64_t d = DETSIM_NO_DEADLINE;
   for (unsigned j = 0; j < S->n_nodes; j++) {
     if (!is_other_ready(j)) continue;
-    /* A paused node's time comes at the end of its pause. */
+    /* A paused node's time comes at the end of its pause (or later, when
+     * it is idle until later): one with work to do is not idle, and its
+     * time is the pause's end. */
     uint64_t w = S->nodes[j].idle ? S->nodes[j].wake_at : DETSIM_NO_DEADLINE;
-    if (detsim__world_paused(j)) w = w > S->nodes[j].paused_until ? w : S->nodes[j].paused_until;
+    if (detsim__world_paused(j)) {
+      uint64_t end = S->nodes[j].paused_until;
+      w = !S->nodes[j].idle ? end : w > end ? w : end;
+    }
     if (w < d) d = w;
   }
   return d;
@@ -190,6 +196,8 @@ void detsim__world_wake_due(uint64_t now) {
 void detsim__world_hand_to(unsigned node, bool idle, uint64_t wake_at) {
   CHECK_LT(node, S->n_nodes);
   CHECK(node != detsim__node_index);
+  /* Only a parked, attached node can take the world. */
+  CHECK_EQ(__atomic_load_n(&S->nodes[node].state, __ATOMIC_ACQUIRE), DETSIM_NODE_READY);
   struct detsim_world_node *me = self_node();
   me->idle = idle;
   me->wake_at = wake_at;
@@ -229,6 +237,7 @@ void detsim__world_node_exit(int status) {
   me->exit_status = status;
   __atomic_store_n(&me->state, DETSIM_NODE_EXITED, __ATOMIC_RELEASE);
   if (me->client) {
+    detsim__world_progress();
     CHECK_GE(S->clients_live, 1);
     if (--S->clients_live == 0) {
       detsim__world_end(DETSIM_CLASS_pass, 0, NULL);
@@ -250,6 +259,12 @@ void detsim__world_end(int cls, int status, const char *extra) {
   snprintf(S->end_extra, sizeof S->end_extra, "%s", extra ? extra : "");
   __atomic_store_n(&S->ended, 1, __ATOMIC_RELEASE);
   futex_wake_shared(&S->ended);
+  detsim__world_ring_launcher();
+}
+
+void detsim__world_ring_launcher(void) {
+  __atomic_add_fetch(&S->bell, 1, __ATOMIC_RELEASE);
+  futex_wake_shared(&S->bell);
 }
 
 /* ---- names and addresses ---- */

@@ -47,12 +47,42 @@ bool detsim__world_take_net_dirty(void);
  * node `dst` carries what is sent at `t`: `t`, or the heal of a partition
  * (always `t` outside a world). */
 uint64_t detsim__world_link_open(unsigned src, unsigned dst, uint64_t t);
+/* Set while this node hands the world over: no fault applies then. */
+extern bool detsim__world_faults_held;
 /* Applies every fault due by now (the schedule is drawn on first use). */
 void detsim__world_faults_due(void);
 /* The time of the next fault, DETSIM_NO_DEADLINE when none is left. */
 uint64_t detsim__world_next_fault(void);
+/* The world made progress now (detsim_progress, a client's exit). */
+void detsim__world_progress(void);
+/* When the liveness phase ends the run unless progress comes first:
+ * the bound after the later of the faults' heal and the last progress;
+ * DETSIM_NO_DEADLINE when there is no phase (no faults, liveness_s=0). */
+uint64_t detsim__world_liveness_deadline(void);
+/* The world passed its liveness deadline: ends the run as `liveness`. */
+_Noreturn void detsim__world_liveness_failed(void);
 /* Whether node `node` is paused by a fault now. */
 bool detsim__world_paused(unsigned node);
+
+/* Lifecycle faults (world_lifecycle.c).  Node `node` crashes: it is never
+ * scheduled again, the launcher kills its process, its sockets close (a
+ * dead process) or go silent (a dead host).  When it is this node, the
+ * world moves on to another node and the call does not return. */
+void detsim__world_crash(unsigned node, bool silent);
+/* A crashed node comes back as a fresh process at the same address: the
+ * launcher starts it and this waits until it is parked in the world. */
+void detsim__world_restart(unsigned node);
+/* The crashed node `node` no longer holds or hands anything: the launcher
+ * may kill its process. */
+void detsim__world_release_crashed(unsigned node);
+/* Wakes the launcher: something in the header concerns it (an end, a
+ * crashed node to kill, a restart to make). */
+void detsim__world_ring_launcher(void);
+/* Whether node `node` is down as a dead host (dials to it time out). */
+bool detsim__world_node_silent(unsigned node);
+/* A seed-tree label for one of this process's streams: `base`, made
+ * per node (and per incarnation after a restart) in a world. */
+void detsim__world_label(char *out, size_t n, const char *base);
 
 /* This node's process ends with `status` (its exit handler): the node
  * leaves the world, which goes on without it or ends. */

@@ -24,7 +24,7 @@
 #include <stdint.h>
 
 #define DETSIM_WORLD_MAGIC 0x646c726f776d6973ull /* "simworld" */
-#define DETSIM_WORLD_VERSION 1u
+#define DETSIM_WORLD_VERSION 2u
 /* Far from where Linux places programs, heaps, libraries and stacks without
  * address randomization. */
 #define DETSIM_WORLD_ADDR 0x200000000000ull
@@ -48,7 +48,9 @@ enum detsim_node_state {
   DETSIM_NODE_STARTING, /* launched, its runtime not attached yet */
   DETSIM_NODE_READY,    /* attached and parked: waits for the world's baton */
   DETSIM_NODE_EXITED,   /* its process ended (exit_status) */
-  DETSIM_NODE_DEAD,     /* killed (crash fault) or died outside the simulation */
+  DETSIM_NODE_DEAD,     /* died outside the simulation */
+  DETSIM_NODE_DOWN,     /* crashed by a fault: the launcher kills its process;
+                           a restart fault starts a fresh one */
 };
 
 struct detsim_world_node {
@@ -64,6 +66,10 @@ struct detsim_world_node {
   int32_t exit_status;
   uint32_t incarnation;    /* starts of this node (restarts add one) */
   uint64_t paused_until;   /* a pause fault: not scheduled before then */
+  uint32_t protect;        /* crash faults never pick it (the scenario's `protect`) */
+  uint32_t down_silent;    /* DOWN as a dead host: its peers hear nothing */
+  uint32_t kill_me;        /* DOWN and out of the world's way: the launcher
+                              may kill its process now */
   char name[DETSIM_WORLD_NAME_BYTES];
 };
 
@@ -72,9 +78,11 @@ enum detsim_fault_kind {
   DETSIM_FAULT_PARTITION = 1, /* node sets A | B: no byte crosses until `until` */
   DETSIM_FAULT_ONE_WAY,       /* A -> B only */
   DETSIM_FAULT_HEAL,          /* the partition that began at `arg` heals */
-  DETSIM_FAULT_CRASH,         /* node: SIGKILL; its connections reset (arg 1) or go silent */
+  DETSIM_FAULT_CRASH,         /* node: SIGKILL; a dead process (arg 0: its connections close
+                                 as the kernel closes them) or a dead host (arg 1: silent) */
   DETSIM_FAULT_RESTART,       /* node: a fresh process at the same address */
   DETSIM_FAULT_PAUSE,         /* node: not scheduled until `until` */
+  DETSIM_FAULT_RESET,         /* one connection between nodes is reset (arg: which) */
   DETSIM_FAULT_KINDS
 };
 #define DETSIM_WORLD_FAULTS_MAX 32
@@ -123,9 +131,14 @@ struct detsim_world_shared {
   uint64_t fault_counts[DETSIM_FAULT_KINDS];
   uint64_t healed_at;      /* every fault is over by then: the liveness phase */
   uint64_t last_progress_ns, progress_calls;
-  /* A restart: the node asks the launcher for a fresh process (futex). */
+  /* The launcher's bell (a futex word): bumped at the world's end and at a
+   * restart request, so the launcher sleeps until something concerns it. */
+  uint32_t bell;
+  /* A restart: the node holding the world asks the launcher for a fresh
+   * process of node restart_request - 1 and waits for restart_done. */
   uint32_t restart_request;  /* 1 + node index, 0 when none */
-  uint32_t restart_done;
+  uint32_t restart_done;     /* futex word: 1 once the new process is parked */
+  uint32_t restart_failed;   /* the new process did not start: the world ends */
   /* DETSIM_CHECK counts of every node (the launcher reports them). */
   uint32_t n_checks;
   struct detsim_world_check checks[DETSIM_WORLD_CHECKS_MAX];

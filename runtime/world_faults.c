@@ -4,31 +4,41 @@
  * use: which fault kinds are on, how many, when, for how long, between which
  * nodes.  The schedule lives in the world's header; whichever node holds the
  * world when a fault's time comes applies it, so faults take their place in
- * the one history like any event.  Every fault heals: partitions end, pauses
- * end.  What is modeled so far:
+ * the one history like any event.  Every fault heals: partitions end,
+ * pauses end, crashed nodes restart.  What is modeled:
  *  - partitions, symmetric or one-way, between two sets of nodes: a link
  *    stalls (TCP bytes, handshakes, FIN and RST wait for the heal; nothing is
  *    lost or reordered) and UDP datagrams are lost;
- *  - pauses: a node is not scheduled until the pause ends.
- * Crashes, restarts, clock skew and SIGTERM are later work (docs/worlds.md).
+ *  - pauses: a node is not scheduled until the pause ends;
+ *  - crashes of servers (never clients, never `protect`ed nodes), as a dead
+ *    process or a dead host (net_node.c), each followed by a restart;
+ *  - resets of one established connection between nodes.
+ * SIGTERM and clock skew are later work (docs/worlds.md).
  */
 #include <inttypes.h>
 #include <stdio.h>
 
 #include "check.h"
+#include "net.h"
 #include "clock.h"
 #include "options.h"
+#include "report.h"
 #include "prng.h"
 #include "sched_internal.h"
 #include "trace.h"
 #include "world.h"
 
 #define S detsim__ws
+
+bool detsim__world_faults_held;
 /* Partitions last 20 ms to 2 s, pauses 10 ms to 1 s (log-uniform). */
 #define PARTITION_MIN_NS 20000000ull
 #define PARTITION_MAX_NS 2000000000ull
 #define PAUSE_MIN_NS 10000000ull
 #define PAUSE_MAX_NS 1000000000ull
+/* A crashed node is down 50 ms to 2 s before its restart. */
+#define DOWN_MIN_NS 50000000ull
+#define DOWN_MAX_NS 2000000000ull
 
 uint64_t detsim__world_link_open(unsigned src, unsigned dst, uint64_t t) {
   if (!detsim__in_world || src == dst) return t;
@@ -53,50 +63,135 @@ static void add(struct detsim_world_fault f) {
   S->faults[i] = f;
 }
 
+static bool crashable(unsigned node) { return !S->nodes[node].client && !S->nodes[node].protect; }
+
+/* A node already down at some time of [at, until]. */
+static bool down_overlaps(unsigned node, uint64_t at, uint64_t until) {
+  for (unsigned i = 0; i < S->n_faults; i++) {
+    const struct detsim_world_fault *f = &S->faults[i];
+    if (f->kind == DETSIM_FAULT_CRASH && f->node == node && f->at <= until && at <= f->until) return true;
+  }
+  return false;
+}
+
+/* Each kind draws from a stream of its own, so turning one off (the
+ * `faults` option) leaves the others' schedules as they were. */
+static void stream(struct detsim_rng *r, const char *kind) {
+  char label[48];
+  snprintf(label, sizeof label, "faults/%s", kind);
+  detsim__rng_init(r, detsim__seed_child(S->seed, label));
+}
+
+static void draw_partitions(uint64_t horizon) {
+  struct detsim_rng r;
+  stream(&r, "partition");
+  uint64_t all = S->n_nodes >= 64 ? ~0ull : (1ull << S->n_nodes) - 1;
+  if (detsim__rng_unit(&r) >= 0.75) return;
+  unsigned k = 1 + (unsigned)detsim__rng_below(&r, 3);
+  for (unsigned i = 0; i < k; i++) {
+    uint64_t side = 0;
+    while (side == 0 || side == all) side = detsim__rng_next(&r) & all;
+    struct detsim_world_fault f = { 0 };
+    f.at = detsim__rng_below(&r, horizon);
+    f.until = f.at + log_uniform(&r, PARTITION_MIN_NS, PARTITION_MAX_NS);
+    f.kind = detsim__rng_unit(&r) < 0.3 ? DETSIM_FAULT_ONE_WAY : DETSIM_FAULT_PARTITION;
+    f.side_a = side;
+    add(f);
+    struct detsim_world_fault h = f;
+    h.at = f.until;
+    h.kind = DETSIM_FAULT_HEAL;
+    add(h);
+  }
+}
+
+static void draw_pauses(uint64_t horizon) {
+  struct detsim_rng r;
+  stream(&r, "pause");
+  if (detsim__rng_unit(&r) >= 0.5) return;
+  unsigned k = 1 + (unsigned)detsim__rng_below(&r, 3);
+  for (unsigned i = 0; i < k; i++) {
+    struct detsim_world_fault f = { 0 };
+    f.at = detsim__rng_below(&r, horizon);
+    f.until = f.at + log_uniform(&r, PAUSE_MIN_NS, PAUSE_MAX_NS);
+    f.kind = DETSIM_FAULT_PAUSE;
+    f.node = (uint32_t)detsim__rng_below(&r, S->n_nodes);
+    add(f);
+  }
+}
+
+static void draw_crashes(uint64_t horizon) {
+  struct detsim_rng r;
+  stream(&r, "crash");
+  unsigned cands[DETSIM_WORLD_NODES_MAX], nc = 0;
+  for (unsigned j = 0; j < S->n_nodes; j++)
+    if (crashable(j)) cands[nc++] = j;
+  if (nc == 0 || detsim__rng_unit(&r) >= 0.5) return;
+  unsigned k = 1 + (unsigned)detsim__rng_below(&r, 2);
+  for (unsigned i = 0; i < k; i++) {
+    struct detsim_world_fault f = { 0 };
+    f.kind = DETSIM_FAULT_CRASH;
+    f.node = cands[detsim__rng_below(&r, nc)];
+    f.at = detsim__rng_below(&r, horizon);
+    f.until = f.at + log_uniform(&r, DOWN_MIN_NS, DOWN_MAX_NS);
+    f.arg = detsim__rng_unit(&r) < 0.5; /* a dead host, or a dead process */
+    if (down_overlaps(f.node, f.at, f.until) || S->n_faults + 2 > DETSIM_WORLD_FAULTS_MAX) continue;
+    add(f);
+    struct detsim_world_fault back = f;
+    back.kind = DETSIM_FAULT_RESTART;
+    back.at = f.until;
+    add(back);
+  }
+}
+
+static void draw_resets(uint64_t horizon) {
+  struct detsim_rng r;
+  stream(&r, "reset");
+  if (detsim__rng_unit(&r) >= 0.5) return;
+  unsigned k = 1 + (unsigned)detsim__rng_below(&r, 3);
+  for (unsigned i = 0; i < k; i++) {
+    struct detsim_world_fault f = { 0 };
+    f.at = f.until = detsim__rng_below(&r, horizon);
+    f.kind = DETSIM_FAULT_RESET;
+    f.arg = detsim__rng_next(&r); /* which connection: the arg-th alive then */
+    add(f);
+  }
+}
+
 static void draw(void) {
   S->faults_drawn = 1;
   S->level = (uint32_t)detsim__opt.level;
   if (S->level < 2 || S->n_nodes < 2) return;
-  struct detsim_rng r;
-  detsim__rng_init(&r, detsim__seed_child(S->seed, "faults"));
+  unsigned on;
+  CHECK_EQ(detsim__faults_mask(detsim__opt.faults, &on), 0); /* validated with the options */
   uint64_t horizon = detsim__opt.fault_horizon_ms * 1000000ull;
   if (horizon == 0) horizon = 1;
-  unsigned n = S->n_nodes;
-  uint64_t all = n >= 64 ? ~0ull : (1ull << n) - 1;
   /* The swarm: each kind is on for some seeds only. */
-  if (detsim__rng_unit(&r) < 0.75) {
-    unsigned k = 1 + (unsigned)detsim__rng_below(&r, 3);
-    for (unsigned i = 0; i < k; i++) {
-      uint64_t side = 0;
-      while (side == 0 || side == all) side = detsim__rng_next(&r) & all;
-      struct detsim_world_fault f = { 0 };
-      f.at = detsim__rng_below(&r, horizon);
-      f.until = f.at + log_uniform(&r, PARTITION_MIN_NS, PARTITION_MAX_NS);
-      f.kind = detsim__rng_unit(&r) < 0.3 ? DETSIM_FAULT_ONE_WAY : DETSIM_FAULT_PARTITION;
-      f.side_a = side;
-      add(f);
-      struct detsim_world_fault h = f;
-      h.at = f.until;
-      h.kind = DETSIM_FAULT_HEAL;
-      add(h);
-    }
-  }
-  if (detsim__rng_unit(&r) < 0.5) {
-    unsigned k = 1 + (unsigned)detsim__rng_below(&r, 3);
-    for (unsigned i = 0; i < k; i++) {
-      struct detsim_world_fault f = { 0 };
-      f.at = detsim__rng_below(&r, horizon);
-      f.until = f.at + log_uniform(&r, PAUSE_MIN_NS, PAUSE_MAX_NS);
-      f.kind = DETSIM_FAULT_PAUSE;
-      f.node = (uint32_t)detsim__rng_below(&r, n);
-      add(f);
-    }
-  }
+  if (on & DETSIM_FAULTS_PARTITION) draw_partitions(horizon);
+  if (on & DETSIM_FAULTS_PAUSE) draw_pauses(horizon);
+  if (on & DETSIM_FAULTS_CRASH) draw_crashes(horizon);
+  if (on & DETSIM_FAULTS_RESET) draw_resets(horizon);
   for (unsigned i = 0; i < S->n_faults; i++)
     if (S->faults[i].until > S->healed_at) S->healed_at = S->faults[i].until;
 }
 
+static uint32_t node_state(unsigned node) { return __atomic_load_n(&S->nodes[node].state, __ATOMIC_ACQUIRE); }
+
+/* Whether the fault still applies (a crash of a node that exited does not;
+ * a reset needs a connection), before it takes effect. */
+static bool applies(const struct detsim_world_fault *f) {
+  switch (f->kind) {
+  case DETSIM_FAULT_CRASH: return node_state(f->node) == DETSIM_NODE_READY;
+  case DETSIM_FAULT_RESTART: return node_state(f->node) == DETSIM_NODE_DOWN;
+  default: return true;
+  }
+}
+
 static void apply(const struct detsim_world_fault *f) {
+  if (!applies(f)) return;
+  if (f->kind == DETSIM_FAULT_RESET && !net_reset_connection(f->arg)) return;
+  S->fault_counts[f->kind]++;
+  /* The event first: a crash of this very node does not return. */
+  detsim__event(DETSIM_EV_fault, detsim__self(), NULL, 0, f->kind | f->node << 8 | (uint32_t)(f->arg & 1) << 16);
   switch (f->kind) {
   case DETSIM_FAULT_PARTITION:
   case DETSIM_FAULT_ONE_WAY:
@@ -110,15 +205,25 @@ static void apply(const struct detsim_world_fault *f) {
   case DETSIM_FAULT_PAUSE:
     if (S->nodes[f->node].paused_until < f->until) S->nodes[f->node].paused_until = f->until;
     break;
+  case DETSIM_FAULT_CRASH:
+    detsim__world_crash(f->node, f->arg != 0);
+    break;
+  case DETSIM_FAULT_RESTART:
+    detsim__world_restart(f->node);
+    break;
+  case DETSIM_FAULT_RESET:
+    detsim__world_touch();
+    break;
   default:
     break;
   }
-  S->fault_counts[f->kind]++;
-  detsim__event(DETSIM_EV_fault, detsim__self(), NULL, 0, f->kind | f->node << 8);
 }
 
 void detsim__world_faults_due(void) {
   if (!S->faults_drawn) draw();
+  /* A crashed node on its way out, or a node handing the world over,
+   * leaves what is due to the next node. */
+  if (detsim__world_faults_held || node_state(detsim__node_index) == DETSIM_NODE_DOWN) return;
   uint64_t now = detsim__now_ns();
   while (S->next_fault < S->n_faults && S->faults[S->next_fault].at <= now) apply(&S->faults[S->next_fault++]);
 }
@@ -126,4 +231,37 @@ void detsim__world_faults_due(void) {
 uint64_t detsim__world_next_fault(void) {
   if (!S->faults_drawn) draw();
   return S->next_fault < S->n_faults ? S->faults[S->next_fault].at : DETSIM_NO_DEADLINE;
+}
+
+/* ---- the liveness phase ----
+ * Faults end by healed_at.  From then on a healthy system finishes its work
+ * or says it progresses; one that only spins (timeouts, retries, elections
+ * that never settle) is the liveness bug that safety checks cannot see. */
+
+void detsim__world_progress(void) {
+  S->last_progress_ns = detsim__now_ns();
+  S->progress_calls++;
+}
+
+uint64_t detsim__world_liveness_deadline(void) {
+  if (!S->faults_drawn) draw();
+  if (S->n_faults == 0 || detsim__opt.liveness_s == 0) return DETSIM_NO_DEADLINE;
+  uint64_t from = S->healed_at > S->last_progress_ns ? S->healed_at : S->last_progress_ns;
+  return from + detsim__opt.liveness_s * 1000000000ull;
+}
+
+_Noreturn void detsim__world_liveness_failed(void) {
+  uint64_t healed = S->healed_at, last = S->last_progress_ns;
+  char last_text[64] = "never";
+  if (S->progress_calls || last)
+    snprintf(last_text, sizeof last_text, "at %" PRIu64 ".%06" PRIu64 " s", (uint64_t)(last / 1000000000u),
+             (uint64_t)(last % 1000000000u / 1000));
+  detsim__msg("liveness: the world made no progress for %" PRIu64 " virtual s after its faults healed at %" PRIu64
+              ".%06" PRIu64 " s (progress is detsim_progress() or a client's exit; the last was %s; "
+              "DETSIM_OPTIONS=liveness_s=N sets the bound)",
+              (uint64_t)detsim__opt.liveness_s, (uint64_t)(healed / 1000000000u), (uint64_t)(healed % 1000000000u / 1000),
+              last_text);
+  char extra[96];
+  snprintf(extra, sizeof extra, "liveness_s=%" PRIu64, (uint64_t)detsim__opt.liveness_s);
+  detsim__finish(DETSIM_CLASS_liveness, 0, extra);
 }

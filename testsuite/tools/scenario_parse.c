@@ -120,6 +120,23 @@ static void test_kv(void) {
   free(path), free(server), free(client), free(server_abs), free(client_abs);
 }
 
+/* `protect` by node name and by group: only the named servers. */
+static void test_protect(void) {
+  write_text("p.scenario", "server kv x3: kv_server {name}\n"
+                           "server db x2: kv_server {name}\n"
+                           "client load: kv_client\n"
+                           "protect kv1 db\n");
+  char *path = path_in("p.scenario"), err[512] = "";
+  struct st_scenario s;
+  CHECK_EQ(st_scenario_load(path, &s, err, sizeof err), 0);
+  if (err[0]) fprintf(stderr, "scenario_parse: p.scenario: %s\n", err);
+  CHECK_EQ(s.n_nodes, 6);
+  const bool want[] = { true, false, false, true, true, false };
+  for (unsigned i = 0; i < 6 && i < s.n_nodes; i++) CHECK_EQ(s.nodes[i].protect, want[i]);
+  st_scenario_free(&s);
+  free(path);
+}
+
 /* Quoting, braces, a forward reference, {index}, PATH and relative paths,
  * a level by name, comments after quotes. */
 static void test_quoting(void) {
@@ -166,6 +183,10 @@ struct bad {
 static const struct bad bad_cases[] = {
   { "server kv x3 kv_server {kv:7000}\nclient c: kv_client\n", 1, "missing ':'" },
   { "client c: kv_client\nserve kv: kv_server\n", 2, "unknown directive 'serve'" },
+  { "protect kv1\nserver kv x2: kv_server\nclient c: kv_client\n", 1, "no server or group named 'kv1' above this line" },
+  { "server kv x2: kv_server\nclient c: kv_client\nprotect kv3\n", 3, "no server or group named 'kv3' above this line" },
+  { "server kv x2: kv_server\nclient c: kv_client\nprotect c\n", 3, "'c' is a client: clients never crash" },
+  { "server kv x2: kv_server\nclient c: kv_client\nprotect   # nobody\n", 3, "want 'protect NAME...'" },
   { "client c: kv_client\nserver kv:\n", 2, "empty command" },
   { "client c: kv_client\nserver kv:   # nothing\n", 2, "empty command" },
   { "client c: ''\n", 1, "empty command" },
@@ -303,6 +324,7 @@ int main(int argc, char **argv) {
   write_file("notexec", "#!/bin/sh\n", 10, 0644);
 
   test_kv();
+  test_protect();
   test_quoting();
   for (unsigned i = 0; i < sizeof bad_cases / sizeof *bad_cases; i++) test_bad(&bad_cases[i], i);
   test_bad_files();

@@ -1,6 +1,9 @@
 /* A world test node: answers each line it reads with "pong <line> from
  * <hostname>", one thread per connection, until killed.  With "mute" as
- * its second argument it reads and never answers (a silent peer). */
+ * its second argument it reads and never answers (a silent peer); with
+ * "once" it serves its first connection only, then accepts no other while
+ * its timers keep ticking (a server that never recovers, but is no
+ * deadlock). */
 #include <netinet/in.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -9,7 +12,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-static int mute;
+static int mute, once;
 
 static void *serve(void *arg) {
   int fd = (int)(intptr_t)arg;
@@ -30,6 +33,7 @@ static void *serve(void *arg) {
 int main(int argc, char **argv) {
   int port = argc > 1 ? atoi(argv[1]) : 7000;
   mute = argc > 2 && strcmp(argv[2], "mute") == 0;
+  once = argc > 2 && strcmp(argv[2], "once") == 0;
   int l = socket(AF_INET, SOCK_STREAM, 0);
   int one = 1;
   setsockopt(l, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
@@ -38,7 +42,8 @@ int main(int argc, char **argv) {
     perror("ping_server: bind/listen");
     return 1;
   }
-  for (;;) {
+  for (int served = 0;; served++) {
+    while (once && served > 0) sleep(1);
     int c = accept(l, NULL, NULL);
     if (c < 0) continue;
     pthread_t t;

@@ -8,6 +8,9 @@ beyond what simtest.py checks for one program.
                                          left behind, whatever the run's end
   world_test.py tools      BIN_DIR DIR   simrun sweeps a scenario, finds the failing
                                          one, and simreplay replays a world's line
+  world_test.py faults     BIN_DIR DIR   level 2's partitions and pauses, reported
+  world_test.py restart    BIN_DIR DIR   crashes (dead process, dead host) and
+                                         restarts, as a client sees them
 Exit status 0 when every assertion holds, 1 (with the reason) otherwise.
 """
 import glob
@@ -164,9 +167,9 @@ def faults(bins, d):
     import json
     simrun = os.path.join(bins, "simrun")
     jl = os.path.join(tempfile.mkdtemp(), "f.jsonl")
-    code, out, err = run([simrun, "--seeds", "12", "-j", "2", "--level", "2", "--jsonl", jl, "ping.scenario"], cwd=d, timeout=600)
+    code, out, err = run([simrun, "--seeds", "12", "-j", "2", "--level", "2", "--jsonl", jl, "stall.scenario"], cwd=d, timeout=600)
     if code != 0 or "PASSED" not in out:
-        fail(f"level 2 sweep of ping.scenario: status {code}\n{out}\n{err}")
+        fail(f"level 2 sweep of stall.scenario: status {code}\n{out}\n{err}")
     kinds = {}
     for line in open(jl):
         r = json.loads(line)
@@ -177,12 +180,73 @@ def faults(bins, d):
             fail(f"no {k} fault in 12 seeds at level 2: {kinds}\n{out}")
     if not re.search(r"faults exercised: +\d+ kinds", out) or not re.search(r"partition +\d+ times in \d+ runs", out):
         fail(f"the report does not list the faults:\n{out}")
+    for k in ("crash", "reset"):
+        if kinds.get(k):
+            fail(f"option faults=partition,pause drew a {k}: {kinds}")
     code, out, err = run([simrun, "--seeds", "4", "-j", "2", "ping.scenario"], cwd=d, timeout=600)
     if code != 0 or "faults exercised:   none (level 1" not in out:
         fail(f"level 1 must draw no fault:\n{out}")
     print(f"level 2 faults over 12 seeds: {kinds}; every ping answered in order")
 
 
+SEEN_RE = re.compile(r"seen eof=(\d+) reset=(\d+) timeout=(\d+) refused=(\d+) dial_timeout=(\d+)")
+
+
+def restart(bins, d):
+    """Crashes at level 2 (restart.scenario: crashes only): each seed passes,
+    since the client reconnects; a crashed server comes back as a fresh
+    process; a dead process shows itself as Linux shows one (FIN or RST,
+    refused dials, never a timeout), a dead host by silence (timeouts),
+    and seeds without a crash see no failure at all."""
+    sw = os.path.join(bins, "simworld")
+    names = ["ping_server", "retry_client"]
+    modes = {"host": 0, "process": 0}
+    seen_by = {"none": [0] * 5, "host": [0] * 5, "process": [0] * 5}
+    for seed in range(1, 25):
+        logs = tempfile.mkdtemp()
+        code, out, err = run([sw, "--logs", logs, "restart.scenario"], env={"DETSIM_SEED": str(seed)}, cwd=d, timeout=120)
+        m = RESULT_RE.search(err)
+        if code != 0 or not m or m.group(1) != "pass":
+            fail(f"seed {seed}: want pass, got status {code}:\n{err}")
+        fm = re.search(r"^detsim: faults level=2(.*)$", err, re.M)
+        counts = dict(kv.split("=") for kv in fm.group(1).split()) if fm else {}
+        marks = "".join(open(f).read() for f in glob.glob(os.path.join(logs, "srv*.err")))
+        restarts = re.findall(r"restarts \(incarnation (\d+)\) at virtual time [0-9.]+ s, after a crash as a dead (host|process)", marks)
+        if len(restarts) != int(counts.get("restart", 0)):
+            fail(f"seed {seed}: {counts.get('restart', 0)} restarts counted, {len(restarts)} processes started again:\n{marks}")
+        for inc, mode in restarts:
+            modes[mode] += 1
+        starts = len(re.findall(r"^detsim: seed=", marks, re.M))
+        if starts != 2 + len(restarts):
+            fail(f"seed {seed}: want {2 + len(restarts)} server processes started, saw {starts}")
+        sm = SEEN_RE.search(open(os.path.join(logs, "cli.out")).read())
+        if not sm:
+            fail(f"seed {seed}: the client printed no summary")
+        seen = [int(x) for x in sm.groups()]
+        kinds = {mode for _, mode in restarts}
+        key = "none" if not counts.get("crash") else ("host" if kinds == {"host"} else "process" if kinds == {"process"} else None)
+        if key:
+            seen_by[key] = [a + b for a, b in zip(seen_by[key], seen)]
+        subprocess.run(["rm", "-rf", logs])
+    left = node_processes(names)
+    if left:
+        fail(f"node processes left behind: {left}")
+    if modes["host"] < 2 or modes["process"] < 2:
+        fail(f"want both kinds of crash in 24 seeds: {modes}")
+    eof, reset, timeout, refused, dial_timeout = range(5)
+    if seen_by["none"][eof] or seen_by["none"][reset] or seen_by["none"][timeout] or seen_by["none"][dial_timeout]:
+        fail(f"a seed without a crash saw a failure: {seen_by['none']}")
+    if seen_by["process"][timeout] or seen_by["process"][dial_timeout]:
+        fail(f"a dead process must not look like silence (its kernel answers): {seen_by['process']}")
+    if not (seen_by["process"][eof] + seen_by["process"][reset]):
+        fail(f"no client ever saw a dead process close its connection: {seen_by['process']}")
+    if not (seen_by["host"][timeout] + seen_by["host"][dial_timeout]):
+        fail(f"no client ever met a dead host's silence: {seen_by['host']}")
+    if seen_by["host"][eof]:
+        fail(f"a dead host sent a FIN: {seen_by['host']}")
+    print(f"24 seeds pass; restarts {modes}; the client saw (eof, reset, timeout, refused, dial_timeout): {seen_by}")
+
+
 if __name__ == "__main__":
     mode, bins, d = sys.argv[1], sys.argv[2], sys.argv[3]
-    {"bad-input": bad_input, "leftovers": leftovers, "tools": tools, "faults": faults}[mode](bins, d)
+    {"bad-input": bad_input, "leftovers": leftovers, "tools": tools, "faults": faults, "restart": restart}[mode](bins, d)

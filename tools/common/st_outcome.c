@@ -54,7 +54,8 @@ bool st_parse_result_line(const char *line, struct st_outcome *o) {
   o->events = events;
   o->history = history;
   o->sim_us = 0;
-  /* The remaining fields: sim_time=S.UUUUUUs, trace=PATH, anything else. */
+  /* The remaining fields: sim_time=S.UUUUUUs, trace=PATH, logs=DIR,
+   * anything else. */
   struct st_buf detail = { 0 };
   st_buf_puts(&detail, "");
   free(o->trace);
@@ -67,6 +68,9 @@ bool st_parse_result_line(const char *line, struct st_outcome *o) {
       if (sscanf(p + 9, "%llu.%6llus", &s, &us) == 2) o->sim_us = s * 1000000ull + us;
     } else if (!strncmp(p, "trace=", 6)) {
       o->trace = st_xasprintf("%.*s", (int)(n - 6), p + 6);
+    } else if (!strncmp(p, "logs=", 5)) {
+      /* A world's log directory differs in every run: not part of what
+       * failed, so not of the signature. */
     } else if (n) {
       if (detail.len) st_buf_puts(&detail, " ");
       st_buf_add(&detail, p, n);

@@ -326,6 +326,28 @@ static int parse_setting(struct parser *p, unsigned line, const char *text, cons
   return 0;
 }
 
+/* "protect NAME...": servers (by node or group name, declared above) that
+ * crash faults never pick, such as a primary whose state is not durable. */
+static int parse_protect(struct parser *p, unsigned line, const char *text, const char *rest) {
+  char name[64];
+  int used, words = 0;
+  while (sscanf(rest, " %63s%n", name, &used) == 1) {
+    rest += used;
+    words++;
+    bool found = false;
+    for (unsigned j = 0; j < p->s->n_nodes; j++) {
+      struct st_scenario_node *node = &p->s->nodes[j];
+      if (strcmp(node->name, name) != 0 && strcmp(node->group, name) != 0) continue;
+      if (node->client) return fail(p, line, text, "'%s' is a client: clients never crash, protect names servers", name);
+      node->protect = true;
+      found = true;
+    }
+    if (!found) return fail(p, line, text, "no server or group named '%s' above this line", name);
+  }
+  if (words == 0) return fail(p, line, text, "want 'protect NAME...' (servers or groups declared above)");
+  return 0;
+}
+
 static int parse_line(struct parser *p, unsigned line, char *text) {
   if (cut_comment(text) != 0) return fail(p, line, text, "unterminated quote");
   char word[16] = "";
@@ -340,7 +362,8 @@ static int parse_line(struct parser *p, unsigned line, char *text) {
     return parse_node_line(p, line, text, rest, word[0] == 'c');
   if (!strcmp(word, "level")) return parse_level(p, line, text, rest);
   if (!strcmp(word, "option") || !strcmp(word, "env")) return parse_setting(p, line, text, rest, word[0] == 'e');
-  return fail(p, line, text, "unknown directive '%s' (want server, client, level, option or env)", word);
+  if (!strcmp(word, "protect")) return parse_protect(p, line, text, rest);
+  return fail(p, line, text, "unknown directive '%s' (want server, client, level, option, env or protect)", word);
 }
 
 /* Splits data into NUL-terminated lines in place and parses each. */

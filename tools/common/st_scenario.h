@@ -29,6 +29,7 @@ struct st_scenario_node {
   char group[ST_SCENARIO_NAME_BYTES]; /* the line's NAME */
   unsigned index;                     /* 1-based within the group */
   bool client;                        /* the run passes when every client exits 0 */
+  bool protect;                       /* crash faults never pick it */
   unsigned line;                      /* where it was declared */
   char *program;                      /* resolved absolute path */
   char **argv;                        /* argv[0] = program as written, NULL-terminated, placeholders expanded */

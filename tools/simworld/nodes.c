@@ -52,6 +52,7 @@ struct detsim_world_shared *sw_world_create(const struct st_scenario *sc, uint64
     struct detsim_world_node *n = &w->nodes[i];
     snprintf(n->name, sizeof n->name, "%s", sc->nodes[i].name);
     n->client = sc->nodes[i].client;
+    n->protect = sc->nodes[i].protect;
     n->wake_at = UINT64_MAX;
     if (n->client) w->clients_live++;
   }
@@ -77,6 +78,8 @@ static void spawn(struct sw_run *r, unsigned i) {
   char *seed_env = st_xasprintf("DETSIM_SEED=%llu", (unsigned long long)r->seed);
   char *opt_env = st_xasprintf("DETSIM_OPTIONS=%s", r->options);
   r->world->nodes[i].state = DETSIM_NODE_STARTING;
+  r->world->nodes[i].wake = 0;
+  r->world->nodes[i].kill_me = 0;
   r->world->nodes[i].incarnation++;
   pid_t pid = fork();
   if (pid < 0) st_die(ST_EXIT_HARNESS, "fork: %s", strerror(errno));
@@ -168,7 +171,7 @@ static void reaped(struct sw_run *r, unsigned i, int status) {
   r->pids[i] = 0;
   struct detsim_world_node *n = &r->world->nodes[i];
   uint32_t st = __atomic_load_n(&n->state, __ATOMIC_ACQUIRE);
-  if (st == DETSIM_NODE_EXITED || __atomic_load_n(&r->world->ended, __ATOMIC_ACQUIRE)) return;
+  if (st == DETSIM_NODE_EXITED || st == DETSIM_NODE_DOWN || __atomic_load_n(&r->world->ended, __ATOMIC_ACQUIRE)) return;
   /* Its runtime never saw the end (SIGKILL from outside, _exit before the
    * simulation, a raw exit system call): the world cannot go on. */
   __atomic_store_n(&n->state, DETSIM_NODE_DEAD, __ATOMIC_RELEASE);
@@ -176,16 +179,55 @@ static void reaped(struct sw_run *r, unsigned i, int status) {
   r->outside_status = status;
 }
 
+static void kill_and_reap(struct sw_run *r, unsigned i) {
+  if (r->pids[i] <= 0) return;
+  kill(r->pids[i], SIGKILL);
+  waitpid(r->pids[i], NULL, 0);
+  r->pids[i] = 0;
+}
+
+/* A crash fault marked nodes DOWN: their processes die for real now. */
+static void kill_crashed(struct sw_run *r) {
+  for (unsigned i = 0; i < r->sc->n_nodes; i++)
+    if (r->pids[i] > 0 && __atomic_load_n(&r->world->nodes[i].kill_me, __ATOMIC_ACQUIRE)) kill(r->pids[i], SIGKILL);
+}
+
+/* The node holding the world waits while a crashed node comes back: the
+ * old process must be gone first (its dispatcher waits on the same word
+ * as the new one's will). */
+static void restart_requested(struct sw_run *r) {
+  uint32_t req = __atomic_load_n(&r->world->restart_request, __ATOMIC_ACQUIRE);
+  if (req == 0 || __atomic_load_n(&r->world->restart_done, __ATOMIC_ACQUIRE)) return;
+  unsigned i = req - 1;
+  kill_and_reap(r, i);
+  char *err = log_path(r, i, "err");
+  FILE *f = fopen(err, "a");
+  if (f) {
+    fprintf(f, "simworld: --- %s restarts (incarnation %u) at virtual time %.6f s, after a crash as a dead %s ---\n",
+            r->sc->nodes[i].name, r->world->nodes[i].incarnation + 1, (double)r->world->now_ns / 1e9,
+            r->world->nodes[i].down_silent ? "host" : "process");
+    fclose(f);
+  }
+  free(err);
+  start_node(r, i);
+  r->restarts++;
+  __atomic_store_n(&r->world->restart_done, 1, __ATOMIC_RELEASE);
+  wake_word(&r->world->restart_done);
+}
+
 int sw_supervise(struct sw_run *r) {
   for (;;) {
+    uint32_t bell = __atomic_load_n(&r->world->bell, __ATOMIC_ACQUIRE);
     if (__atomic_load_n(&r->world->ended, __ATOMIC_ACQUIRE)) return 0;
+    kill_crashed(r);
+    restart_requested(r);
     int status;
     pid_t p;
     while ((p = waitpid(-1, &status, WNOHANG)) > 0)
       for (unsigned i = 0; i < r->sc->n_nodes; i++)
         if (r->pids[i] == p) reaped(r, i, status);
     if (r->outside_death >= 0 && !__atomic_load_n(&r->world->ended, __ATOMIC_ACQUIRE)) return -1;
-    futex_wait_ms(&r->world->ended, 0, 50);
+    futex_wait_ms(&r->world->bell, bell, 50);
   }
 }
 
@@ -199,9 +241,5 @@ void sw_dump_all(struct sw_run *r) {
 void sw_kill_all(struct sw_run *r) {
   for (unsigned i = 0; i < r->sc->n_nodes; i++)
     if (r->pids[i] > 0) kill(r->pids[i], SIGKILL);
-  for (unsigned i = 0; i < r->sc->n_nodes; i++)
-    if (r->pids[i] > 0) {
-      waitpid(r->pids[i], NULL, 0);
-      r->pids[i] = 0;
-    }
+  for (unsigned i = 0; i < r->sc->n_nodes; i++) kill_and_reap(r, i);
 }

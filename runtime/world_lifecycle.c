@@ -1,0 +1,79 @@
+/* Crash and restart of nodes (world_faults.c draws them; world_abi.h).
+ *
+ * A crash is applied by whichever node holds the world when its time
+ * comes.  The crashed node is marked DOWN at once, so no choice ever picks
+ * it again and its last event is the one before the crash; the launcher
+ * then kills its process for real (SIGKILL) at its own pace, which no
+ * history can see.  A restart is the launcher's job too: the node holding
+ * the world rings the launcher's bell and waits, with the world still in
+ * its hands, until the fresh process has attached and parked, so the
+ * restart takes the same place in every run of the seed.
+ */
+#include <limits.h>
+#include <linux/futex.h>
+#include <stdio.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "check.h"
+#include "clock.h"
+#include "net.h"
+#include "real.h"
+#include "sched_internal.h"
+#include "world.h"
+
+#define S detsim__ws
+
+void detsim__sched_crash_self(void) __attribute__((noreturn));
+
+bool detsim__world_node_silent(unsigned node) {
+  return detsim__in_world && node < S->n_nodes &&
+         __atomic_load_n(&S->nodes[node].state, __ATOMIC_ACQUIRE) == DETSIM_NODE_DOWN && S->nodes[node].down_silent;
+}
+
+void detsim__world_crash(unsigned node, bool silent) {
+  struct detsim_world_node *n = &S->nodes[node];
+  CHECK_EQ(__atomic_load_n(&n->state, __ATOMIC_ACQUIRE), DETSIM_NODE_READY);
+  n->down_silent = silent;
+  __atomic_store_n(&n->state, DETSIM_NODE_DOWN, __ATOMIC_RELEASE);
+  net_node_crash(node, silent);
+  /* Its peers' waits must look at what the crash said to them. */
+  detsim__world_touch();
+  /* A node crashing itself hands the world over before it may be killed. */
+  if (node == detsim__node_index) detsim__sched_crash_self();
+  detsim__world_release_crashed(node);
+}
+
+void detsim__world_release_crashed(unsigned node) {
+  __atomic_store_n(&S->nodes[node].kill_me, 1, __ATOMIC_RELEASE);
+  detsim__world_ring_launcher();
+}
+
+void detsim__world_restart(unsigned node) {
+  struct detsim_world_node *n = &S->nodes[node];
+  CHECK_EQ(__atomic_load_n(&n->state, __ATOMIC_ACQUIRE), DETSIM_NODE_DOWN);
+  CHECK(node != detsim__node_index);
+  S->now_ns = detsim__now_ns(); /* for the launcher's note in the log */
+  __atomic_store_n(&S->restart_done, 0, __ATOMIC_RELAXED);
+  __atomic_store_n(&S->restart_request, node + 1, __ATOMIC_RELEASE);
+  detsim__world_ring_launcher();
+  while (__atomic_load_n(&S->restart_done, __ATOMIC_ACQUIRE) == 0)
+    REAL(syscall)(SYS_futex, &S->restart_done, FUTEX_WAIT, 0, NULL, NULL, 0);
+  S->restart_request = 0;
+  CHECK_EQ(__atomic_load_n(&n->state, __ATOMIC_ACQUIRE), DETSIM_NODE_READY);
+  /* The host is back (the new process is parked and has no socket yet). */
+  if (n->down_silent) net_node_restart(node);
+  n->down_silent = 0;
+  detsim__world_touch();
+}
+
+void detsim__world_label(char *out, size_t size, const char *base) {
+  if (!detsim__in_world) {
+    snprintf(out, size, "%s", base);
+    return;
+  }
+  unsigned inc = S->nodes[detsim__node_index].incarnation;
+  /* The first incarnation keeps the labels worlds always had. */
+  if (inc <= 1) snprintf(out, size, "%s/node/%u", base, detsim__node_index);
+  else snprintf(out, size, "%s/node/%u/incarnation/%u", base, detsim__node_index, inc);
+}
