@@ -198,8 +198,18 @@ def restart(bins, d):
     process; a dead process shows itself as Linux shows one (FIN or RST,
     refused dials, never a timeout), a dead host by silence (timeouts),
     and seeds without a crash see no failure at all."""
+    import shutil
     sw = os.path.join(bins, "simworld")
-    names = ["ping_server", "retry_client"]
+    # Private copies of the programs: other tests running alongside start
+    # nodes of the same programs, which must not count as leftovers here.
+    progs = tempfile.mkdtemp()
+    srv, cli = f"rs{os.getpid()}_srv", f"rs{os.getpid()}_cli"
+    shutil.copy(os.path.join(d, "ping_server"), os.path.join(progs, srv))
+    shutil.copy(os.path.join(d, "retry_client"), os.path.join(progs, cli))
+    text = open(os.path.join(d, "restart.scenario")).read()
+    open(os.path.join(progs, "restart.scenario"), "w").write(text.replace("ping_server", srv).replace("retry_client", cli))
+    d = progs
+    names = [srv, cli]
     modes = {"host": 0, "process": 0}
     seen_by = {"none": [0] * 5, "host": [0] * 5, "process": [0] * 5}
     for seed in range(1, 25):
