@@ -138,7 +138,6 @@ struct detsim_world_shared {
    * process of node restart_request - 1 and waits for restart_done. */
   uint32_t restart_request;  /* 1 + node index, 0 when none */
   uint32_t restart_done;     /* futex word: 1 once the new process is parked */
-  uint32_t restart_failed;   /* the new process did not start: the world ends */
   /* DETSIM_CHECK counts of every node (the launcher reports them). */
   uint32_t n_checks;
   struct detsim_world_check checks[DETSIM_WORLD_CHECKS_MAX];

@@ -210,7 +210,6 @@ static void restart_requested(struct sw_run *r) {
   }
   free(err);
   start_node(r, i);
-  r->restarts++;
   __atomic_store_n(&r->world->restart_done, 1, __ATOMIC_RELEASE);
   wake_word(&r->world->restart_done);
 }

@@ -27,7 +27,6 @@ struct sw_run {
   pid_t pids[DETSIM_WORLD_NODES_MAX];
   int outside_death;       /* a node that died outside the simulation, or -1 */
   int outside_status;
-  unsigned restarts;       /* processes started again after a crash fault */
 };
 
 struct detsim_world_shared *sw_world_create(const struct st_scenario *sc, uint64_t seed, int *fd_out);
