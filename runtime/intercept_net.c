@@ -36,6 +36,7 @@
 #include "net.h"
 #include "real.h"
 #include "sched.h"
+#include "signal.h"
 
 /* glibc's fortify entry points have no public prototypes. */
 ssize_t __read_chk(int fd, void *buf, size_t nbytes, size_t buflen);
@@ -669,8 +670,10 @@ DETSIM_EXPORT int __detsim_ppoll(struct pollfd *fds, nfds_t nfds, const struct t
   PC();
   if (!poll_simulated(fds, nfds)) return REAL(ppoll)(fds, nfds, timeout, sigmask);
   if (timeout != NULL && !detsim__timespec_valid(timeout)) return (int)fail(EINVAL);
-  /* The signal mask has no effect: signals are not simulated yet. */
-  return sim_poll(fds, nfds, deadline_ts(timeout));
+  uint64_t saved = detsim__sig_mask_enter(sigmask);
+  int r = sim_poll(fds, nfds, deadline_ts(timeout));
+  detsim__sig_mask_leave(saved);
+  return r;
 }
 DETSIM_INTERCEPT_ALIAS(ppoll)
 
@@ -680,7 +683,10 @@ DETSIM_EXPORT int __detsim___ppoll_chk(struct pollfd *fds, nfds_t nfds, const st
   if (fdslen / sizeof *fds < nfds) __chk_fail();
   if (!poll_simulated(fds, nfds)) return REAL(__ppoll_chk)(fds, nfds, timeout, sigmask, fdslen);
   if (timeout != NULL && !detsim__timespec_valid(timeout)) return (int)fail(EINVAL);
-  return sim_poll(fds, nfds, deadline_ts(timeout));
+  uint64_t saved = detsim__sig_mask_enter(sigmask);
+  int r = sim_poll(fds, nfds, deadline_ts(timeout));
+  detsim__sig_mask_leave(saved);
+  return r;
 }
 DETSIM_INTERCEPT_ALIAS(__ppoll_chk)
 
@@ -725,7 +731,10 @@ DETSIM_EXPORT int __detsim_pselect(int nfds, fd_set *r, fd_set *w, fd_set *e, co
   PC();
   if (!select_simulated(nfds, r, w, e)) return REAL(pselect)(nfds, r, w, e, ts, sigmask);
   if (ts != NULL && !detsim__timespec_valid(ts)) return (int)fail(EINVAL);
-  return sim_select(nfds, r, w, e, deadline_ts(ts));
+  uint64_t saved = detsim__sig_mask_enter(sigmask);
+  int n = sim_select(nfds, r, w, e, deadline_ts(ts));
+  detsim__sig_mask_leave(saved);
+  return n;
 }
 DETSIM_INTERCEPT_ALIAS(pselect)
 
@@ -753,8 +762,10 @@ DETSIM_EXPORT int __detsim_epoll_pwait(int epfd, struct epoll_event *ev, int max
                                        const sigset_t *sigmask) {
   SOCK_ENTER(DETSIM_EV_net_epoll_wait, epfd, (uint32_t)maxevents,
              REAL(epoll_pwait)(epfd, ev, maxevents, timeout, sigmask));
-  /* The signal mask has no effect: signals are not simulated yet. */
-  return sim_epoll_wait(f, ev, maxevents, deadline_ms(timeout));
+  uint64_t saved = detsim__sig_mask_enter(sigmask);
+  int r = sim_epoll_wait(f, ev, maxevents, deadline_ms(timeout));
+  detsim__sig_mask_leave(saved);
+  return r;
 }
 DETSIM_INTERCEPT_ALIAS(epoll_pwait)
 
@@ -763,6 +774,9 @@ DETSIM_EXPORT int __detsim_epoll_pwait2(int epfd, struct epoll_event *ev, int ma
   SOCK_ENTER(DETSIM_EV_net_epoll_wait, epfd, (uint32_t)maxevents,
              REAL(epoll_pwait2)(epfd, ev, maxevents, timeout, sigmask));
   if (timeout != NULL && !detsim__timespec_valid(timeout)) return (int)leave(f, fail(EINVAL));
-  return sim_epoll_wait(f, ev, maxevents, deadline_ts(timeout));
+  uint64_t saved = detsim__sig_mask_enter(sigmask);
+  int r = sim_epoll_wait(f, ev, maxevents, deadline_ts(timeout));
+  detsim__sig_mask_leave(saved);
+  return r;
 }
 DETSIM_INTERCEPT_ALIAS(epoll_pwait2)

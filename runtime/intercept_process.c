@@ -96,53 +96,11 @@ DETSIM_EXPORT long __detsim_syscall(long number, ...) {
 }
 DETSIM_INTERCEPT_ALIAS(syscall)
 
-DETSIM_EXPORT sighandler_t __detsim_signal(int sig, sighandler_t handler) {
-  unsupported("signal", why_signal, &warned_signal);
-  return REAL(signal)(sig, handler);
-}
-DETSIM_INTERCEPT_ALIAS(signal)
-
-DETSIM_EXPORT int __detsim_sigaction(int sig, const struct sigaction *act, struct sigaction *old) {
-  if (act != NULL) unsupported("sigaction", why_sigaction, &warned_sigaction);
-  return REAL(sigaction)(sig, act, old);
-}
-DETSIM_INTERCEPT_ALIAS(sigaction)
-
-DETSIM_EXPORT int __detsim_raise(int sig) {
-  unsupported("raise", why_raise, &warned_raise);
-  return REAL(raise)(sig);
-}
-DETSIM_INTERCEPT_ALIAS(raise)
-
-DETSIM_EXPORT int __detsim_kill(pid_t pid, int sig) {
-  unsupported("kill", why_kill, &warned_kill);
-  return REAL(kill)(pid, sig);
-}
-DETSIM_INTERCEPT_ALIAS(kill)
-
-DETSIM_EXPORT unsigned int __detsim_alarm(unsigned int seconds) {
-  unsupported("alarm", why_alarm, &warned_alarm);
-  return REAL(alarm)(seconds);
-}
-DETSIM_INTERCEPT_ALIAS(alarm)
-
-DETSIM_EXPORT int __detsim_setitimer(__itimer_which_t which, const struct itimerval *nv, struct itimerval *ov) {
-  unsupported("setitimer", why_setitimer, &warned_setitimer);
-  return REAL(setitimer)(which, nv, ov);
-}
-DETSIM_INTERCEPT_ALIAS(setitimer)
-
 DETSIM_EXPORT int __detsim_pthread_cancel(pthread_t t) {
   unsupported("pthread_cancel", why_pthread_cancel, &warned_pthread_cancel);
   return REAL(pthread_cancel)(t);
 }
 DETSIM_INTERCEPT_ALIAS(pthread_cancel)
-
-DETSIM_EXPORT int __detsim_pthread_kill(pthread_t t, int sig) {
-  unsupported("pthread_kill", why_pthread_kill, &warned_pthread_kill);
-  return REAL(pthread_kill)(t, sig);
-}
-DETSIM_INTERCEPT_ALIAS(pthread_kill)
 
 DETSIM_EXPORT sem_t *__detsim_sem_open(const char *name, int oflag, ...) {
   unsupported("sem_open", why_sem_open, &warned_sem_open);

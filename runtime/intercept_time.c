@@ -100,10 +100,19 @@ static bool never_ready(void *arg) {
   return false;
 }
 
-/* Sleeps until virtual time reaches `deadline`. */
-static void sim_sleep_until(uint64_t deadline, uintptr_t pc) {
+/* Sleeps until virtual time reaches `deadline`: 0, or EINTR when a
+ * signal's handler ran first (sleeps never restart). */
+static int sim_sleep_until(uint64_t deadline, uintptr_t pc) {
   detsim__yield_aux(DETSIM_EV_sleep, NULL, pc, 0);
-  if (deadline > detsim__now_ns()) detsim__block(DETSIM_EV_sleep, NULL, never_ready, NULL, deadline);
+  if (deadline <= detsim__now_ns()) return 0;
+  return detsim__block_intr(DETSIM_EV_sleep, NULL, never_ready, NULL, deadline) == EINTR ? EINTR : 0;
+}
+
+static void time_left(uint64_t deadline, struct timespec *rem) {
+  if (rem == NULL) return;
+  uint64_t now = detsim__now_ns(), left = deadline > now ? deadline - now : 0;
+  rem->tv_sec = (time_t)(left / 1000000000ull);
+  rem->tv_nsec = (long)(left % 1000000000ull);
 }
 
 DETSIM_EXPORT int __detsim_nanosleep(const struct timespec *req, struct timespec *rem) {
@@ -112,7 +121,12 @@ DETSIM_EXPORT int __detsim_nanosleep(const struct timespec *req, struct timespec
     errno = EINVAL;
     return -1;
   }
-  sim_sleep_until(detsim__deadline_after(req), (uintptr_t)__builtin_return_address(0));
+  uint64_t deadline = detsim__deadline_after(req);
+  if (sim_sleep_until(deadline, (uintptr_t)__builtin_return_address(0)) == EINTR) {
+    time_left(deadline, rem);
+    errno = EINTR;
+    return -1;
+  }
   return 0;
 }
 DETSIM_INTERCEPT_ALIAS(nanosleep)
@@ -129,7 +143,10 @@ DETSIM_EXPORT int __detsim_clock_nanosleep(clockid_t id, int flags, const struct
     if (detsim__clock_read(id, &probe) != 0 || !detsim__timespec_valid(req)) return EINVAL;
     deadline = detsim__deadline_after(req);
   }
-  sim_sleep_until(deadline, (uintptr_t)__builtin_return_address(0));
+  if (sim_sleep_until(deadline, (uintptr_t)__builtin_return_address(0)) == EINTR) {
+    if (!(flags & TIMER_ABSTIME)) time_left(deadline, rem);
+    return EINTR;
+  }
   return 0;
 }
 DETSIM_INTERCEPT_ALIAS(clock_nanosleep)
@@ -137,7 +154,10 @@ DETSIM_INTERCEPT_ALIAS(clock_nanosleep)
 DETSIM_EXPORT int __detsim_usleep(useconds_t usec) {
   if (detsim__self() == NULL) return REAL(usleep)(usec);
   struct timespec ts = { (time_t)(usec / 1000000u), (long)(usec % 1000000u) * 1000L };
-  sim_sleep_until(detsim__deadline_after(&ts), (uintptr_t)__builtin_return_address(0));
+  if (sim_sleep_until(detsim__deadline_after(&ts), (uintptr_t)__builtin_return_address(0)) == EINTR) {
+    errno = EINTR;
+    return -1;
+  }
   return 0;
 }
 DETSIM_INTERCEPT_ALIAS(usleep)
@@ -145,7 +165,12 @@ DETSIM_INTERCEPT_ALIAS(usleep)
 DETSIM_EXPORT unsigned int __detsim_sleep(unsigned int seconds) {
   if (detsim__self() == NULL) return REAL(sleep)(seconds);
   struct timespec ts = { (time_t)seconds, 0 };
-  sim_sleep_until(detsim__deadline_after(&ts), (uintptr_t)__builtin_return_address(0));
+  uint64_t deadline = detsim__deadline_after(&ts);
+  if (sim_sleep_until(deadline, (uintptr_t)__builtin_return_address(0)) == EINTR) {
+    struct timespec left;
+    time_left(deadline, &left);
+    return (unsigned)left.tv_sec + (left.tv_nsec > 0); /* whole seconds left, rounded up */
+  }
   return 0;
 }
 DETSIM_INTERCEPT_ALIAS(sleep)
@@ -153,7 +178,11 @@ DETSIM_INTERCEPT_ALIAS(sleep)
 DETSIM_EXPORT int __detsim_thrd_sleep(const struct timespec *duration, struct timespec *remaining) {
   if (detsim__self() == NULL) return REAL(thrd_sleep)(duration, remaining);
   if (!detsim__timespec_valid(duration)) return -2;
-  sim_sleep_until(detsim__deadline_after(duration), (uintptr_t)__builtin_return_address(0));
+  uint64_t deadline = detsim__deadline_after(duration);
+  if (sim_sleep_until(deadline, (uintptr_t)__builtin_return_address(0)) == EINTR) {
+    time_left(deadline, remaining);
+    return -1;
+  }
   return 0;
 }
 DETSIM_INTERCEPT_ALIAS(thrd_sleep)

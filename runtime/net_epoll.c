@@ -217,7 +217,12 @@ int net_epoll_wait(struct net_file *epf, struct epoll_event *events, int maxeven
   }
   struct epoll_wait_arg a = { epf };
   if (!epoll_ready(&a)) {
-    if (net_wait(DETSIM_EV_net_epoll_wait, epf, epoll_ready, epoll_next, &a, deadline) != 0) return 0;
+    int r = net_wait(DETSIM_EV_net_epoll_wait, epf, epoll_ready, epoll_next, &a, deadline);
+    if (r == EINTR) {
+      errno = EINTR;
+      return -1;
+    }
+    if (r != 0) return 0;
   }
   uint64_t now = detsim__now_ns();
   int out = 0;

@@ -37,6 +37,7 @@
 #include "real.h"
 #include "report.h"
 #include "sched_internal.h"
+#include "signal.h"
 
 static struct net_file *fd_table[DETSIM_NET_FD_NUMBER_MAX];
 static bool fd_cloexec_bits[DETSIM_NET_FD_NUMBER_MAX];
@@ -257,6 +258,13 @@ uint64_t net_file_gen(struct net_file *f, uint64_t now, uint32_t events) {
 
 /* ---- waiting ---- */
 
+/* signal(7): after a handler with SA_RESTART, a blocking read, write,
+ * accept or connect starts again; poll, select, epoll_wait never do, nor
+ * does a call with a timeout (SO_RCVTIMEO, SO_SNDTIMEO). */
+static bool restartable(enum detsim_event_kind kind, uint64_t deadline) {
+  return deadline == DETSIM_NO_DEADLINE && kind != DETSIM_EV_net_poll && kind != DETSIM_EV_net_epoll_wait;
+}
+
 int net_wait(enum detsim_event_kind kind, const void *obj, bool (*ready)(void *),
              uint64_t (*next)(void *), void *arg, uint64_t deadline) {
   if (detsim__self() == NULL) return ready(arg) ? 0 : EAGAIN;
@@ -266,7 +274,9 @@ int net_wait(enum detsim_event_kind kind, const void *obj, bool (*ready)(void *)
     if (now >= deadline) return ETIMEDOUT;
     uint64_t t = next ? next(arg) : DETSIM_NO_DEADLINE;
     uint64_t d = t < deadline ? t : deadline;
-    if (detsim__block(kind, obj, ready, arg, d) == 0) return 0;
+    int r = detsim__block_intr(kind, obj, ready, arg, d);
+    if (r == 0) return 0;
+    if (r == EINTR && !(restartable(kind, deadline) && detsim__restartable())) return EINTR;
   }
 }
 
@@ -324,22 +334,9 @@ void net_limit(const char *name, uint64_t value, const char *why) {
 }
 
 void net_sigpipe(void) {
-  struct sigaction old;
-  sigset_t mask;
-  REAL(sigaction)(SIGPIPE, NULL, &old);
-  pthread_sigmask(SIG_BLOCK, NULL, &mask);
-  if (old.sa_handler == SIG_IGN) return;
-  if (old.sa_handler == SIG_DFL && !sigismember(&mask, SIGPIPE)) {
-    /* The default action ends the process: end the run as the crash it is,
-     * with the result line the contract promises. */
-    detsim_thread *self = detsim__self();
-    detsim__msg("crash: SIGPIPE (Broken pipe) in thread T%u: a write to a connection the peer closed",
-                self ? detsim__thread_id(self) : 0);
-    detsim__finish(DETSIM_CLASS_crash, 0, "signal=SIGPIPE");
-  }
-  /* A handler runs now, in this thread, as the kernel would run it on the
-   * way out of the write. */
-  REAL(raise)(SIGPIPE);
+  /* Raised by the write itself and taken before it returns, as the kernel
+   * does: a handler runs now, a default action ends the run as a crash. */
+  detsim__sig_raise_sync(SIGPIPE, "a write to a connection the peer closed");
 }
 
 void net_result(const void *obj, long result) {

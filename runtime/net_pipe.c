@@ -138,8 +138,9 @@ ssize_t net_pipe_readv(struct net_file *f, const struct iovec *iov, int iovcnt) 
       return -1;
     }
     struct file_wait w = { f, EPOLLIN | EPOLLHUP };
-    if (net_wait(DETSIM_EV_net_recv, f, file_wait_ready, NULL, &w, DETSIM_NO_DEADLINE) != 0) {
-      errno = EAGAIN;
+    int wr = net_wait(DETSIM_EV_net_recv, f, file_wait_ready, NULL, &w, DETSIM_NO_DEADLINE);
+    if (wr != 0) {
+      errno = wr == EINTR ? EINTR : EAGAIN;
       return -1;
     }
   }
@@ -184,9 +185,10 @@ ssize_t net_pipe_writev(struct net_file *f, const struct iovec *iov, int iovcnt,
       return -1;
     }
     struct pipe_room r = { p, need };
-    if (net_wait(DETSIM_EV_net_send, f, pipe_room_ready, NULL, &r, DETSIM_NO_DEADLINE) != 0) {
+    int wr = net_wait(DETSIM_EV_net_send, f, pipe_room_ready, NULL, &r, DETSIM_NO_DEADLINE);
+    if (wr != 0) {
       if (sent > 0) return (ssize_t)sent;
-      errno = EAGAIN;
+      errno = wr == EINTR ? EINTR : EAGAIN;
       return -1;
     }
   }
@@ -247,8 +249,9 @@ ssize_t net_eventfd_read(struct net_file *f, void *buf, size_t len) {
       return -1;
     }
     struct file_wait w = { f, EPOLLIN };
-    if (net_wait(DETSIM_EV_net_recv, f, file_wait_ready, NULL, &w, DETSIM_NO_DEADLINE) != 0) {
-      errno = EAGAIN;
+    int wr = net_wait(DETSIM_EV_net_recv, f, file_wait_ready, NULL, &w, DETSIM_NO_DEADLINE);
+    if (wr != 0) {
+      errno = wr == EINTR ? EINTR : EAGAIN;
       return -1;
     }
   }
@@ -277,8 +280,9 @@ ssize_t net_eventfd_write(struct net_file *f, const void *buf, size_t len) {
       return -1;
     }
     struct efd_room r = { e, v };
-    if (net_wait(DETSIM_EV_net_send, f, efd_room_ready, NULL, &r, DETSIM_NO_DEADLINE) != 0) {
-      errno = EAGAIN;
+    int wr = net_wait(DETSIM_EV_net_send, f, efd_room_ready, NULL, &r, DETSIM_NO_DEADLINE);
+    if (wr != 0) {
+      errno = wr == EINTR ? EINTR : EAGAIN;
       return -1;
     }
   }

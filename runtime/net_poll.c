@@ -80,7 +80,10 @@ int net_poll(struct pollfd *fds, unsigned long nfds, uint64_t deadline) {
   int real_ready = real_revents(fds, nfds);
   struct poll_arg a = { fds, nfds };
   if (real_ready == 0 && !poll_ready(&a)) {
-    net_wait(DETSIM_EV_net_poll, fds, poll_ready, poll_next, &a, deadline);
+    if (net_wait(DETSIM_EV_net_poll, fds, poll_ready, poll_next, &a, deadline) == EINTR) {
+      errno = EINTR;
+      return -1;
+    }
     real_ready = real_revents(fds, nfds);
   }
   return sim_revents(fds, nfds, detsim__now_ns(), true) + real_ready;
@@ -110,7 +113,10 @@ int net_select(int nfds, void *rd_, void *wr_, void *ex_, uint64_t deadline) {
     fds[n].events = ev;
     n++;
   }
-  net_poll(fds, n, deadline);
+  if (net_poll(fds, n, deadline) < 0) {
+    free(fds);
+    return -1; /* EINTR */
+  }
   int count = 0;
   for (unsigned long i = 0; i < n; i++) {
     if (fds[i].revents & POLLNVAL) {

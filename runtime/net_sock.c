@@ -196,12 +196,13 @@ static uint64_t sock_wait_next(void *arg) {
   return net_sock_next_change(w->s, detsim__now_ns());
 }
 
-/* 0 when ready, EAGAIN at the deadline (SO_RCVTIMEO / SO_SNDTIMEO). */
+/* 0 when ready, EAGAIN at the deadline (SO_RCVTIMEO / SO_SNDTIMEO), EINTR
+ * when a signal's handler ran. */
 static int sock_wait(struct net_sock *s, enum detsim_event_kind kind, uint32_t want, uint64_t timeo_ns) {
   struct sock_wait w = { s, want | EPOLLERR | EPOLLHUP };
   uint64_t deadline = timeo_ns ? detsim__now_ns() + timeo_ns : DETSIM_NO_DEADLINE;
   int r = net_wait(kind, s->file, sock_wait_ready, sock_wait_next, &w, deadline);
-  return r == 0 ? 0 : EAGAIN;
+  return r == 0 ? 0 : r == EINTR ? EINTR : EAGAIN;
 }
 
 /* ---- creation ---- */
@@ -560,7 +561,8 @@ static void disconnect(struct net_sock *s) {
 
 static int connect_wait(struct net_sock *s) {
   uint64_t timeo = s->sndtimeo_ns;
-  if (sock_wait(s, DETSIM_EV_net_connect, EPOLLOUT, timeo) != 0) return EINPROGRESS;
+  int w = sock_wait(s, DETSIM_EV_net_connect, EPOLLOUT, timeo);
+  if (w != 0) return w == EINTR ? EINTR : EINPROGRESS;
   struct view v;
   view(s, detsim__now_ns(), &v);
   if (v.err) {
@@ -748,9 +750,9 @@ int net_accept(struct net_file *f, struct sockaddr *sa, socklen_t *len, int flag
     }
     struct accept_wait w = { s };
     uint64_t deadline = s->rcvtimeo_ns ? detsim__now_ns() + s->rcvtimeo_ns : DETSIM_NO_DEADLINE;
-    if (net_wait(DETSIM_EV_net_accept, f, accept_ready, accept_next, &w, deadline) != 0 ||
-        s->state != SS_LISTEN) {
-      errno = s->state != SS_LISTEN ? EINVAL : EAGAIN;
+    int r = net_wait(DETSIM_EV_net_accept, f, accept_ready, accept_next, &w, deadline);
+    if (r != 0 || s->state != SS_LISTEN) {
+      errno = s->state != SS_LISTEN ? EINVAL : r == EINTR ? EINTR : EAGAIN;
       return -1;
     }
   }
@@ -823,7 +825,11 @@ ssize_t net_sendmsg(struct net_file *f, const struct msghdr *msg, int flags) {
         errno = EAGAIN;
         return -1;
       }
-      if (sock_wait(s, DETSIM_EV_net_send, EPOLLOUT, 0) != 0) continue;
+      if (sock_wait(s, DETSIM_EV_net_send, EPOLLOUT, 0) == EINTR) {
+        if (sent > 0) return (ssize_t)sent;
+        errno = EINTR;
+        return -1;
+      }
       continue;
     } else if (v.err || v.snd_shut) {
       if (sent > 0) return (ssize_t)sent;
@@ -862,9 +868,10 @@ ssize_t net_sendmsg(struct net_file *f, const struct msghdr *msg, int flags) {
       return -1;
     }
     struct sock_wait w = { s, EPOLLOUT | EPOLLERR | EPOLLHUP };
-    if (net_wait(DETSIM_EV_net_send, f, sock_wait_ready, sock_wait_next, &w, deadline) != 0) {
+    int r = net_wait(DETSIM_EV_net_send, f, sock_wait_ready, sock_wait_next, &w, deadline);
+    if (r != 0) {
       if (sent > 0) return (ssize_t)sent;
-      errno = EAGAIN;
+      errno = r == EINTR ? EINTR : EAGAIN;
       return -1;
     }
   }
@@ -927,9 +934,10 @@ ssize_t net_recvmsg(struct net_file *f, struct msghdr *msg, int flags) {
       return -1;
     }
     struct sock_wait w = { s, EPOLLIN | EPOLLRDHUP | EPOLLERR | EPOLLHUP };
-    if (net_wait(DETSIM_EV_net_recv, f, sock_wait_ready, sock_wait_next, &w, deadline) != 0) {
+    int r = net_wait(DETSIM_EV_net_recv, f, sock_wait_ready, sock_wait_next, &w, deadline);
+    if (r != 0) {
       if (got > 0) return (ssize_t)got;
-      errno = EAGAIN;
+      errno = r == EINTR ? EINTR : EAGAIN;
       return -1;
     }
   }

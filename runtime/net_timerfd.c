@@ -211,8 +211,9 @@ ssize_t net_timerfd_read(struct net_file *f, void *buf, size_t len) {
       errno = EAGAIN;
       return -1;
     }
-    if (net_wait(DETSIM_EV_net_recv, f, timerfd_ready, timerfd_next, f, DETSIM_NO_DEADLINE) != 0) {
-      errno = EAGAIN;
+    int wr = net_wait(DETSIM_EV_net_recv, f, timerfd_ready, timerfd_next, f, DETSIM_NO_DEADLINE);
+    if (wr != 0) {
+      errno = wr == EINTR ? EINTR : EAGAIN;
       return -1;
     }
   }

@@ -297,8 +297,9 @@ ssize_t net_udp_recvmsg(struct net_file *f, struct msghdr *msg, int flags) {
     }
     struct udp_wait w = { s };
     uint64_t deadline = s->rcvtimeo_ns ? now + s->rcvtimeo_ns : DETSIM_NO_DEADLINE;
-    if (net_wait(DETSIM_EV_net_recv, f, udp_ready, udp_next, &w, deadline) != 0) {
-      errno = EAGAIN;
+    int wr = net_wait(DETSIM_EV_net_recv, f, udp_ready, udp_next, &w, deadline);
+    if (wr != 0) {
+      errno = wr == EINTR ? EINTR : EAGAIN;
       return -1;
     }
   }

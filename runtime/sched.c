@@ -29,6 +29,7 @@
 #include "real.h"
 #include "report.h"
 #include "sched_internal.h"
+#include "signal.h"
 #include "world.h"
 
 void net_recheck_all(void);
@@ -164,6 +165,7 @@ static bool can_run(detsim_thread *t) {
   if (t->state == DETSIM_T_RUNNABLE) return true;
   if (t->state != DETSIM_T_BLOCKED) return false;
   if (t->deadline <= detsim__now_ns()) return true;
+  if (__builtin_expect(detsim__sig_maybe(t), 0) && detsim__sig_deliverable(t)) return true;
   return t->ready(t->ready_arg);
 }
 
@@ -178,7 +180,7 @@ static unsigned collect_runnable(detsim_thread **out, detsim_thread *exclude) {
 }
 
 static uint64_t next_deadline(void) {
-  uint64_t d = DETSIM_NO_DEADLINE;
+  uint64_t d = detsim__sig_next_timer();
   for (unsigned i = 0; i < W.slots_used; i++) {
     detsim_thread *t = &W.threads[i];
     if (t->state == DETSIM_T_BLOCKED && t->deadline < d) d = t->deadline;
@@ -433,6 +435,7 @@ void detsim__yield_aux(enum detsim_event_kind kind, const void *obj, uintptr_t p
   self->site_pc = pc;
   self->site_step = self->steps;
   preempt_point(self);
+  if (__builtin_expect(detsim__sig_maybe(self), 0) && detsim__sig_deliverable(self)) detsim__sig_deliver(self);
 }
 
 void detsim__yield_at(enum detsim_event_kind kind, const void *obj, uintptr_t pc) {
@@ -447,24 +450,23 @@ void detsim__yield_to_other(uintptr_t pc) {
   if (detsim__in_world) {
     struct choice c = world_choose(self, true);
     if (c.thread || c.node >= 0) world_switch(self, c);
-    return;
+  } else {
+    detsim_thread *cands[DETSIM_MAX_THREADS];
+    unsigned n = collect_runnable(cands, self);
+    if (n > 0) {
+      if (W.pct) pct_lower(self, W.pct_lowest--);
+      switch_to(self, pick(cands, n));
+    }
   }
-  detsim_thread *cands[DETSIM_MAX_THREADS];
-  unsigned n = collect_runnable(cands, self);
-  if (n == 0) return;
-  if (W.pct) pct_lower(self, W.pct_lowest--);
-  switch_to(self, pick(cands, n));
+  if (__builtin_expect(detsim__sig_maybe(self), 0) && detsim__sig_deliverable(self)) detsim__sig_deliver(self);
 }
 
 /* ---- blocking ---- */
 
-int detsim__block(enum detsim_event_kind kind, const void *obj,
-                  bool (*ready)(void *arg), void *arg, uint64_t deadline_ns) {
-  detsim_thread *self = tls_self;
-  CHECK(self != NULL);
-  CHECK_EQ(self->state, DETSIM_T_RUNNABLE);
-  if (ready(arg)) return 0;
-  if (deadline_ns <= detsim__now_ns()) return ETIMEDOUT;
+/* One wait of detsim__block: blocks until ready, the deadline, or a signal
+ * this thread must take.  Returns 0, ETIMEDOUT, or EINTR (a signal). */
+static int block_once(detsim_thread *self, enum detsim_event_kind kind, const void *obj,
+                      bool (*ready)(void *arg), void *arg, uint64_t deadline_ns, uintptr_t caller) {
   self->state = DETSIM_T_BLOCKED;
   self->block_kind = kind;
   self->block_obj = obj;
@@ -476,7 +478,7 @@ int detsim__block(enum detsim_event_kind kind, const void *obj,
    * its last yield point, that site is this call's; otherwise the caller
    * of this function is the best there is. */
   self->block_pc = self->site_step == self->steps && self->site_pc ? self->site_pc
-                                                                   : (uintptr_t)__builtin_return_address(0);
+                                                                   : caller;
   detsim__event(DETSIM_EV_block, self, obj, self->block_pc, kind);
   if (detsim__in_world) {
     world_switch(self, world_choose_when_stuck(self, NULL, true));
@@ -487,12 +489,50 @@ int detsim__block(enum detsim_event_kind kind, const void *obj,
     switch_to(self, next);
   }
   bool ok = ready(arg);
-  CHECK(ok || detsim__now_ns() >= self->deadline);
+  bool late = detsim__now_ns() >= self->deadline;
+  CHECK(ok || late || detsim__sig_deliverable(self));
   self->state = DETSIM_T_RUNNABLE;
   self->ready = NULL;
-  detsim__event(ok ? DETSIM_EV_wake : DETSIM_EV_timeout, self, obj, self->block_pc, kind);
-  return ok ? 0 : ETIMEDOUT;
+  detsim__event(ok || !late ? DETSIM_EV_wake : DETSIM_EV_timeout, self, obj, self->block_pc, kind);
+  return ok ? 0 : late ? ETIMEDOUT : EINTR;
 }
+
+/* Blocks as detsim__block describes; a signal that arrives meanwhile is
+ * delivered here.  An interruptible wait then returns EINTR if a handler
+ * ran (self->sig_restart: every such handler had SA_RESTART); any other
+ * wait goes on waiting, as a futex wait restarts after a handler. */
+static int block_on(enum detsim_event_kind kind, const void *obj, bool (*ready)(void *arg), void *arg,
+                    uint64_t deadline_ns, bool interruptible, uintptr_t caller) {
+  detsim_thread *self = tls_self;
+  CHECK(self != NULL);
+  CHECK_EQ(self->state, DETSIM_T_RUNNABLE);
+  for (;;) {
+    if (ready(arg)) return 0;
+    if (deadline_ns <= detsim__now_ns()) return ETIMEDOUT;
+    if (detsim__sig_maybe(self) && detsim__sig_deliverable(self)) {
+      unsigned d = detsim__sig_deliver(self);
+      if (interruptible && (d & DETSIM_SIG_HANDLED)) {
+        self->sig_restart = (d & DETSIM_SIG_RESTART) != 0;
+        return EINTR;
+      }
+      continue;
+    }
+    int r = block_once(self, kind, obj, ready, arg, deadline_ns, caller);
+    if (r != EINTR) return r;
+  }
+}
+
+int detsim__block(enum detsim_event_kind kind, const void *obj,
+                  bool (*ready)(void *arg), void *arg, uint64_t deadline_ns) {
+  return block_on(kind, obj, ready, arg, deadline_ns, false, (uintptr_t)__builtin_return_address(0));
+}
+
+int detsim__block_intr(enum detsim_event_kind kind, const void *obj,
+                       bool (*ready)(void *arg), void *arg, uint64_t deadline_ns) {
+  return block_on(kind, obj, ready, arg, deadline_ns, true, (uintptr_t)__builtin_return_address(0));
+}
+
+bool detsim__restartable(void) { return tls_self != NULL && tls_self->sig_restart; }
 
 static bool woken_ready(void *arg) { return ((detsim_thread *)arg)->woken; }
 
@@ -553,6 +593,11 @@ static detsim_thread *find_thread(pthread_t pt) {
   return NULL;
 }
 
+detsim_thread *detsim__thread_of(pthread_t pt) {
+  detsim_thread *t = find_thread(pt);
+  return t != NULL && (t->state == DETSIM_T_RUNNABLE || t->state == DETSIM_T_BLOCKED) ? t : NULL;
+}
+
 static detsim_thread *alloc_slot(void) {
   for (unsigned i = 0; i < W.slots_used; i++)
     if (W.threads[i].state == DETSIM_T_FREE) return &W.threads[i];
@@ -591,6 +636,7 @@ int detsim__thread_create(pthread_t *out, const pthread_attr_t *attr,
   detsim_thread *t = alloc_slot();
   if (t == NULL) limit_reached("max_threads", DETSIM_MAX_THREADS, "no free thread slot");
   memset(t, 0, sizeof *t);
+  detsim__sig_thread_init(t, self);
   t->id = W.next_id++;
   t->state = DETSIM_T_RUNNABLE;
   t->start = start;

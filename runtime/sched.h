@@ -53,6 +53,13 @@ void detsim__yield_at(enum detsim_event_kind kind, const void *obj, uintptr_t pc
 int detsim__block(enum detsim_event_kind kind, const void *obj,
                   bool (*ready)(void *arg), void *arg, uint64_t deadline_ns);
 
+/* As detsim__block, for a wait a signal interrupts (a read, a sleep, poll,
+ * sem_wait): EINTR when a signal's handler ran meanwhile; then
+ * detsim__restartable() says whether every such handler had SA_RESTART. */
+int detsim__block_intr(enum detsim_event_kind kind, const void *obj,
+                       bool (*ready)(void *arg), void *arg, uint64_t deadline_ns);
+bool detsim__restartable(void);
+
 /* Wait-queue style blocking for condition variables: waits until a
  * detsim__wake_one/all(obj) picks this thread, or the deadline.  Returns 0
  * when woken, ETIMEDOUT on the deadline. */
@@ -69,6 +76,8 @@ int detsim__thread_create(pthread_t *out, const pthread_attr_t *attr,
 int detsim__thread_join(pthread_t thread, void **retval, bool try_only, uint64_t deadline_ns);
 int detsim__thread_detach(pthread_t thread);
 _Noreturn void detsim__thread_exit(void *retval);
+/* The live simulated thread of a pthread_t, NULL if none. */
+detsim_thread *detsim__thread_of(pthread_t thread);
 
 /* A draw from the scheduler's seeded stream (for choices interceptors make,
  * e.g. which waiter a signal wakes). */

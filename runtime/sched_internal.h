@@ -40,6 +40,11 @@ struct detsim_thread {
   uint64_t site_step;            /* ... and the step it was at (see detsim__block) */
   int64_t priority;
   uint64_t run_length;
+  /* signals (signal.h): bit s-1 stands for signal s */
+  uint64_t sig_mask;
+  uint64_t sig_pending;          /* thread-directed */
+  int sig_code[64], sig_value[64];
+  bool sig_restart;              /* the last EINTR of detsim__block_intr may restart */
   /* reports */
   bool report_request;
   char where[2048];

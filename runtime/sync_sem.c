@@ -44,9 +44,10 @@ static int sem_take(sem_t *s, enum detsim_lock_mode mode, clockid_t clock, const
       continue;
     }
     if (mode == DETSIM_LOCK_TRY) return fail(EAGAIN);
-    int rc = self != NULL ? detsim__block(DETSIM_EV_sem_wait, s, sem_positive, s, deadline)
+    /* A signal's handler interrupts sem_wait whatever SA_RESTART says. */
+    int rc = self != NULL ? detsim__block_intr(DETSIM_EV_sem_wait, s, sem_positive, s, deadline)
                           : detsim__sync_outside_wait(sem_positive, s, deadline);
-    if (rc == ETIMEDOUT) return fail(ETIMEDOUT);
+    if (rc == ETIMEDOUT || rc == EINTR) return fail(rc);
     CHECK_EQ(rc, 0);
   }
 }

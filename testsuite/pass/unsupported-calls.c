@@ -13,7 +13,7 @@
 // A build without the plugin says nothing.
 // RUN: %clang -O0 -c %s -o %t.o 2>&1 | FileCheck %s --check-prefix=PLAIN --allow-empty
 #define _GNU_SOURCE
-#include <signal.h>
+#include <pthread.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -29,20 +29,20 @@ long tid(void) {
   return syscall(SYS_gettid);
 }
 
-void on_signal(void (*h)(int)) {
-  signal(SIGUSR1, h);
+void stop(pthread_t t) {
+  pthread_cancel(t);
 }
 
 // G: unsupported-calls.c:21:10: warning: call to 'fork' is not simulated by detsim: a child would leave the simulated world{{$}}
 // G: unsupported-calls.c:29:10: warning: call to 'syscall' is not simulated by detsim: a raw system call bypasses every model (futex, clock, getrandom){{$}}
-// G: unsupported-calls.c:33:3: warning: call to 'signal' is not simulated by detsim: signals are not simulated yet{{$}}
+// G: unsupported-calls.c:33:3: warning: call to 'pthread_cancel' is not simulated by detsim: cancellation is not simulated yet{{$}}
 // IR: call i32 @fork()
 // IR: call i64 (i64, ...) @syscall(i64 noundef 186)
-// IR: call ptr @signal(
+// IR: call i32 @pthread_cancel(
 
 // NOG-DAG: warning: call to 'fork' is not simulated by detsim: a child would leave the simulated world (in function 'spawn')
 // NOG-DAG: warning: call to 'syscall' is not simulated by detsim: a raw system call bypasses every model (futex, clock, getrandom) (in function 'tid')
-// NOG-DAG: warning: call to 'signal' is not simulated by detsim: signals are not simulated yet (in function 'on_signal')
+// NOG-DAG: warning: call to 'pthread_cancel' is not simulated by detsim: cancellation is not simulated yet (in function 'stop')
 
 // WERROR: error: call to 'fork' is not simulated by detsim
 // PLAIN-NOT: detsim

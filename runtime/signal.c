@@ -1,0 +1,359 @@
+/* Signals inside the simulation: dispositions, pending sets, delivery and
+ * the interval timers (signal.h).  The API the program calls is in
+ * intercept_signal.c.
+ *
+ * Rules of this file:
+ *  - Only the baton holder changes this state (dispositions may also be set
+ *    before the runtime starts, by a library's constructor: nothing runs
+ *    concurrently then).
+ *  - Standard and real-time signals alike have at most one pending instance
+ *    per target (real-time signals do not queue here; docs/signals.md).
+ *  - The interval timers post their signal lazily: an expired timer counts
+ *    as pending from its expiry on, and is folded into the pending set
+ *    whenever the set is read to be changed, so expiry needs no event of its
+ *    own and happens at the same point of every run of the seed.
+ */
+#include "signal.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/time.h>
+#include <ucontext.h>
+#include <unistd.h>
+
+#include "check.h"
+#include "report.h"
+#include "sched.h"
+#include "trace.h"
+
+uint64_t detsim__sig_shared;
+uint64_t detsim__sig_timer_at = DETSIM_NO_DEADLINE;
+
+/* Dispositions, as sigaction() set them (sa_handler SIG_DFL: default). */
+static struct sigaction actions[DETSIM_SIGNALS + 1];
+/* The si_code and sigqueue value of each pending process-directed signal. */
+static int shared_code[DETSIM_SIGNALS + 1];
+static int shared_value[DETSIM_SIGNALS + 1];
+
+/* ---- default actions (signal(7)) ---- */
+
+enum default_action { ACT_TERM, ACT_IGN, ACT_STOP, ACT_CONT };
+
+static enum default_action default_action(int sig) {
+  switch (sig) {
+  case SIGCHLD: case SIGURG: case SIGWINCH: return ACT_IGN;
+  case SIGSTOP: case SIGTSTP: case SIGTTIN: case SIGTTOU: return ACT_STOP;
+  case SIGCONT: return ACT_CONT;
+  default: return ACT_TERM; /* core-dumping ones too: the run ends either way */
+  }
+}
+
+static bool is_ignored(int sig) {
+  void (*h)(int) = actions[sig].sa_handler;
+  if (actions[sig].sa_flags & SA_SIGINFO) return false;
+  if (h == SIG_IGN) return true;
+  return h == SIG_DFL && (default_action(sig) == ACT_IGN || default_action(sig) == ACT_CONT);
+}
+
+/* ---- interval timers (setitimer's three, and alarm) ---- */
+
+struct itimer {
+  uint64_t at;        /* next expiry, DETSIM_NO_DEADLINE when disarmed */
+  uint64_t interval;  /* 0: one-shot */
+};
+static struct itimer itimers[3]; /* ITIMER_REAL, ITIMER_VIRTUAL, ITIMER_PROF */
+static const int itimer_signal[3] = { SIGALRM, SIGVTALRM, SIGPROF };
+static bool itimers_ready;
+
+static void itimers_init(void) {
+  if (itimers_ready) return;
+  for (int i = 0; i < 3; i++) itimers[i].at = DETSIM_NO_DEADLINE;
+  itimers_ready = true;
+}
+
+static void timer_at_refresh(void) {
+  uint64_t at = DETSIM_NO_DEADLINE;
+  for (int i = 0; i < 3; i++)
+    if (itimers[i].at < at) at = itimers[i].at;
+  detsim__sig_timer_at = at;
+}
+
+static uint64_t due_timer_bits(void) {
+  uint64_t now = detsim__now_ns(), bits = 0;
+  if (detsim__sig_timer_at > now) return 0;
+  for (int i = 0; i < 3; i++)
+    if (itimers[i].at <= now) bits |= detsim__sig_bit(itimer_signal[i]);
+  return bits;
+}
+
+/* Expired timers post their signal to the process; a periodic one rearms
+ * past now (expiries missed meanwhile merge into the one pending signal,
+ * as a standard signal's do). */
+static void fold_timers(void) {
+  uint64_t now = detsim__now_ns();
+  if (detsim__sig_timer_at > now) return;
+  for (int i = 0; i < 3; i++) {
+    struct itimer *it = &itimers[i];
+    if (it->at > now) continue;
+    int sig = itimer_signal[i];
+    if (!is_ignored(sig)) {
+      detsim__sig_shared |= detsim__sig_bit(sig);
+      shared_code[sig] = SI_KERNEL;
+    }
+    if (it->interval == 0) it->at = DETSIM_NO_DEADLINE;
+    else it->at += ((now - it->at) / it->interval + 1) * it->interval;
+  }
+  timer_at_refresh();
+}
+
+static uint64_t ns_of_timeval(const struct timeval *tv) {
+  return (uint64_t)tv->tv_sec * 1000000000ull + (uint64_t)tv->tv_usec * 1000ull;
+}
+
+static void timeval_of_ns(uint64_t ns, struct timeval *tv) {
+  tv->tv_sec = (time_t)(ns / 1000000000ull);
+  tv->tv_usec = (suseconds_t)((ns % 1000000000ull + 999) / 1000); /* never 0 while armed */
+  if (tv->tv_usec == 1000000) {
+    tv->tv_sec++;
+    tv->tv_usec = 0;
+  }
+}
+
+int detsim__sig_getitimer(int which, struct itimerval *out) {
+  if (which < 0 || which > 2) return EINVAL;
+  itimers_init();
+  uint64_t now = detsim__now_ns();
+  const struct itimer *it = &itimers[which];
+  timeval_of_ns(it->at == DETSIM_NO_DEADLINE || it->at <= now ? 0 : it->at - now, &out->it_value);
+  timeval_of_ns(it->interval, &out->it_interval);
+  return 0;
+}
+
+int detsim__sig_setitimer(int which, const struct itimerval *nv, struct itimerval *old) {
+  if (which < 0 || which > 2) return EINVAL;
+  if (nv->it_value.tv_sec < 0 || nv->it_value.tv_usec < 0 || nv->it_value.tv_usec >= 1000000 ||
+      nv->it_interval.tv_sec < 0 || nv->it_interval.tv_usec < 0 || nv->it_interval.tv_usec >= 1000000)
+    return EINVAL;
+  itimers_init();
+  fold_timers();
+  if (old) detsim__sig_getitimer(which, old);
+  uint64_t value = ns_of_timeval(&nv->it_value);
+  itimers[which].at = value == 0 ? DETSIM_NO_DEADLINE : detsim__now_ns() + value;
+  itimers[which].interval = value == 0 ? 0 : ns_of_timeval(&nv->it_interval);
+  timer_at_refresh();
+  return 0;
+}
+
+/* ---- pending sets ---- */
+
+uint64_t detsim__sig_pending_of(const detsim_thread *t) {
+  return t->sig_pending | detsim__sig_shared | due_timer_bits();
+}
+
+bool detsim__sig_deliverable(const detsim_thread *t) {
+  return (detsim__sig_pending_of(t) & ~t->sig_mask) != 0;
+}
+
+void detsim__sig_thread_init(detsim_thread *child, const detsim_thread *parent) {
+  child->sig_mask = parent ? parent->sig_mask : 0;
+  child->sig_pending = 0;
+}
+
+/* Every thread blocks sig: a process-directed instance stays pending. */
+static bool blocked_everywhere(int sig) {
+  for (unsigned i = 0; i < W.slots_used; i++) {
+    const detsim_thread *t = &W.threads[i];
+    if ((t->state == DETSIM_T_RUNNABLE || t->state == DETSIM_T_BLOCKED) && !(t->sig_mask & detsim__sig_bit(sig)))
+      return false;
+  }
+  return true;
+}
+
+void detsim__sig_send(detsim_thread *to, int sig, int code, int value) {
+  CHECK(sig >= 1 && sig <= DETSIM_SIGNALS);
+  /* An ignored signal is discarded when sent, unless it is blocked (then
+   * sigwait may still take it). */
+  if (to != NULL) {
+    if (is_ignored(sig) && !(to->sig_mask & detsim__sig_bit(sig))) return;
+    to->sig_pending |= detsim__sig_bit(sig);
+    to->sig_code[sig - 1] = code;
+    to->sig_value[sig - 1] = value;
+    return;
+  }
+  if (is_ignored(sig) && !blocked_everywhere(sig)) return;
+  detsim__sig_shared |= detsim__sig_bit(sig);
+  shared_code[sig] = code;
+  shared_value[sig] = value;
+}
+
+/* Takes one pending signal of `set` for t: its own first, then the
+ * process's, lowest number first (as Linux dequeues them).  0 if none. */
+int detsim__sig_take(detsim_thread *t, uint64_t set, siginfo_t *info) {
+  fold_timers();
+  uint64_t own = t->sig_pending & set, shared = detsim__sig_shared & set;
+  if ((own | shared) == 0) return 0;
+  int sig;
+  int code, value;
+  if (own) {
+    sig = __builtin_ctzll(own) + 1;
+    t->sig_pending &= ~detsim__sig_bit(sig);
+    code = t->sig_code[sig - 1];
+    value = t->sig_value[sig - 1];
+  } else {
+    sig = __builtin_ctzll(shared) + 1;
+    detsim__sig_shared &= ~detsim__sig_bit(sig);
+    code = shared_code[sig];
+    value = shared_value[sig];
+  }
+  if (info) {
+    memset(info, 0, sizeof *info);
+    info->si_signo = sig;
+    info->si_code = code;
+    if (code == SI_USER || code == SI_TKILL || code == SI_QUEUE) {
+      info->si_pid = getpid();
+      info->si_uid = getuid();
+    }
+    info->si_value.sival_int = value;
+  }
+  return sig;
+}
+
+uint64_t detsim__sig_bits(const sigset_t *set) {
+  uint64_t bits = 0;
+  for (int s = 1; s <= DETSIM_SIGNALS; s++)
+    if (sigismember(set, s) == 1) bits |= detsim__sig_bit(s);
+  return bits;
+}
+
+void detsim__sig_set(uint64_t bits, sigset_t *out) {
+  sigemptyset(out);
+  for (int s = 1; s <= DETSIM_SIGNALS; s++)
+    if (bits & detsim__sig_bit(s)) sigaddset(out, s);
+}
+
+uint64_t detsim__sig_mask_enter(const sigset_t *mask) {
+  detsim_thread *self = detsim__self();
+  if (self == NULL) return 0;
+  uint64_t saved = self->sig_mask;
+  if (mask != NULL) self->sig_mask = detsim__sig_bits(mask) & ~DETSIM_SIG_UNBLOCKABLE;
+  return saved;
+}
+
+void detsim__sig_mask_leave(uint64_t saved) {
+  detsim_thread *self = detsim__self();
+  if (self != NULL) self->sig_mask = saved;
+}
+
+/* ---- dispositions ---- */
+
+int detsim__sig_action(int sig, const struct sigaction *act, struct sigaction *old) {
+  if (sig < 1 || sig > DETSIM_SIGNALS) return EINVAL;
+  if (old) *old = actions[sig];
+  if (act == NULL) return 0;
+  if (sig == SIGKILL || sig == SIGSTOP) return EINVAL;
+  actions[sig] = *act;
+  /* Setting a signal to be ignored discards its pending instances. */
+  if (is_ignored(sig)) {
+    detsim__sig_shared &= ~detsim__sig_bit(sig);
+    for (unsigned i = 0; i < W.slots_used; i++) W.threads[i].sig_pending &= ~detsim__sig_bit(sig);
+  }
+  return 0;
+}
+
+/* ---- delivery ---- */
+
+static void signal_name(int sig, char *out, size_t n) {
+  const char *abbrev = sigabbrev_np(sig);
+  if (abbrev) snprintf(out, n, "SIG%s", abbrev);
+  else snprintf(out, n, "SIGRTMIN+%d", sig - SIGRTMIN);
+}
+
+_Noreturn static void default_ends_process(detsim_thread *self, int sig, const char *why) {
+  char name[24], extra[48];
+  signal_name(sig, name, sizeof name);
+  detsim__msg("crash: %s (%s) in thread T%u: %s", name, sigdescr_np(sig) ? sigdescr_np(sig) : "real-time signal",
+              self->id, why ? why : "its default action ends the process");
+  snprintf(extra, sizeof extra, "signal=%s", name);
+  detsim__finish(DETSIM_CLASS_crash, 0, extra);
+}
+
+static void warn_stop_once(int sig) {
+  static uint64_t warned;
+  if (warned & detsim__sig_bit(sig)) return;
+  warned |= detsim__sig_bit(sig);
+  char name[24];
+  signal_name(sig, name, sizeof name);
+  detsim__msg("warning: %s's default action (stop the process) is not simulated: the signal was discarded", name);
+}
+
+/* Runs sig's handler on this thread, as the kernel would on the way out of
+ * a system call: with sa_mask and sig itself blocked meanwhile. */
+static void run_handler(detsim_thread *self, int sig, const siginfo_t *info) {
+  struct sigaction a = actions[sig];
+  if (a.sa_flags & SA_RESETHAND) {
+    memset(&actions[sig], 0, sizeof actions[sig]);
+    actions[sig].sa_handler = SIG_DFL;
+  }
+  uint64_t saved = self->sig_mask;
+  uint64_t add = detsim__sig_bits(&a.sa_mask);
+  if (!(a.sa_flags & SA_NODEFER)) add |= detsim__sig_bit(sig);
+  self->sig_mask |= add & ~DETSIM_SIG_UNBLOCKABLE;
+  if (a.sa_flags & SA_SIGINFO) {
+    /* No machine context exists at a yield point: handlers get a zeroed
+     * one rather than a pointer that faults. */
+    static __thread ucontext_t blank;
+    siginfo_t copy = *info;
+    a.sa_sigaction(sig, &copy, &blank);
+  } else {
+    a.sa_handler(sig);
+  }
+  self->sig_mask = saved;
+}
+
+static unsigned deliver_one(detsim_thread *self, int sig, const siginfo_t *info, const char *why) {
+  detsim__event(DETSIM_EV_signal_deliver, self, NULL, 0, (uint32_t)sig);
+  void (*h)(int) = actions[sig].sa_handler;
+  if (!(actions[sig].sa_flags & SA_SIGINFO) && h == SIG_IGN) return 0;
+  if (!(actions[sig].sa_flags & SA_SIGINFO) && h == SIG_DFL) {
+    switch (default_action(sig)) {
+    case ACT_TERM: default_ends_process(self, sig, why);
+    case ACT_STOP: warn_stop_once(sig); return 0;
+    case ACT_IGN:
+    case ACT_CONT: return 0;
+    }
+  }
+  bool restart = (actions[sig].sa_flags & SA_RESTART) != 0;
+  run_handler(self, sig, info);
+  return DETSIM_SIG_HANDLED | (restart ? DETSIM_SIG_RESTART : 0);
+}
+
+unsigned detsim__sig_deliver(detsim_thread *self) {
+  unsigned done = 0;
+  bool all_restart = true;
+  siginfo_t info;
+  int sig;
+  while ((sig = detsim__sig_take(self, ~self->sig_mask, &info)) != 0) {
+    unsigned r = deliver_one(self, sig, &info, NULL);
+    if (r & DETSIM_SIG_HANDLED) {
+      done |= DETSIM_SIG_HANDLED;
+      if (!(r & DETSIM_SIG_RESTART)) all_restart = false;
+    }
+  }
+  return done && all_restart ? done | DETSIM_SIG_RESTART : done;
+}
+
+void detsim__sig_raise_sync(int sig, const char *why) {
+  detsim_thread *self = detsim__self();
+  if (self == NULL) return;
+  if (is_ignored(sig)) return;
+  if (self->sig_mask & detsim__sig_bit(sig)) {
+    detsim__sig_send(self, sig, SI_KERNEL, 0);
+    return;
+  }
+  siginfo_t info;
+  memset(&info, 0, sizeof info);
+  info.si_signo = sig;
+  info.si_code = SI_KERNEL;
+  deliver_one(self, sig, &info, why);
+}

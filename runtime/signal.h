@@ -1,0 +1,94 @@
+/* Signals inside the simulation.
+ *
+ * No simulated signal is ever a real one: the dispositions, the masks, the
+ * pending sets and the interval timers are the runtime's, and a signal is
+ * delivered only at a yield point of the thread that takes it (or while it
+ * is blocked: the wait is interrupted as the kernel would interrupt it), in
+ * an order drawn from the seed like every other choice.  Real signals stay
+ * for what only the kernel raises (SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT
+ * from abort): those end the run as a crash.
+ *
+ * Which thread takes a process-directed signal is not chosen when it is
+ * sent: it waits in the process's pending set, and the first thread that
+ * does not block it and reaches a yield point (or is picked while blocked)
+ * takes it, so the schedule decides, from the seed.
+ */
+#ifndef DETSIM_SIGNAL_H
+#define DETSIM_SIGNAL_H
+
+#include <signal.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/time.h>
+
+#include "clock.h"
+#include "sched_internal.h"
+
+/* Signals 1..64 as bits 0..63 of a mask. */
+#define DETSIM_SIGNALS 64
+static inline uint64_t detsim__sig_bit(int sig) { return 1ull << (sig - 1); }
+
+/* Process-directed signals pending, and the earliest expiry of an armed
+ * interval timer (DETSIM_NO_DEADLINE when none): read on every yield point. */
+extern uint64_t detsim__sig_shared;
+extern uint64_t detsim__sig_timer_at;
+
+/* Cheap test for the yield path: might a signal be pending for t? */
+static inline bool detsim__sig_maybe(const detsim_thread *t) {
+  return (t->sig_pending | detsim__sig_shared) != 0 || detsim__sig_timer_at <= detsim__now_ns();
+}
+
+/* The signals pending for t (its own, the process's, expired timers'). */
+uint64_t detsim__sig_pending_of(const detsim_thread *t);
+/* Some pending signal is not blocked by t: t must take it. */
+bool detsim__sig_deliverable(const detsim_thread *t);
+
+/* What detsim__sig_deliver did. */
+#define DETSIM_SIG_HANDLED 1u  /* a handler ran */
+#define DETSIM_SIG_RESTART 2u  /* every handler that ran had SA_RESTART */
+/* Delivers every signal t can take now: runs handlers on this thread,
+ * discards ignored signals, ends the run for a default action that ends the
+ * process.  The caller holds the baton and is in no runtime operation. */
+unsigned detsim__sig_deliver(detsim_thread *self);
+
+/* Sends sig: to `to` (thread-directed) or to the process (to == NULL).
+ * `code` is the siginfo si_code (SI_USER, SI_TKILL, SI_KERNEL, SI_QUEUE). */
+void detsim__sig_send(detsim_thread *to, int sig, int code, int value);
+
+/* A signal raised by the calling thread's own operation (SIGPIPE from a
+ * write): delivered before the operation returns, as the kernel does.
+ * `why` says what raised it, for the crash message of a default action. */
+void detsim__sig_raise_sync(int sig, const char *why);
+
+/* Takes one pending signal of `set` for t (its own first, then the
+ * process's, lowest number first, as Linux dequeues them), filling info;
+ * 0 when none is pending. */
+int detsim__sig_take(detsim_thread *t, uint64_t set, siginfo_t *info);
+
+/* sigaction() and the interval timers, on the simulation's state; each
+ * returns 0 or an errno value. */
+int detsim__sig_action(int sig, const struct sigaction *act, struct sigaction *old);
+int detsim__sig_setitimer(int which, const struct itimerval *nv, struct itimerval *old);
+int detsim__sig_getitimer(int which, struct itimerval *out);
+
+/* sigset_t to and from the bit masks above; SIGKILL and SIGSTOP can never
+ * be blocked, so a mask drops them. */
+uint64_t detsim__sig_bits(const sigset_t *set);
+void detsim__sig_set(uint64_t bits, sigset_t *out);
+#define DETSIM_SIG_UNBLOCKABLE (detsim__sig_bit(SIGKILL) | detsim__sig_bit(SIGSTOP))
+
+/* ppoll, pselect, epoll_pwait: the wait runs with `mask` (NULL: unchanged)
+ * and the thread's own mask is back afterwards.  Returns the saved mask. */
+uint64_t detsim__sig_mask_enter(const sigset_t *mask);
+void detsim__sig_mask_leave(uint64_t saved);
+
+/* A new thread inherits its creator's mask and starts with nothing pending. */
+void detsim__sig_thread_init(detsim_thread *child, const detsim_thread *parent);
+
+/* The next expiry of an interval timer after now (for the scheduler's time
+ * jumps), DETSIM_NO_DEADLINE when none. */
+static inline uint64_t detsim__sig_next_timer(void) {
+  return detsim__sig_timer_at > detsim__now_ns() ? detsim__sig_timer_at : DETSIM_NO_DEADLINE;
+}
+
+#endif
