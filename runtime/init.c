@@ -29,6 +29,7 @@
 #include "world.h"
 
 void net_close_all(void);
+void net_node_crash(unsigned node, bool silent);
 
 /* Set across the re-execution without ASLR, so it happens at most once. */
 #define DETSIM_REEXEC_ENV "DETSIM__NO_ASLR_REEXEC"
@@ -104,6 +105,9 @@ static void exit_handler(int status, void *arg) {
      * connections close; the world goes on (or ends with its last client). */
     fflush(NULL);
     net_close_all();
+    /* A socket another thread is still blocked on stays held by that call:
+     * the kernel closes it anyway when the process ends. */
+    net_node_crash(detsim__node_index, false);
     detsim__write_result(DETSIM_CLASS_pass, 0, NULL);
     detsim__world_node_exit(0);
     return;

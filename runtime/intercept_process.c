@@ -9,6 +9,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/time.h>
+#include <sys/signalfd.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "real.h"
@@ -95,6 +97,24 @@ DETSIM_EXPORT long __detsim_syscall(long number, ...) {
   return REAL(syscall)(number, a[0], a[1], a[2], a[3], a[4], a[5]);
 }
 DETSIM_INTERCEPT_ALIAS(syscall)
+
+DETSIM_EXPORT int __detsim_signalfd(int fd, const sigset_t *mask, int flags) {
+  unsupported("signalfd", why_signalfd, &warned_signalfd);
+  return REAL(signalfd)(fd, mask, flags);
+}
+DETSIM_INTERCEPT_ALIAS(signalfd)
+
+DETSIM_EXPORT int __detsim_timer_create(clockid_t clock, struct sigevent *sev, timer_t *id) {
+  unsupported("timer_create", why_timer_create, &warned_timer_create);
+  return REAL(timer_create)(clock, sev, id);
+}
+DETSIM_INTERCEPT_ALIAS(timer_create)
+
+DETSIM_EXPORT int __detsim_timer_settime(timer_t id, int flags, const struct itimerspec *nv, struct itimerspec *ov) {
+  unsupported("timer_settime", why_timer_settime, &warned_timer_settime);
+  return REAL(timer_settime)(id, flags, nv, ov);
+}
+DETSIM_INTERCEPT_ALIAS(timer_settime)
 
 DETSIM_EXPORT int __detsim_pthread_cancel(pthread_t t) {
   unsupported("pthread_cancel", why_pthread_cancel, &warned_pthread_cancel);

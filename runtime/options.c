@@ -69,7 +69,7 @@ static int set_option(const char *key, const char *val, char *err, unsigned errl
   return -1;
 }
 
-static const char *const fault_names[] = { "partition", "pause", "crash", "reset" };
+static const char *const fault_names[] = { "partition", "pause", "crash", "reset", "sigterm" };
 
 int detsim__faults_mask(const char *list, unsigned *mask) {
   *mask = 0;

@@ -33,6 +33,7 @@ void detsim__options_help(int fd);
 #define DETSIM_FAULTS_PAUSE 2u
 #define DETSIM_FAULTS_CRASH 4u
 #define DETSIM_FAULTS_RESET 8u
+#define DETSIM_FAULTS_SIGTERM 16u
 int detsim__faults_mask(const char *list, unsigned *mask);
 
 #endif

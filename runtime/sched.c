@@ -307,6 +307,7 @@ void detsim__sched_dispatch(void) {
   W.current = NULL;
   if (detsim__world_take_net_dirty()) net_recheck_all();
   detsim__event(DETSIM_EV_node_enter, NULL, NULL, 0, detsim__node_index);
+  detsim__world_take_signals();
   detsim__world_faults_due();
   refresh_time_stop();
   struct choice c = world_choose_when_stuck(NULL, NULL, true);
@@ -320,7 +321,9 @@ void detsim__sched_leave_node(void) {
   CHECK(c.node >= 0);
   detsim_thread *self = tls_self;
   tls_self = NULL; /* its exit path runs outside the simulation */
-  leave_for(self, (unsigned)c.node);
+  /* Not leave_for: whether it is idle means nothing to a node that is gone,
+   * and its threads' wait predicates would read sockets its exit released. */
+  hand_over(self, (unsigned)c.node, false);
 }
 
 /* This node crashed while it held the world (world_lifecycle.c): the world

@@ -26,6 +26,7 @@
 #include "report.h"
 #include "sched.h"
 #include "trace.h"
+#include "world.h"
 
 uint64_t detsim__sig_shared;
 uint64_t detsim__sig_timer_at = DETSIM_NO_DEADLINE;
@@ -317,7 +318,9 @@ static unsigned deliver_one(detsim_thread *self, int sig, const siginfo_t *info,
   if (!(actions[sig].sa_flags & SA_SIGINFO) && h == SIG_IGN) return 0;
   if (!(actions[sig].sa_flags & SA_SIGINFO) && h == SIG_DFL) {
     switch (default_action(sig)) {
-    case ACT_TERM: default_ends_process(self, sig, why);
+    case ACT_TERM:
+      if (sig == SIGTERM) detsim__world_term_default();
+      default_ends_process(self, sig, why);
     case ACT_STOP: warn_stop_once(sig); return 0;
     case ACT_IGN:
     case ACT_CONT: return 0;

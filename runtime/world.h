@@ -72,6 +72,13 @@ void detsim__world_crash(unsigned node, bool silent);
 /* A crashed node comes back as a fresh process at the same address: the
  * launcher starts it and this waits until it is parked in the world. */
 void detsim__world_restart(unsigned node);
+/* The world's SIGTERM to a node (a fault), and the node's side of it: it
+ * takes a pending one when the world comes to it; a default action ends
+ * the node as a stop, not as the world's failure (returns only when the
+ * SIGTERM was not the world's). */
+void detsim__world_term(unsigned node);
+void detsim__world_take_signals(void);
+void detsim__world_term_default(void);
 /* The crashed node `node` no longer holds or hands anything: the launcher
  * may kill its process. */
 void detsim__world_release_crashed(unsigned node);

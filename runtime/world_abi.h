@@ -24,7 +24,7 @@
 #include <stdint.h>
 
 #define DETSIM_WORLD_MAGIC 0x646c726f776d6973ull /* "simworld" */
-#define DETSIM_WORLD_VERSION 2u
+#define DETSIM_WORLD_VERSION 3u
 /* Far from where Linux places programs, heaps, libraries and stacks without
  * address randomization. */
 #define DETSIM_WORLD_ADDR 0x200000000000ull
@@ -70,6 +70,8 @@ struct detsim_world_node {
   uint32_t down_silent;    /* DOWN as a dead host: its peers hear nothing */
   uint32_t kill_me;        /* DOWN and out of the world's way: the launcher
                               may kill its process now */
+  uint32_t term_sent;      /* this incarnation was sent the world's SIGTERM */
+  uint32_t term_pending;   /* ... which it takes when the world next comes to it */
   char name[DETSIM_WORLD_NAME_BYTES];
 };
 
@@ -83,6 +85,8 @@ enum detsim_fault_kind {
   DETSIM_FAULT_RESTART,       /* node: a fresh process at the same address */
   DETSIM_FAULT_PAUSE,         /* node: not scheduled until `until` */
   DETSIM_FAULT_RESET,         /* one connection between nodes is reset (arg: which) */
+  DETSIM_FAULT_TERM,          /* node: SIGTERM; SIGKILL (a crash) if it still runs at the
+                                 end of its grace period, then a restart */
   DETSIM_FAULT_KINDS
 };
 #define DETSIM_WORLD_FAULTS_MAX 32

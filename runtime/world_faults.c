@@ -12,8 +12,11 @@
  *  - pauses: a node is not scheduled until the pause ends;
  *  - crashes of servers (never clients, never `protect`ed nodes), as a dead
  *    process or a dead host (net_node.c), each followed by a restart;
- *  - resets of one established connection between nodes.
- * SIGTERM and clock skew are later work (docs/worlds.md).
+ *  - resets of one established connection between nodes;
+ *  - SIGTERM to servers (as an orchestrator stops one): a node that still
+ *    runs at the end of its grace period is killed (a crash as a dead
+ *    process), and either way it restarts.
+ * Clock skew is later work (docs/worlds.md).
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -69,7 +72,9 @@ static bool crashable(unsigned node) { return !S->nodes[node].client && !S->node
 static bool down_overlaps(unsigned node, uint64_t at, uint64_t until) {
   for (unsigned i = 0; i < S->n_faults; i++) {
     const struct detsim_world_fault *f = &S->faults[i];
-    if (f->kind == DETSIM_FAULT_CRASH && f->node == node && f->at <= until && at <= f->until) return true;
+    if ((f->kind == DETSIM_FAULT_CRASH || f->kind == DETSIM_FAULT_TERM) && f->node == node && f->at <= until &&
+        at <= f->until)
+      return true;
   }
   return false;
 }
@@ -157,6 +162,34 @@ static void draw_resets(uint64_t horizon) {
   }
 }
 
+/* A stop as an orchestrator does it: SIGTERM, SIGKILL at the end of the
+ * grace period if the node still runs, a fresh process after a delay. */
+static void draw_terms(uint64_t horizon) {
+  struct detsim_rng r;
+  stream(&r, "sigterm");
+  unsigned cands[DETSIM_WORLD_NODES_MAX], nc = 0;
+  for (unsigned j = 0; j < S->n_nodes; j++)
+    if (crashable(j)) cands[nc++] = j;
+  if (nc == 0 || detsim__rng_unit(&r) >= 0.5) return;
+  struct detsim_world_fault f = { 0 };
+  f.kind = DETSIM_FAULT_TERM;
+  f.node = cands[detsim__rng_below(&r, nc)];
+  f.at = detsim__rng_below(&r, horizon);
+  uint64_t grace = detsim__opt.term_grace_ms * 1000000ull;
+  f.until = f.at + grace + log_uniform(&r, DOWN_MIN_NS, DOWN_MAX_NS);
+  if (down_overlaps(f.node, f.at, f.until) || S->n_faults + 3 > DETSIM_WORLD_FAULTS_MAX) return;
+  add(f);
+  struct detsim_world_fault kill = f;
+  kill.kind = DETSIM_FAULT_CRASH;
+  kill.at = f.at + grace;
+  kill.arg = 0; /* a dead process */
+  add(kill);
+  struct detsim_world_fault back = f;
+  back.kind = DETSIM_FAULT_RESTART;
+  back.at = f.until;
+  add(back);
+}
+
 static void draw(void) {
   S->faults_drawn = 1;
   S->level = (uint32_t)detsim__opt.level;
@@ -170,6 +203,7 @@ static void draw(void) {
   if (on & DETSIM_FAULTS_PAUSE) draw_pauses(horizon);
   if (on & DETSIM_FAULTS_CRASH) draw_crashes(horizon);
   if (on & DETSIM_FAULTS_RESET) draw_resets(horizon);
+  if (on & DETSIM_FAULTS_SIGTERM) draw_terms(horizon);
   for (unsigned i = 0; i < S->n_faults; i++)
     if (S->faults[i].until > S->healed_at) S->healed_at = S->faults[i].until;
 }
@@ -180,8 +214,12 @@ static uint32_t node_state(unsigned node) { return __atomic_load_n(&S->nodes[nod
  * a reset needs a connection), before it takes effect. */
 static bool applies(const struct detsim_world_fault *f) {
   switch (f->kind) {
-  case DETSIM_FAULT_CRASH: return node_state(f->node) == DETSIM_NODE_READY;
-  case DETSIM_FAULT_RESTART: return node_state(f->node) == DETSIM_NODE_DOWN;
+  case DETSIM_FAULT_CRASH:
+  case DETSIM_FAULT_TERM: return node_state(f->node) == DETSIM_NODE_READY;
+  /* A node the world's SIGTERM stopped restarts as a crashed one does. */
+  case DETSIM_FAULT_RESTART:
+    return node_state(f->node) == DETSIM_NODE_DOWN ||
+           (node_state(f->node) == DETSIM_NODE_EXITED && S->nodes[f->node].term_sent);
   default: return true;
   }
 }
@@ -213,6 +251,9 @@ static void apply(const struct detsim_world_fault *f) {
     break;
   case DETSIM_FAULT_RESET:
     detsim__world_touch();
+    break;
+  case DETSIM_FAULT_TERM:
+    detsim__world_term(f->node);
     break;
   default:
     break;

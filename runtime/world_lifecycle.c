@@ -19,7 +19,9 @@
 #include "clock.h"
 #include "net.h"
 #include "real.h"
+#include "report.h"
 #include "sched_internal.h"
+#include "signal.h"
 #include "world.h"
 
 #define S detsim__ws
@@ -51,7 +53,8 @@ void detsim__world_release_crashed(unsigned node) {
 
 void detsim__world_restart(unsigned node) {
   struct detsim_world_node *n = &S->nodes[node];
-  CHECK_EQ(__atomic_load_n(&n->state, __ATOMIC_ACQUIRE), DETSIM_NODE_DOWN);
+  uint32_t state = __atomic_load_n(&n->state, __ATOMIC_ACQUIRE);
+  CHECK(state == DETSIM_NODE_DOWN || (state == DETSIM_NODE_EXITED && n->term_sent));
   CHECK(node != detsim__node_index);
   S->now_ns = detsim__now_ns(); /* for the launcher's note in the log */
   __atomic_store_n(&S->restart_done, 0, __ATOMIC_RELAXED);
@@ -64,7 +67,41 @@ void detsim__world_restart(unsigned node) {
   /* The host is back (the new process is parked and has no socket yet). */
   if (n->down_silent) net_node_restart(node);
   n->down_silent = 0;
+  n->term_sent = 0;
+  n->term_pending = 0;
   detsim__world_touch();
+}
+
+/* SIGTERM from the world: the node takes it as a process-directed signal,
+ * now if it holds the world, else when the world next comes to it. */
+void detsim__world_term(unsigned node) {
+  struct detsim_world_node *n = &S->nodes[node];
+  n->term_sent = 1;
+  if (node == detsim__node_index) {
+    detsim__sig_send(NULL, SIGTERM, SI_USER, 0);
+    return;
+  }
+  n->term_pending = 1;
+  n->idle = 0;
+}
+
+void detsim__world_take_signals(void) {
+  struct detsim_world_node *me = &S->nodes[detsim__node_index];
+  if (!me->term_pending) return;
+  me->term_pending = 0;
+  detsim__sig_send(NULL, SIGTERM, SI_USER, 0);
+}
+
+void detsim__world_term_default(void) {
+  if (!detsim__in_world || !S->nodes[detsim__node_index].term_sent || detsim__self() == NULL) return;
+  /* As the kernel ends a process: its sockets close (all of them, even one
+   * a thread is blocked on, as for a dead process), and the world goes on
+   * without it until its restart. */
+  detsim__msg("SIGTERM's default action ends this node: it leaves the world until its restart");
+  fflush(NULL);
+  net_node_crash(detsim__node_index, false);
+  detsim__world_node_exit(128 + SIGTERM);
+  REAL(_exit)(128 + SIGTERM);
 }
 
 void detsim__world_label(char *out, size_t size, const char *base) {

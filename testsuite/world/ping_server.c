@@ -3,9 +3,13 @@
  * its second argument it reads and never answers (a silent peer); with
  * "once" it serves its first connection only, then accepts no other while
  * its timers keep ticking (a server that never recovers, but is no
- * deadlock). */
+ * deadlock).  With "term-graceful" a SIGTERM makes it stop accepting,
+ * say so on stdout and exit 0; with "term-ignore" it ignores SIGTERM (the
+ * world kills it at the end of the grace period). */
 #include <netinet/in.h>
+#include <errno.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,6 +17,12 @@
 #include <unistd.h>
 
 static int mute, once;
+static volatile sig_atomic_t stopping;
+
+static void on_term(int sig) {
+  (void)sig;
+  stopping = 1;
+}
 
 static void *serve(void *arg) {
   int fd = (int)(intptr_t)arg;
@@ -34,6 +44,12 @@ int main(int argc, char **argv) {
   int port = argc > 1 ? atoi(argv[1]) : 7000;
   mute = argc > 2 && strcmp(argv[2], "mute") == 0;
   once = argc > 2 && strcmp(argv[2], "once") == 0;
+  if (argc > 2 && strcmp(argv[2], "term-graceful") == 0) {
+    struct sigaction sa = { .sa_handler = on_term }; /* no SA_RESTART: accept gives EINTR */
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGTERM, &sa, NULL);
+  }
+  if (argc > 2 && strcmp(argv[2], "term-ignore") == 0) signal(SIGTERM, SIG_IGN);
   int l = socket(AF_INET, SOCK_STREAM, 0);
   int one = 1;
   setsockopt(l, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
@@ -45,6 +61,11 @@ int main(int argc, char **argv) {
   for (int served = 0;; served++) {
     while (once && served > 0) sleep(1);
     int c = accept(l, NULL, NULL);
+    if (c < 0 && errno == EINTR && stopping) {
+      printf("graceful shutdown after %d connections\n", served);
+      close(l);
+      return 0;
+    }
     if (c < 0) continue;
     pthread_t t;
     pthread_create(&t, NULL, serve, (void *)(intptr_t)c);

@@ -11,6 +11,8 @@ beyond what simtest.py checks for one program.
   world_test.py faults     BIN_DIR DIR   level 2's partitions and pauses, reported
   world_test.py restart    BIN_DIR DIR   crashes (dead process, dead host) and
                                          restarts, as a client sees them
+  world_test.py sigterm    BIN_DIR DIR   SIGTERM stops: graceful, default action,
+                                         ignored (killed after the grace period)
 Exit status 0 when every assertion holds, 1 (with the reason) otherwise.
 """
 import glob
@@ -257,6 +259,75 @@ def restart(bins, d):
     print(f"24 seeds pass; restarts {modes}; the client saw (eof, reset, timeout, refused, dial_timeout): {seen_by}")
 
 
+def sigterm(bins, d):
+    """SIGTERM at level 2 (sigterm.scenario), three kinds of server: one that
+    stops gracefully (its accept gives EINTR, it says so and exits 0), one
+    with the default action, one that ignores SIGTERM (killed at the end of a
+    short grace period).  Every seed passes, since the client reconnects;
+    each stop is the one its server's kind makes; a stopped server comes
+    back as a fresh process; a stop replays exactly."""
+    import shutil
+    sw = os.path.join(bins, "simworld")
+    progs = tempfile.mkdtemp()
+    srv, cli = f"tm{os.getpid()}_srv", f"tm{os.getpid()}_cli"
+    shutil.copy(os.path.join(d, "ping_server"), os.path.join(progs, srv))
+    shutil.copy(os.path.join(d, "retry_client"), os.path.join(progs, cli))
+    text = open(os.path.join(d, "sigterm.scenario")).read().replace("ping_server", srv).replace("retry_client", cli)
+    want_mark = {"term-graceful": "SIGTERM (it exited)", "term-default": "SIGTERM (it exited)",
+                 "term-ignore": "SIGTERM (killed at the end of its grace period)"}
+    summary = {}
+    for mode in want_mark:
+        body = text.replace("MODE", mode)
+        if mode == "term-ignore":
+            body += "option term_grace_ms=300\n"
+        open(os.path.join(progs, mode + ".scenario"), "w").write(body)
+        stops = restarts = own = 0
+        histories = {}
+        for seed in range(1, 9):
+            logs = tempfile.mkdtemp()
+            code, out, err = run([sw, "--logs", logs, mode + ".scenario"], env={"DETSIM_SEED": str(seed)}, cwd=progs)
+            m = RESULT_RE.search(err)
+            if code != 0 or not m or m.group(1) != "pass":
+                fail(f"{mode} seed {seed}: want pass, got status {code}:\n{err}")
+            histories[seed] = m.group(4)
+            fm = re.search(r"^detsim: faults level=2(.*)$", err, re.M)
+            counts = dict(kv.split("=") for kv in fm.group(1).split()) if fm else {}
+            if set(counts) - {"sigterm", "crash", "restart"}:
+                fail(f"{mode} seed {seed}: faults=sigterm drew other kinds: {counts}")
+            n_term = int(counts.get("sigterm", 0))
+            stops += n_term
+            outs = "".join(open(f).read() for f in glob.glob(os.path.join(logs, "srv*.out")))
+            errs = "".join(open(f).read() for f in glob.glob(os.path.join(logs, "srv*.err")))
+            marks = re.findall(r"restarts \(incarnation \d+\) at virtual time [0-9.]+ s, after (.*) ---", errs)
+            if len(marks) != int(counts.get("restart", 0)) or any(mk != want_mark[mode] for mk in marks):
+                fail(f"{mode} seed {seed}: restarts {counts.get('restart', 0)}, marks {marks}")
+            restarts += len(marks)
+            graceful = len(re.findall(r"^graceful shutdown", outs, re.M))
+            by_default = len(re.findall(r"SIGTERM's default action ends this node", errs))
+            killed = int(counts.get("crash", 0))
+            seen = {"term-graceful": graceful, "term-default": by_default, "term-ignore": killed}
+            # The world may end (its client done) before a stop completes.
+            for kind, n in seen.items():
+                if n > (n_term if kind == mode else 0):
+                    fail(f"{mode} seed {seed}: {n_term} SIGTERM but {kind} stops {n}: {seen}\n{errs[-2000:]}")
+            own += seen[mode]
+            subprocess.run(["rm", "-rf", logs])
+        if own < 2 or restarts < 1:
+            fail(f"{mode}: want at least 2 stops of this kind and a restart in 8 seeds, saw {own} of {stops} and {restarts}")
+        # A seed with a stop replays: the same history in another process.
+        for s_ in histories:
+            code, out, err = run([sw, mode + ".scenario"], env={"DETSIM_SEED": str(s_)}, cwd=progs)
+            m = RESULT_RE.search(err)
+            if not m or m.group(4) != histories[s_]:
+                fail(f"{mode} seed {s_}: history {histories[s_]} then {m.group(4) if m else err}")
+        summary[mode] = (stops, own, restarts)
+    left = node_processes([srv, cli])
+    if left:
+        fail(f"node processes left behind: {left}")
+    print(f"8 seeds x 3 kinds of server pass and replay; (SIGTERMs, stops seen, restarts): {summary}")
+
+
 if __name__ == "__main__":
     mode, bins, d = sys.argv[1], sys.argv[2], sys.argv[3]
-    {"bad-input": bad_input, "leftovers": leftovers, "tools": tools, "faults": faults, "restart": restart}[mode](bins, d)
+    {"bad-input": bad_input, "leftovers": leftovers, "tools": tools, "faults": faults, "restart": restart,
+     "sigterm": sigterm}[mode](bins, d)

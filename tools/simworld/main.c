@@ -185,7 +185,7 @@ int main(int argc, char **argv) {
     st_buf_free(&line);
   }
   if (w->level >= 2) {
-    static const char *const kinds[DETSIM_FAULT_KINDS] = { NULL, "partition", "one_way", "heal", "crash", "restart", "pause", "reset" };
+    static const char *const kinds[DETSIM_FAULT_KINDS] = { NULL, "partition", "one_way", "heal", "crash", "restart", "pause", "reset", "sigterm" };
     struct st_buf line = { 0 };
     st_buf_printf(&line, "detsim: faults level=%u", w->level);
     for (unsigned k = 1; k < DETSIM_FAULT_KINDS; k++)

@@ -203,9 +203,13 @@ static void restart_requested(struct sw_run *r) {
   char *err = log_path(r, i, "err");
   FILE *f = fopen(err, "a");
   if (f) {
-    fprintf(f, "simworld: --- %s restarts (incarnation %u) at virtual time %.6f s, after a crash as a dead %s ---\n",
-            r->sc->nodes[i].name, r->world->nodes[i].incarnation + 1, (double)r->world->now_ns / 1e9,
-            r->world->nodes[i].down_silent ? "host" : "process");
+    const struct detsim_world_node *n = &r->world->nodes[i];
+    const char *why = !n->term_sent ? (n->down_silent ? "a crash as a dead host" : "a crash as a dead process")
+                      : __atomic_load_n(&n->state, __ATOMIC_ACQUIRE) == DETSIM_NODE_EXITED
+                          ? "SIGTERM (it exited)"
+                          : "SIGTERM (killed at the end of its grace period)";
+    fprintf(f, "simworld: --- %s restarts (incarnation %u) at virtual time %.6f s, after %s ---\n",
+            r->sc->nodes[i].name, n->incarnation + 1, (double)r->world->now_ns / 1e9, why);
     fclose(f);
   }
   free(err);
