@@ -315,32 +315,35 @@ void detsim__sched_dispatch(void) {
   else leave_for(NULL, (unsigned)c.node);
 }
 
-/* This node's process ends: the world goes on elsewhere. */
-void detsim__sched_leave_node(void) {
-  struct choice c = world_choose_when_stuck(tls_self, NULL, false);
-  CHECK(c.node >= 0);
-  detsim_thread *self = tls_self;
-  tls_self = NULL; /* its exit path runs outside the simulation */
-  /* Not leave_for: whether it is idle means nothing to a node that is gone,
-   * and its threads' wait predicates would read sockets its exit released. */
-  hand_over(self, (unsigned)c.node, false);
-}
-
-/* This node crashed while it held the world (world_lifecycle.c): the world
- * goes to another node, the first ready one (its dispatcher makes the
- * choices), and this thread never runs again; the launcher kills the
- * process. */
-_Noreturn void detsim__sched_crash_self(void) {
+/* The first other node that can take the world: a node leaving it gives
+ * the world there, and that node's dispatcher makes the choices (a leaving
+ * node must not: its own faults, deadlines and wait predicates are over). */
+static unsigned first_ready_other(void) {
   unsigned next = DETSIM_WORLD_NODES_MAX;
   for (unsigned j = 0; j < detsim__ws->n_nodes && next == DETSIM_WORLD_NODES_MAX; j++)
     if (j != detsim__node_index && __atomic_load_n(&detsim__ws->nodes[j].state, __ATOMIC_ACQUIRE) == DETSIM_NODE_READY)
       next = j;
-  /* Clients never crash, and the world ends when the last one exits. */
+  /* Clients never crash nor stop, and the world ends when the last one
+   * exits: a live client is always there. */
   CHECK_LT(next, detsim__ws->n_nodes);
+  return next;
+}
+
+/* This node's process ends: the world goes on elsewhere. */
+void detsim__sched_leave_node(void) {
+  unsigned next = first_ready_other();
+  detsim_thread *self = tls_self;
+  tls_self = NULL; /* its exit path runs outside the simulation */
+  hand_over(self, next, false);
+}
+
+/* This node crashed while it held the world (world_lifecycle.c): the world
+ * goes to another node, and this thread never runs again; the launcher
+ * kills the process. */
+_Noreturn void detsim__sched_crash_self(void) {
+  unsigned next = first_ready_other();
   detsim_thread *self = tls_self;
   tls_self = NULL;
-  /* Not idle: its threads' wait predicates would read sockets the crash
-   * just released. */
   hand_over(self, next, false);
   detsim__world_release_crashed(detsim__node_index);
   static uint32_t never;

@@ -236,6 +236,7 @@ void detsim__world_node_exit(int status) {
   detsim__event(DETSIM_EV_node_exit, detsim__self(), NULL, 0, (uint32_t)status);
   me->exit_status = status;
   __atomic_store_n(&me->state, DETSIM_NODE_EXITED, __ATOMIC_RELEASE);
+  if (me->term_sent) detsim__world_stopped(detsim__node_index);
   if (me->client) {
     detsim__world_progress();
     CHECK_GE(S->clients_live, 1);

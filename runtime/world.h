@@ -79,6 +79,9 @@ void detsim__world_restart(unsigned node);
 void detsim__world_term(unsigned node);
 void detsim__world_take_signals(void);
 void detsim__world_term_default(void);
+/* That node exited before its grace period ended: its restart moves to its
+ * down time after now. */
+void detsim__world_stopped(unsigned node);
 /* The crashed node `node` no longer holds or hands anything: the launcher
  * may kill its process. */
 void detsim__world_release_crashed(unsigned node);

@@ -176,7 +176,8 @@ static void draw_terms(uint64_t horizon) {
   f.node = cands[detsim__rng_below(&r, nc)];
   f.at = detsim__rng_below(&r, horizon);
   uint64_t grace = detsim__opt.term_grace_ms * 1000000ull;
-  f.until = f.at + grace + log_uniform(&r, DOWN_MIN_NS, DOWN_MAX_NS);
+  uint64_t down = log_uniform(&r, DOWN_MIN_NS, DOWN_MAX_NS);
+  f.until = f.at + grace + down;
   if (down_overlaps(f.node, f.at, f.until) || S->n_faults + 3 > DETSIM_WORLD_FAULTS_MAX) return;
   add(f);
   struct detsim_world_fault kill = f;
@@ -187,7 +188,23 @@ static void draw_terms(uint64_t horizon) {
   struct detsim_world_fault back = f;
   back.kind = DETSIM_FAULT_RESTART;
   back.at = f.until;
+  back.arg = down; /* a node that exits sooner restarts this long after (below) */
   add(back);
+}
+
+/* A node the world's SIGTERM stopped exited before its grace period ended:
+ * as an orchestrator would, it restarts its down time after the exit, not
+ * after the grace period. */
+void detsim__world_stopped(unsigned node) {
+  for (unsigned i = S->next_fault; i < S->n_faults; i++) {
+    struct detsim_world_fault f = S->faults[i];
+    if (f.kind != DETSIM_FAULT_RESTART || f.node != node) continue;
+    for (unsigned j = i; j + 1 < S->n_faults; j++) S->faults[j] = S->faults[j + 1];
+    S->n_faults--;
+    f.at = detsim__now_ns() + f.arg;
+    add(f);
+    return;
+  }
 }
 
 static void draw(void) {
@@ -262,9 +279,10 @@ static void apply(const struct detsim_world_fault *f) {
 
 void detsim__world_faults_due(void) {
   if (!S->faults_drawn) draw();
-  /* A crashed node on its way out, or a node handing the world over,
-   * leaves what is due to the next node. */
-  if (detsim__world_faults_held || node_state(detsim__node_index) == DETSIM_NODE_DOWN) return;
+  /* A node on its way out (crashed, or exited), or a node handing the
+   * world over, leaves what is due to the next node. */
+  uint32_t me = node_state(detsim__node_index);
+  if (detsim__world_faults_held || me == DETSIM_NODE_DOWN || me == DETSIM_NODE_EXITED) return;
   uint64_t now = detsim__now_ns();
   while (S->next_fault < S->n_faults && S->faults[S->next_fault].at <= now) apply(&S->faults[S->next_fault++]);
 }
