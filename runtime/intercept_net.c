@@ -27,6 +27,7 @@
 #include <sys/ioctl.h>
 #include <sys/select.h>
 #include <sys/sendfile.h>
+#include <sys/signalfd.h>
 #include <sys/socket.h>
 #include <sys/timerfd.h>
 #include <sys/uio.h>
@@ -153,6 +154,15 @@ DETSIM_EXPORT int __detsim_timerfd_create(int clockid, int flags) {
 }
 DETSIM_INTERCEPT_ALIAS(timerfd_create)
 
+DETSIM_EXPORT int __detsim_signalfd(int fd, const sigset_t *mask, int flags) {
+  PC();
+  if (plumbing_is_real()) return REAL(signalfd)(fd, mask, flags);
+  if (mask == NULL) return (int)fail(EFAULT);
+  net_enter(DETSIM_EV_net_socket, NULL, 4);
+  return (int)leave_fd(NULL, net_signalfd(fd, mask, flags));
+}
+DETSIM_INTERCEPT_ALIAS(signalfd)
+
 DETSIM_EXPORT int __detsim_epoll_create1(int flags) {
   PC();
   if (plumbing_is_real()) return REAL(epoll_create1)(flags);
@@ -262,7 +272,8 @@ static ssize_t sim_send(struct net_file *f, const struct msghdr *msg, int flags,
     if (msg->msg_iovlen < 1) return fail(EINVAL);
     return net_eventfd_write(f, msg->msg_iov[0].iov_base, msg->msg_iov[0].iov_len);
   case NET_EPOLL:
-  case NET_TIMERFD: return fail(is_socket_call ? ENOTSOCK : EINVAL);
+  case NET_TIMERFD:
+  case NET_SIGNALFD: return fail(is_socket_call ? ENOTSOCK : EINVAL);
   }
   return fail(EBADF);
 }
@@ -282,6 +293,10 @@ static ssize_t sim_recv(struct net_file *f, struct msghdr *msg, int flags, bool 
     if (is_socket_call) return fail(ENOTSOCK);
     if (msg->msg_iovlen < 1) return fail(EINVAL);
     return net_timerfd_read(f, msg->msg_iov[0].iov_base, msg->msg_iov[0].iov_len);
+  case NET_SIGNALFD:
+    if (is_socket_call) return fail(ENOTSOCK);
+    if (msg->msg_iovlen < 1) return fail(EINVAL);
+    return net_signalfd_read(f, msg->msg_iov[0].iov_base, msg->msg_iov[0].iov_len);
   case NET_EPOLL: return fail(is_socket_call ? ENOTSOCK : EINVAL);
   }
   return fail(EBADF);

@@ -98,12 +98,6 @@ DETSIM_EXPORT long __detsim_syscall(long number, ...) {
 }
 DETSIM_INTERCEPT_ALIAS(syscall)
 
-DETSIM_EXPORT int __detsim_signalfd(int fd, const sigset_t *mask, int flags) {
-  unsupported("signalfd", why_signalfd, &warned_signalfd);
-  return REAL(signalfd)(fd, mask, flags);
-}
-DETSIM_INTERCEPT_ALIAS(signalfd)
-
 DETSIM_EXPORT int __detsim_timer_create(clockid_t clock, struct sigevent *sev, timer_t *id) {
   unsupported("timer_create", why_timer_create, &warned_timer_create);
   return REAL(timer_create)(clock, sev, id);

@@ -11,6 +11,7 @@
  *   net_sock.c    stream sockets (AF_INET, AF_INET6, AF_UNIX): TCP's rules
  *   net_pipe.c    pipes and eventfds
  *   net_timerfd.c timerfds: expirations on virtual time
+ *   net_signalfd.c signalfds: the simulation's pending signals
  *   net_poll.c    poll, ppoll, select, pselect
  *   net_epoll.c   epoll
  *   intercept_net.c  the interceptors: real descriptors go to the kernel
@@ -37,13 +38,15 @@
 #include <sys/epoll.h>
 #include <sys/uio.h>
 
+#include <signal.h>
+
 #include "limits.h"
 #include "sched.h"
 #include "trace.h"
 
 /* ---- files ---- */
 
-enum net_kind { NET_SOCK = 1, NET_PIPE_READ, NET_PIPE_WRITE, NET_EVENTFD, NET_EPOLL, NET_TIMERFD };
+enum net_kind { NET_SOCK = 1, NET_PIPE_READ, NET_PIPE_WRITE, NET_EVENTFD, NET_EPOLL, NET_TIMERFD, NET_SIGNALFD };
 
 struct net_file {
   enum net_kind kind;
@@ -268,6 +271,16 @@ void net_eventfd_release(struct net_file *f);
 uint32_t net_pipe_poll(struct net_file *f, uint64_t now);
 uint32_t net_eventfd_poll(struct net_file *f);
 uint64_t net_pipe_gen(struct net_file *f);
+
+/* ---- net_signalfd.c: signalfds ---- */
+
+/* signalfd(): a new descriptor (fd -1) or a new mask for one. */
+int net_signalfd(int fd, const sigset_t *mask, int flags);
+ssize_t net_signalfd_read(struct net_file *f, void *buf, size_t len);
+void net_signalfd_release(struct net_file *f);
+uint32_t net_signalfd_poll(struct net_file *f);
+uint64_t net_signalfd_next_change(void);
+uint64_t net_signalfd_gen(void);
 
 /* ---- net_timerfd.c: timerfds ---- */
 

@@ -133,6 +133,7 @@ void net_file_release(struct net_file *f) {
   case NET_PIPE_WRITE: net_pipe_release(f); break;
   case NET_EVENTFD: net_eventfd_release(f); break;
   case NET_TIMERFD: net_timerfd_release(f); break;
+  case NET_SIGNALFD: net_signalfd_release(f); break;
   case NET_EPOLL: net_epoll_release(f); break;
   }
   CHECK_GE(live_objects, 1);
@@ -232,6 +233,7 @@ uint32_t net_file_poll(struct net_file *f, uint64_t now) {
   case NET_PIPE_WRITE: return net_pipe_poll(f, now);
   case NET_EVENTFD: return net_eventfd_poll(f);
   case NET_TIMERFD: return net_timerfd_poll(f, now);
+  case NET_SIGNALFD: return net_signalfd_poll(f);
   case NET_EPOLL: return net_epoll_poll(f, now);
   }
   return 0;
@@ -242,6 +244,7 @@ uint64_t net_file_next_change(struct net_file *f, uint64_t now) {
   case NET_SOCK: return net_sock_next_change(f->obj, now);
   case NET_EPOLL: return net_epoll_next_change(f, now);
   case NET_TIMERFD: return net_timerfd_next_change(f, now);
+  case NET_SIGNALFD: return net_signalfd_next_change();
   default: return DETSIM_NO_DEADLINE; /* pipes and eventfds have no latency */
   }
 }
@@ -252,6 +255,7 @@ uint64_t net_file_gen(struct net_file *f, uint64_t now, uint32_t events) {
   case NET_PIPE_READ:
   case NET_PIPE_WRITE: return f->changes + net_pipe_gen(f);
   case NET_TIMERFD: return f->changes + net_timerfd_gen(f, now);
+  case NET_SIGNALFD: return f->changes + net_signalfd_gen();
   default: return f->changes;
   }
 }

@@ -29,6 +29,7 @@
 #include "world.h"
 
 uint64_t detsim__sig_shared;
+uint64_t detsim__sig_sent;
 uint64_t detsim__sig_timer_at = DETSIM_NO_DEADLINE;
 
 /* Dispositions, as sigaction() set them (sa_handler SIG_DFL: default). */
@@ -152,6 +153,8 @@ uint64_t detsim__sig_pending_of(const detsim_thread *t) {
   return t->sig_pending | detsim__sig_shared | due_timer_bits();
 }
 
+uint64_t detsim__sig_process_pending(void) { return detsim__sig_shared | due_timer_bits(); }
+
 bool detsim__sig_deliverable(const detsim_thread *t) {
   return (detsim__sig_pending_of(t) & ~t->sig_mask) != 0;
 }
@@ -183,6 +186,7 @@ void detsim__sig_send(detsim_thread *to, int sig, int code, int value) {
     return;
   }
   if (is_ignored(sig) && !blocked_everywhere(sig)) return;
+  detsim__sig_sent++;
   detsim__sig_shared |= detsim__sig_bit(sig);
   shared_code[sig] = code;
   shared_value[sig] = value;

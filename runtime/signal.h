@@ -40,6 +40,11 @@ static inline bool detsim__sig_maybe(const detsim_thread *t) {
 
 /* The signals pending for t (its own, the process's, expired timers'). */
 uint64_t detsim__sig_pending_of(const detsim_thread *t);
+/* The process-directed signals pending (expired timers' included), and
+ * how many were ever sent (for a signalfd's edges). */
+uint64_t detsim__sig_process_pending(void);
+extern uint64_t detsim__sig_sent;
+
 /* Some pending signal is not blocked by t: t must take it. */
 bool detsim__sig_deliverable(const detsim_thread *t);
 

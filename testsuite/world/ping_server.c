@@ -4,15 +4,18 @@
  * "once" it serves its first connection only, then accepts no other while
  * its timers keep ticking (a server that never recovers, but is no
  * deadlock).  With "term-graceful" a SIGTERM makes it stop accepting,
- * say so on stdout and exit 0; with "term-ignore" it ignores SIGTERM (the
- * world kills it at the end of the grace period). */
+ * say so on stdout and exit 0; "term-signalfd" does the same, learning of
+ * SIGTERM from a signalfd it polls with its listener; with "term-ignore"
+ * it ignores SIGTERM (the world kills it at the end of the grace period). */
 #include <netinet/in.h>
 #include <errno.h>
+#include <poll.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/signalfd.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -50,6 +53,14 @@ int main(int argc, char **argv) {
     sigaction(SIGTERM, &sa, NULL);
   }
   if (argc > 2 && strcmp(argv[2], "term-ignore") == 0) signal(SIGTERM, SIG_IGN);
+  int sfd = -1;
+  if (argc > 2 && strcmp(argv[2], "term-signalfd") == 0) {
+    sigset_t term;
+    sigemptyset(&term);
+    sigaddset(&term, SIGTERM);
+    sigprocmask(SIG_BLOCK, &term, NULL);
+    sfd = signalfd(-1, &term, SFD_CLOEXEC);
+  }
   int l = socket(AF_INET, SOCK_STREAM, 0);
   int one = 1;
   setsockopt(l, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
@@ -60,6 +71,19 @@ int main(int argc, char **argv) {
   }
   for (int served = 0;; served++) {
     while (once && served > 0) sleep(1);
+    if (sfd >= 0) {
+      struct pollfd p[2] = { { l, POLLIN, 0 }, { sfd, POLLIN, 0 } };
+      if (poll(p, 2, -1) < 0) continue;
+      if (p[1].revents & POLLIN) {
+        struct signalfd_siginfo si;
+        if (read(sfd, &si, sizeof si) == (ssize_t)sizeof si && si.ssi_signo == SIGTERM) {
+          printf("graceful shutdown after %d connections (signalfd)\n", served);
+          close(l);
+          return 0;
+        }
+      }
+      if (!(p[0].revents & POLLIN)) continue;
+    }
     int c = accept(l, NULL, NULL);
     if (c < 0 && errno == EINTR && stopping) {
       printf("graceful shutdown after %d connections\n", served);

@@ -260,9 +260,9 @@ def restart(bins, d):
 
 
 def sigterm(bins, d):
-    """SIGTERM at level 2 (sigterm.scenario), three kinds of server: one that
+    """SIGTERM at level 2 (sigterm.scenario), four kinds of server: one that
     stops gracefully (its accept gives EINTR, it says so and exits 0), one
-    with the default action, one that ignores SIGTERM (killed at the end of a
+    that learns of it from a signalfd it polls, one with the default action, one that ignores SIGTERM (killed at the end of a
     short grace period).  Every seed passes, since the client reconnects;
     each stop is the one its server's kind makes; a stopped server comes
     back as a fresh process; a stop replays exactly."""
@@ -273,7 +273,8 @@ def sigterm(bins, d):
     shutil.copy(os.path.join(d, "ping_server"), os.path.join(progs, srv))
     shutil.copy(os.path.join(d, "retry_client"), os.path.join(progs, cli))
     text = open(os.path.join(d, "sigterm.scenario")).read().replace("ping_server", srv).replace("retry_client", cli)
-    want_mark = {"term-graceful": "SIGTERM (it exited)", "term-default": "SIGTERM (it exited)",
+    want_mark = {"term-graceful": "SIGTERM (it exited)", "term-signalfd": "SIGTERM (it exited)",
+                 "term-default": "SIGTERM (it exited)",
                  "term-ignore": "SIGTERM (killed at the end of its grace period)"}
     summary = {}
     for mode in want_mark:
@@ -302,10 +303,12 @@ def sigterm(bins, d):
             if len(marks) != int(counts.get("restart", 0)) or any(mk != want_mark[mode] for mk in marks):
                 fail(f"{mode} seed {seed}: restarts {counts.get('restart', 0)}, marks {marks}")
             restarts += len(marks)
-            graceful = len(re.findall(r"^graceful shutdown", outs, re.M))
+            graceful = len(re.findall(r"^graceful shutdown after \d+ connections$", outs, re.M))
+            by_signalfd = len(re.findall(r"^graceful shutdown after \d+ connections \(signalfd\)$", outs, re.M))
             by_default = len(re.findall(r"SIGTERM's default action ends this node", errs))
             killed = int(counts.get("crash", 0))
-            seen = {"term-graceful": graceful, "term-default": by_default, "term-ignore": killed}
+            seen = {"term-graceful": graceful, "term-signalfd": by_signalfd, "term-default": by_default,
+                    "term-ignore": killed}
             # The world may end (its client done) before a stop completes.
             for kind, n in seen.items():
                 if n > (n_term if kind == mode else 0):
@@ -324,7 +327,7 @@ def sigterm(bins, d):
     left = node_processes([srv, cli])
     if left:
         fail(f"node processes left behind: {left}")
-    print(f"8 seeds x 3 kinds of server pass and replay; (SIGTERMs, stops seen, restarts): {summary}")
+    print(f"8 seeds x 4 kinds of server pass and replay; (SIGTERMs, stops seen, restarts): {summary}")
 
 
 if __name__ == "__main__":
