@@ -296,7 +296,7 @@ ssize_t net_udp_recvmsg(struct net_file *f, struct msghdr *msg, int flags) {
       return -1;
     }
     struct udp_wait w = { s };
-    uint64_t deadline = s->rcvtimeo_ns ? now + s->rcvtimeo_ns : DETSIM_NO_DEADLINE;
+    uint64_t deadline = s->rcvtimeo_ns ? detsim__deadline_after_ns(s->rcvtimeo_ns) : DETSIM_NO_DEADLINE;
     if (net_wait(DETSIM_EV_net_recv, f, udp_ready, udp_next, &w, deadline) != 0) {
       errno = EAGAIN;
       return -1;

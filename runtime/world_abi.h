@@ -24,7 +24,7 @@
 #include <stdint.h>
 
 #define DETSIM_WORLD_MAGIC 0x646c726f776d6973ull /* "simworld" */
-#define DETSIM_WORLD_VERSION 2u
+#define DETSIM_WORLD_VERSION 3u
 /* Far from where Linux places programs, heaps, libraries and stacks without
  * address randomization. */
 #define DETSIM_WORLD_ADDR 0x200000000000ull
@@ -53,6 +53,14 @@ enum detsim_node_state {
                            a restart fault starts a fresh one */
 };
 
+/* How a node reads the world's one virtual clock (a skew fault sets it;
+ * runtime/clock.c reads it): its CLOCK_REALTIME is offset from the other
+ * nodes', and all its clocks run at 1 + drift_ppb / 1e9 of virtual time. */
+struct detsim_node_clock {
+  int64_t realtime_offset_ns;
+  int64_t drift_ppb;
+};
+
 struct detsim_world_node {
   uint32_t state;          /* enum detsim_node_state */
   uint32_t wake;           /* futex word: 1 = the node holds the world's baton */
@@ -70,6 +78,8 @@ struct detsim_world_node {
   uint32_t down_silent;    /* DOWN as a dead host: its peers hear nothing */
   uint32_t kill_me;        /* DOWN and out of the world's way: the launcher
                               may kill its process now */
+  uint32_t pad3;
+  struct detsim_node_clock clock; /* kept across restarts: the same host */
   char name[DETSIM_WORLD_NAME_BYTES];
 };
 
@@ -83,9 +93,13 @@ enum detsim_fault_kind {
   DETSIM_FAULT_RESTART,       /* node: a fresh process at the same address */
   DETSIM_FAULT_PAUSE,         /* node: not scheduled until `until` */
   DETSIM_FAULT_RESET,         /* one connection between nodes is reset (arg: which) */
+  DETSIM_FAULT_SKEW,          /* node: its clock is offset (arg, signed ns) and drifts
+                                 (drift_ppb), for the whole run */
   DETSIM_FAULT_KINDS
 };
-#define DETSIM_WORLD_FAULTS_MAX 32
+/* Entries of a seed's schedule: world_faults.c checks at compile time that
+ * the most each kind draws fits. */
+#define DETSIM_WORLD_FAULTS_MAX 64
 #define DETSIM_WORLD_CHECKS_MAX 64
 #define DETSIM_WORLD_CHECK_NAME_BYTES 56
 
@@ -94,6 +108,7 @@ struct detsim_world_fault {
   uint32_t kind, node;
   uint64_t side_a;         /* partitions: the nodes of side A (a bit each) */
   uint64_t arg;
+  int64_t drift_ppb;       /* skew: the node's clock rate */
 };
 
 struct detsim_world_check {

@@ -5,15 +5,18 @@
  * nodes.  The schedule lives in the world's header; whichever node holds the
  * world when a fault's time comes applies it, so faults take their place in
  * the one history like any event.  Every fault heals: partitions end,
- * pauses end, crashed nodes restart.  What is modeled:
+ * pauses end, crashed nodes restart; only a node's clock stays askew.
+ * What is modeled:
  *  - partitions, symmetric or one-way, between two sets of nodes: a link
  *    stalls (TCP bytes, handshakes, FIN and RST wait for the heal; nothing is
  *    lost or reordered) and UDP datagrams are lost;
  *  - pauses: a node is not scheduled until the pause ends;
  *  - crashes of servers (never clients, never `protect`ed nodes), as a dead
  *    process or a dead host (net_node.c), each followed by a restart;
- *  - resets of one established connection between nodes.
- * SIGTERM and clock skew are later work (docs/worlds.md).
+ *  - resets of one established connection between nodes;
+ *  - skew: a node's clocks run at their own rate from the start, and its
+ *    CLOCK_REALTIME is offset (clock.c), as an unsynchronized host's are.
+ * SIGTERM is later work (docs/worlds.md).
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -39,6 +42,26 @@ bool detsim__world_faults_held;
 /* A crashed node is down 50 ms to 2 s before its restart. */
 #define DOWN_MIN_NS 50000000ull
 #define DOWN_MAX_NS 2000000000ull
+/* A skewed node's CLOCK_REALTIME is off by 1 ms to 5 s either way (a host
+ * whose NTP is off or not yet synchronized), and its clocks drift by 1 to
+ * 500 ppm either way (a quartz's spread; NTP corrects up to 500 ppm). */
+#define SKEW_OFFSET_MIN_NS 1000000ull
+#define SKEW_OFFSET_MAX_NS 5000000000ull
+#define SKEW_DRIFT_MIN_PPB 1000ull
+#define SKEW_DRIFT_MAX_PPB 500000ull
+_Static_assert(SKEW_OFFSET_MAX_NS <= (uint64_t)DETSIM_CLOCK_OFFSET_NS_MAX, "a drawn offset is one clock.c accepts");
+_Static_assert(SKEW_DRIFT_MAX_PPB <= DETSIM_CLOCK_DRIFT_PPB_MAX, "a drawn drift is one clock.c accepts");
+
+/* The most of each kind one seed draws, and the schedule entries each takes
+ * (a partition has its heal, a crash its restart); they all fit. */
+#define PARTITIONS_MAX 3
+#define PAUSES_MAX 3
+#define CRASHES_MAX 2
+#define RESETS_MAX 3
+#define SKEWED_NODES_MAX 16
+_Static_assert(2 * PARTITIONS_MAX + PAUSES_MAX + 2 * CRASHES_MAX + RESETS_MAX + SKEWED_NODES_MAX <=
+                   DETSIM_WORLD_FAULTS_MAX,
+               "a seed's whole swarm fits the schedule");
 
 uint64_t detsim__world_link_open(unsigned src, unsigned dst, uint64_t t) {
   if (!detsim__in_world || src == dst) return t;
@@ -87,7 +110,7 @@ static void draw_partitions(uint64_t horizon) {
   stream(&r, "partition");
   uint64_t all = S->n_nodes >= 64 ? ~0ull : (1ull << S->n_nodes) - 1;
   if (detsim__rng_unit(&r) >= 0.75) return;
-  unsigned k = 1 + (unsigned)detsim__rng_below(&r, 3);
+  unsigned k = 1 + (unsigned)detsim__rng_below(&r, PARTITIONS_MAX);
   for (unsigned i = 0; i < k; i++) {
     uint64_t side = 0;
     while (side == 0 || side == all) side = detsim__rng_next(&r) & all;
@@ -108,7 +131,7 @@ static void draw_pauses(uint64_t horizon) {
   struct detsim_rng r;
   stream(&r, "pause");
   if (detsim__rng_unit(&r) >= 0.5) return;
-  unsigned k = 1 + (unsigned)detsim__rng_below(&r, 3);
+  unsigned k = 1 + (unsigned)detsim__rng_below(&r, PAUSES_MAX);
   for (unsigned i = 0; i < k; i++) {
     struct detsim_world_fault f = { 0 };
     f.at = detsim__rng_below(&r, horizon);
@@ -126,7 +149,7 @@ static void draw_crashes(uint64_t horizon) {
   for (unsigned j = 0; j < S->n_nodes; j++)
     if (crashable(j)) cands[nc++] = j;
   if (nc == 0 || detsim__rng_unit(&r) >= 0.5) return;
-  unsigned k = 1 + (unsigned)detsim__rng_below(&r, 2);
+  unsigned k = 1 + (unsigned)detsim__rng_below(&r, CRASHES_MAX);
   for (unsigned i = 0; i < k; i++) {
     struct detsim_world_fault f = { 0 };
     f.kind = DETSIM_FAULT_CRASH;
@@ -147,13 +170,40 @@ static void draw_resets(uint64_t horizon) {
   struct detsim_rng r;
   stream(&r, "reset");
   if (detsim__rng_unit(&r) >= 0.5) return;
-  unsigned k = 1 + (unsigned)detsim__rng_below(&r, 3);
+  unsigned k = 1 + (unsigned)detsim__rng_below(&r, RESETS_MAX);
   for (unsigned i = 0; i < k; i++) {
     struct detsim_world_fault f = { 0 };
     f.at = f.until = detsim__rng_below(&r, horizon);
     f.kind = DETSIM_FAULT_RESET;
     f.arg = detsim__rng_next(&r); /* which connection: the arg-th alive then */
     add(f);
+  }
+}
+
+/* A magnitude in [lo, hi] (log-uniform) with a random sign. */
+static int64_t signed_log_uniform(struct detsim_rng *r, uint64_t lo, uint64_t hi) {
+  bool negative = detsim__rng_unit(r) < 0.5;
+  int64_t m = (int64_t)log_uniform(r, lo, hi);
+  return negative ? -m : m;
+}
+
+/* Skew is there from the start (at 0, before any node's program runs: the
+ * world's first dispatch applies it), so a node's clock never jumps. */
+static void draw_skews(void) {
+  struct detsim_rng r;
+  stream(&r, "skew");
+  if (detsim__rng_unit(&r) >= 0.5) return;
+  unsigned skewed = 0;
+  for (unsigned j = 0; j < S->n_nodes && skewed < SKEWED_NODES_MAX; j++) {
+    bool last_chance = j + 1 == S->n_nodes && skewed == 0; /* the kind is on: some node is askew */
+    if (!last_chance && detsim__rng_unit(&r) >= 0.5) continue;
+    struct detsim_world_fault f = { 0 };
+    f.kind = DETSIM_FAULT_SKEW;
+    f.node = j;
+    f.arg = (uint64_t)signed_log_uniform(&r, SKEW_OFFSET_MIN_NS, SKEW_OFFSET_MAX_NS);
+    f.drift_ppb = signed_log_uniform(&r, SKEW_DRIFT_MIN_PPB, SKEW_DRIFT_MAX_PPB);
+    add(f);
+    skewed++;
   }
 }
 
@@ -170,6 +220,7 @@ static void draw(void) {
   if (on & DETSIM_FAULTS_PAUSE) draw_pauses(horizon);
   if (on & DETSIM_FAULTS_CRASH) draw_crashes(horizon);
   if (on & DETSIM_FAULTS_RESET) draw_resets(horizon);
+  if (on & DETSIM_FAULTS_SKEW) draw_skews();
   for (unsigned i = 0; i < S->n_faults; i++)
     if (S->faults[i].until > S->healed_at) S->healed_at = S->faults[i].until;
 }
@@ -186,12 +237,26 @@ static bool applies(const struct detsim_world_fault *f) {
   }
 }
 
+/* The fault's value in the history: its kind, its node, and the detail
+ * that tells two faults of that kind apart (a crash's dead host). */
+static uint32_t fault_value(const struct detsim_world_fault *f) {
+  uint32_t detail = f->kind == DETSIM_FAULT_SKEW ? 0 : (uint32_t)(f->arg & 1);
+  return f->kind | f->node << 8 | detail << 16;
+}
+
+static void skew(const struct detsim_world_fault *f) {
+  CHECK_EQ(f->at, 0); /* before the node's first clock read */
+  struct detsim_node_clock *c = &S->nodes[f->node].clock;
+  c->realtime_offset_ns = (int64_t)f->arg;
+  c->drift_ppb = f->drift_ppb;
+}
+
 static void apply(const struct detsim_world_fault *f) {
   if (!applies(f)) return;
   if (f->kind == DETSIM_FAULT_RESET && !net_reset_connection(f->arg)) return;
   S->fault_counts[f->kind]++;
   /* The event first: a crash of this very node does not return. */
-  detsim__event(DETSIM_EV_fault, detsim__self(), NULL, 0, f->kind | f->node << 8 | (uint32_t)(f->arg & 1) << 16);
+  detsim__event(DETSIM_EV_fault, detsim__self(), NULL, 0, fault_value(f));
   switch (f->kind) {
   case DETSIM_FAULT_PARTITION:
   case DETSIM_FAULT_ONE_WAY:
@@ -201,6 +266,9 @@ static void apply(const struct detsim_world_fault *f) {
         if (S->cut_until[a][b] < f->until) S->cut_until[a][b] = f->until;
         if (f->kind == DETSIM_FAULT_PARTITION && S->cut_until[b][a] < f->until) S->cut_until[b][a] = f->until;
       }
+    break;
+  case DETSIM_FAULT_SKEW:
+    skew(f);
     break;
   case DETSIM_FAULT_PAUSE:
     if (S->nodes[f->node].paused_until < f->until) S->nodes[f->node].paused_until = f->until;
