@@ -95,6 +95,7 @@ enum detsim_fault_kind {
   DETSIM_FAULT_RESET,         /* one connection between nodes is reset (arg: which) */
   DETSIM_FAULT_SKEW,          /* node: its clock is offset (arg, signed ns) and drifts
                                  (drift_ppb), for the whole run */
+  DETSIM_FAULT_CLOG,          /* the path node -> arg stalls until `until` */
   DETSIM_FAULT_KINDS
 };
 /* Entries of a seed's schedule: world_faults.c checks at compile time that
@@ -134,10 +135,13 @@ struct detsim_world_shared {
   uint64_t end_events, end_history, end_now_ns;
   char end_extra[256];
   /* The network's shared state (net_sock.c): every bound socket, every
-   * socket, and the links cut by partitions (cut_until[from][to]). */
+   * socket, the links stalled by partitions and clogs (cut_until[from][to]:
+   * what is sent before then waits), and those of partitions only, where
+   * UDP datagrams are lost instead (drop_until[from][to]). */
   void *bound_list;
   void *all_socks;
   uint64_t cut_until[DETSIM_WORLD_NODES_MAX][DETSIM_WORLD_NODES_MAX];
+  uint64_t drop_until[DETSIM_WORLD_NODES_MAX][DETSIM_WORLD_NODES_MAX];
   /* Faults (world_faults.c): the level, the schedule, what happened. */
   uint32_t level;
   uint32_t faults_drawn;

@@ -10,6 +10,9 @@
  *  - partitions, symmetric or one-way, between two sets of nodes: a link
  *    stalls (TCP bytes, handshakes, FIN and RST wait for the heal; nothing is
  *    lost or reordered) and UDP datagrams are lost;
+ *  - clogs: one direction of one pair of nodes stalls as a partition's
+ *    links do, more often and for less long, and UDP datagrams wait too
+ *    (a queue that stalls loses nothing);
  *  - pauses: a node is not scheduled until the pause ends;
  *  - crashes of servers (never clients, never `protect`ed nodes), as a dead
  *    process or a dead host (net_node.c), each followed by a restart;
@@ -42,6 +45,10 @@ bool detsim__world_faults_held;
 /* A crashed node is down 50 ms to 2 s before its restart. */
 #define DOWN_MIN_NS 50000000ull
 #define DOWN_MAX_NS 2000000000ull
+/* Clogs last 10 ms to 1 s: shorter than partitions, as a congested queue or
+ * a burst of retransmissions is, and more of them. */
+#define CLOG_MIN_NS 10000000ull
+#define CLOG_MAX_NS 1000000000ull
 /* A skewed node's CLOCK_REALTIME is off by 1 ms to 5 s either way (a host
  * whose NTP is off or not yet synchronized), and its clocks drift by 1 to
  * 500 ppm either way (a quartz's spread; NTP corrects up to 500 ppm). */
@@ -58,8 +65,9 @@ _Static_assert(SKEW_DRIFT_MAX_PPB <= DETSIM_CLOCK_DRIFT_PPB_MAX, "a drawn drift 
 #define PAUSES_MAX 3
 #define CRASHES_MAX 2
 #define RESETS_MAX 3
+#define CLOGS_MAX 8
 #define SKEWED_NODES_MAX 16
-_Static_assert(2 * PARTITIONS_MAX + PAUSES_MAX + 2 * CRASHES_MAX + RESETS_MAX + SKEWED_NODES_MAX <=
+_Static_assert(2 * PARTITIONS_MAX + PAUSES_MAX + 2 * CRASHES_MAX + RESETS_MAX + CLOGS_MAX + SKEWED_NODES_MAX <=
                    DETSIM_WORLD_FAULTS_MAX,
                "a seed's whole swarm fits the schedule");
 
@@ -67,6 +75,10 @@ uint64_t detsim__world_link_open(unsigned src, unsigned dst, uint64_t t) {
   if (!detsim__in_world || src == dst) return t;
   uint64_t until = S->cut_until[src][dst];
   return t < until ? until : t;
+}
+
+bool detsim__world_link_drops(unsigned src, unsigned dst, uint64_t t) {
+  return detsim__in_world && src != dst && t < S->drop_until[src][dst];
 }
 
 bool detsim__world_paused(unsigned node) { return S->nodes[node].paused_until > detsim__now_ns(); }
@@ -180,6 +192,23 @@ static void draw_resets(uint64_t horizon) {
   }
 }
 
+static void draw_clogs(uint64_t horizon) {
+  struct detsim_rng r;
+  stream(&r, "clog");
+  if (detsim__rng_unit(&r) >= 0.5) return;
+  unsigned k = 1 + (unsigned)detsim__rng_below(&r, CLOGS_MAX);
+  for (unsigned i = 0; i < k; i++) {
+    struct detsim_world_fault f = { 0 };
+    f.kind = DETSIM_FAULT_CLOG;
+    f.at = detsim__rng_below(&r, horizon);
+    f.until = f.at + log_uniform(&r, CLOG_MIN_NS, CLOG_MAX_NS);
+    f.node = (uint32_t)detsim__rng_below(&r, S->n_nodes);
+    unsigned dst = (unsigned)detsim__rng_below(&r, S->n_nodes - 1);
+    f.arg = dst < f.node ? dst : dst + 1; /* any node but the source */
+    add(f);
+  }
+}
+
 /* A magnitude in [lo, hi] (log-uniform) with a random sign. */
 static int64_t signed_log_uniform(struct detsim_rng *r, uint64_t lo, uint64_t hi) {
   bool negative = detsim__rng_unit(r) < 0.5;
@@ -220,6 +249,7 @@ static void draw(void) {
   if (on & DETSIM_FAULTS_PAUSE) draw_pauses(horizon);
   if (on & DETSIM_FAULTS_CRASH) draw_crashes(horizon);
   if (on & DETSIM_FAULTS_RESET) draw_resets(horizon);
+  if (on & DETSIM_FAULTS_CLOG) draw_clogs(horizon);
   if (on & DETSIM_FAULTS_SKEW) draw_skews();
   for (unsigned i = 0; i < S->n_faults; i++)
     if (S->faults[i].until > S->healed_at) S->healed_at = S->faults[i].until;
@@ -238,10 +268,23 @@ static bool applies(const struct detsim_world_fault *f) {
 }
 
 /* The fault's value in the history: its kind, its node, and the detail
- * that tells two faults of that kind apart (a crash's dead host). */
+ * that tells two faults of that kind apart (a crash's dead host, a clog's
+ * destination). */
 static uint32_t fault_value(const struct detsim_world_fault *f) {
-  uint32_t detail = f->kind == DETSIM_FAULT_SKEW ? 0 : (uint32_t)(f->arg & 1);
+  uint32_t detail;
+  switch (f->kind) {
+  case DETSIM_FAULT_CLOG: detail = (uint32_t)f->arg; break;
+  case DETSIM_FAULT_SKEW: detail = 0; break;
+  default: detail = (uint32_t)(f->arg & 1); break;
+  }
   return f->kind | f->node << 8 | detail << 16;
+}
+
+/* The link a -> b stalls until `until`; a partition's also drops UDP. */
+static void stall(unsigned a, unsigned b, uint64_t until, bool drops) {
+  CHECK_NE(a, b);
+  if (S->cut_until[a][b] < until) S->cut_until[a][b] = until;
+  if (drops && S->drop_until[a][b] < until) S->drop_until[a][b] = until;
 }
 
 static void skew(const struct detsim_world_fault *f) {
@@ -263,9 +306,12 @@ static void apply(const struct detsim_world_fault *f) {
     for (unsigned a = 0; a < S->n_nodes; a++)
       for (unsigned b = 0; b < S->n_nodes; b++) {
         if (!(f->side_a >> a & 1) || (f->side_a >> b & 1)) continue;
-        if (S->cut_until[a][b] < f->until) S->cut_until[a][b] = f->until;
-        if (f->kind == DETSIM_FAULT_PARTITION && S->cut_until[b][a] < f->until) S->cut_until[b][a] = f->until;
+        stall(a, b, f->until, true);
+        if (f->kind == DETSIM_FAULT_PARTITION) stall(b, a, f->until, true);
       }
+    break;
+  case DETSIM_FAULT_CLOG:
+    stall(f->node, (unsigned)f->arg, f->until, false);
     break;
   case DETSIM_FAULT_SKEW:
     skew(f);

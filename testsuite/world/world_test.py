@@ -13,6 +13,8 @@ beyond what simtest.py checks for one program.
                                          restarts, as a client sees them
   world_test.py skew       BIN_DIR DIR   level 2's clock skew and drift, as the
                                          nodes' own clocks show them
+  world_test.py clog       BIN_DIR DIR   level 2's clogs: every byte and datagram
+                                         arrives, in order, some late
 Exit status 0 when every assertion holds, 1 (with the reason) otherwise.
 """
 import glob
@@ -408,7 +410,67 @@ def skew(bins, d):
     print(f"seed {SKEW_REPLAY_SEED} ({len(skews)} nodes askew) replays: history {history}, {events} events, same readings")
 
 
+# clog.scenario: the link latency bound (net_latency_max_ns's default) plus
+# room for a few events, and clogs' longest.
+LATENCY_SLACK_US = 3000
+CLOG_MIN_US = 10_000
+CLOG_MAX_US = 1_000_000
+CLOG_SEEDS = 16
+CLOG_MESSAGES = 100
+CLOG_REPLAY_SEED = 11
+OK_RE = re.compile(r"^ok tcp=(\d+) udp=(\d+) tcp_delay_max_us=(-?\d+) udp_delay_max_us=(-?\d+)$", re.M)
+
+
+def clog(bins, d):
+    """Level 2 with clogs only (clog.scenario): the report counts them; every
+    byte reaches the sink in order and every datagram arrives (the sink and
+    the sources check); messages are late by more than any latency only in
+    seeds with clogs, and some are, over TCP and UDP alike."""
+    import json
+    simrun = os.path.join(bins, "simrun")
+    jl = os.path.join(tempfile.mkdtemp(), "c.jsonl")
+    code, out, err = run([simrun, "--seeds", str(CLOG_SEEDS), "-j", "2", "--level", "2", "--jsonl", jl, "clog.scenario"],
+                         cwd=d, timeout=600)
+    if code != 0 or "PASSED" not in out:
+        fail(f"level 2 sweep of clog.scenario: status {code}\n{out}\n{err}")
+    kinds = {}
+    for line in open(jl):
+        for k, v in json.loads(line).get("faults", {}).items():
+            kinds[k] = kinds.get(k, 0) + v
+    if not kinds.get("clog") or set(kinds) != {"clog"}:
+        fail(f"faults=clog must draw clogs and nothing else in {CLOG_SEEDS} seeds: {kinds}")
+    if not re.search(r"clog +\d+ times in \d+ runs", out):
+        fail(f"the report does not list the clogs:\n{out}")
+    sw = os.path.join(bins, "simworld")
+    late = {"tcp": 0, "udp": 0}
+    clogs = 0
+    for seed in range(1, CLOG_SEEDS + 1):
+        counts, _, outs, _ = world_run(sw, d, "clog.scenario", seed)
+        clogs += counts.get("clog", 0)
+        bound = CLOG_MAX_US + LATENCY_SLACK_US if counts.get("clog") else LATENCY_SLACK_US
+        for name in ("src1", "src2"):
+            m = OK_RE.search(outs.get(name, ""))
+            if not m:
+                fail(f"seed {seed}: {name} printed no account: {outs.get(name)!r}")
+            tcp, udp, tcp_late, udp_late = map(int, m.groups())
+            if tcp != CLOG_MESSAGES or udp != CLOG_MESSAGES:
+                fail(f"seed {seed} {name}: sent {CLOG_MESSAGES} each way, the sink has tcp={tcp} udp={udp}")
+            if max(tcp_late, udp_late) > bound:
+                fail(f"seed {seed} {name}: late by {tcp_late} us (TCP) and {udp_late} us (UDP), "
+                     f"more than {bound} us with {counts.get('clog', 0)} clogs")
+            late["tcp"] += tcp_late >= CLOG_MIN_US
+            late["udp"] += udp_late >= CLOG_MIN_US
+    if not late["tcp"] or not late["udp"]:
+        fail(f"no message was held by a clog in {CLOG_SEEDS} seeds: {late}")
+    print(f"{clogs} clogs in {CLOG_SEEDS} seeds; sources with messages held {CLOG_MIN_US} us or more: {late}; "
+          f"nothing lost or reordered")
+    counts, _, _, (events, history) = replays(sw, d, "clog.scenario", CLOG_REPLAY_SEED)
+    if not counts.get("clog"):
+        fail(f"seed {CLOG_REPLAY_SEED} drew no clog: its replay shows nothing")
+    print(f"seed {CLOG_REPLAY_SEED} ({counts['clog']} clogs) replays: history {history}, {events} events, same output")
+
+
 if __name__ == "__main__":
     mode, bins, d = sys.argv[1], sys.argv[2], sys.argv[3]
     {"bad-input": bad_input, "leftovers": leftovers, "tools": tools, "faults": faults, "restart": restart,
-     "skew": skew}[mode](bins, d)
+     "skew": skew, "clog": clog}[mode](bins, d)

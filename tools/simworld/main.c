@@ -105,7 +105,7 @@ static void remove_logs(const struct sw_run *r) {
  * skewed node's clock, so a reader can tell what its clocks said. */
 static void print_faults(const struct detsim_world_shared *w) {
   static const char *const kinds[DETSIM_FAULT_KINDS] = { NULL,      "partition", "one_way", "heal", "crash",
-                                                         "restart", "pause",     "reset",   "skew" };
+                                                         "restart", "pause",     "reset",   "skew", "clog" };
   struct st_buf line = { 0 };
   st_buf_printf(&line, "detsim: faults level=%u", w->level);
   for (unsigned k = 1; k < DETSIM_FAULT_KINDS; k++)
