@@ -2,13 +2,17 @@
  *
  * Only the baton holder moves the clock.  Readers outside the simulation
  * (a library's constructor before the runtime started) read without moving it.
+ * A skewed node (clock.h) reads it through its own rate and offset; every
+ * conversion is exact integer arithmetic, so runs agree to the nanosecond.
  */
 #include "clock.h"
 
 #include <errno.h>
 
 #include "check.h"
+#include "limits.h"
 #include "options.h"
+#include "world_abi.h"
 
 /* CLOCK_REALTIME starts at 2024-01-01T00:00:00Z plus a per-seed offset of up
  * to a year, so programs see plausible dates that differ by seed. */
@@ -16,7 +20,15 @@
 /* The monotonic clocks start as if the machine had booted an hour ago. */
 #define DETSIM_MONOTONIC_BOOT_NS (3600ull * 1000000000ull)
 
-struct detsim_clock_state detsim__clock;
+#define NS_PER_S 1000000000ull
+/* A deadline too far to ever come (DETSIM_NO_DEADLINE is "none"). */
+#define NEVER_NS (UINT64_MAX - 1)
+/* The inverse of a drifting clock is first estimated, then settled by
+ * single steps: the floors on both sides leave it a few ns off at most. */
+#define SETTLE_STEPS_MAX 8
+
+static const struct detsim_node_clock no_skew;
+struct detsim_clock_state detsim__clock = { .skew = &no_skew };
 #define C detsim__clock
 
 void detsim__clock_init(uint64_t realtime_offset_ns) {
@@ -24,6 +36,59 @@ void detsim__clock_init(uint64_t realtime_offset_ns) {
   C.realtime_base_ns = DETSIM_REALTIME_EPOCH_S * 1000000000ull + realtime_offset_ns;
 }
 
+
+void detsim__clock_follow(const struct detsim_node_clock *skew) {
+  CHECK(skew != NULL);
+  C.skew = skew;
+}
+
+static int64_t drift_ppb(void) {
+  int64_t d = C.skew->drift_ppb;
+  CHECK_LE(d < 0 ? -(uint64_t)d : (uint64_t)d, DETSIM_CLOCK_DRIFT_PPB_MAX);
+  return d;
+}
+
+static int64_t realtime_offset_ns(void) {
+  int64_t o = C.skew->realtime_offset_ns;
+  CHECK_LE(o < 0 ? -(uint64_t)o : (uint64_t)o, DETSIM_CLOCK_OFFSET_NS_MAX);
+  return o;
+}
+
+/* floor(x / 1e9) (C's division truncates toward zero). */
+static int64_t floor_div_s(int64_t x) {
+  int64_t q = x / (int64_t)NS_PER_S;
+  return x % (int64_t)NS_PER_S < 0 ? q - 1 : q;
+}
+
+uint64_t detsim__clock_local_ns(uint64_t v) {
+  int64_t d = drift_ppb();
+  if (d == 0) return v;
+  /* v + floor(v * d / 1e9) in 64 bits: whole seconds times d is exact, and
+   * the rest of a second times d is below 1e9 * |d|. */
+  int64_t extra = (int64_t)(v / NS_PER_S) * d + floor_div_s((int64_t)(v % NS_PER_S) * d);
+  if (extra > 0 && v > UINT64_MAX - (uint64_t)extra) return DETSIM_CLOCK_LOCAL_NS_MAX;
+  uint64_t local = v + (uint64_t)extra; /* |extra| < v: |d| < 1e9 */
+  return local > DETSIM_CLOCK_LOCAL_NS_MAX ? DETSIM_CLOCK_LOCAL_NS_MAX : local;
+}
+
+uint64_t detsim__clock_virtual_ns(uint64_t local) {
+  int64_t d = drift_ppb();
+  if (d == 0) return local;
+  if (local >= DETSIM_CLOCK_LOCAL_NS_MAX) return NEVER_NS;
+  /* floor(local * 1e9 / (1e9 + d)), again without 128 bits. */
+  uint64_t den = (uint64_t)((int64_t)NS_PER_S + d);
+  uint64_t v = local / den * NS_PER_S + local % den * NS_PER_S / den;
+  unsigned steps = 0;
+  while (detsim__clock_local_ns(v) < local) {
+    v++;
+    CHECK_LT(++steps, SETTLE_STEPS_MAX);
+  }
+  while (v > 0 && detsim__clock_local_ns(v - 1) >= local) {
+    v--;
+    CHECK_LT(++steps, SETTLE_STEPS_MAX);
+  }
+  return v;
+}
 
 void detsim__clock_advance_to(uint64_t ns) {
   CHECK_GE(ns, C.now_ns); /* virtual time never goes back */
@@ -48,15 +113,16 @@ static bool clock_known(clockid_t id) {
          id == CLOCK_BOOTTIME_ALARM || id == CLOCK_TAI;
 }
 
+/* What clock `id` reads at the start of the run. */
 static uint64_t clock_base(clockid_t id) {
-  if (is_realtime(id)) return C.realtime_base_ns;
+  if (is_realtime(id)) return C.realtime_base_ns + (uint64_t)realtime_offset_ns(); /* the epoch dwarfs any offset */
   if (id == CLOCK_PROCESS_CPUTIME_ID || id == CLOCK_THREAD_CPUTIME_ID || id < 0) return 0;
   return DETSIM_MONOTONIC_BOOT_NS;
 }
 
 int detsim__clock_read(clockid_t id, struct timespec *out) {
   if (!clock_known(id)) return EINVAL;
-  uint64_t t = clock_base(id) + C.now_ns;
+  uint64_t t = clock_base(id) + detsim__clock_local_ns(C.now_ns);
   if (id == CLOCK_TAI) t += 37ull * 1000000000ull; /* TAI-UTC since 2017 */
   out->tv_sec = (time_t)(t / 1000000000ull);
   out->tv_nsec = (long)(t % 1000000000ull);
@@ -67,15 +133,26 @@ int detsim__deadline_from_abstime(clockid_t id, const struct timespec *abstime, 
   if (!clock_known(id) || !detsim__timespec_valid(abstime)) return EINVAL;
   uint64_t base = clock_base(id) + (id == CLOCK_TAI ? 37ull * 1000000000ull : 0);
   uint64_t sec = (uint64_t)abstime->tv_sec;
-  if (sec > UINT64_MAX / 1000000000ull - 1) { *deadline_ns = UINT64_MAX - 1; return 0; }
-  uint64_t abs_ns = sec * 1000000000ull + (uint64_t)abstime->tv_nsec;
-  *deadline_ns = abs_ns <= base ? 0 : abs_ns - base;
+  if (sec > UINT64_MAX / NS_PER_S - 1) { *deadline_ns = NEVER_NS; return 0; }
+  uint64_t abs_ns = sec * NS_PER_S + (uint64_t)abstime->tv_nsec;
+  /* The node's clock reads abs_ns at the first virtual time its local
+   * time reaches abs_ns - base: a drifting node wakes on its own clock. */
+  *deadline_ns = detsim__clock_virtual_ns(abs_ns <= base ? 0 : abs_ns - base);
   if (*deadline_ns < C.now_ns) *deadline_ns = C.now_ns;
   return 0;
 }
 
 uint64_t detsim__deadline_after(const struct timespec *rel) {
   uint64_t sec = (uint64_t)rel->tv_sec;
-  if (sec > (UINT64_MAX - C.now_ns) / 1000000000ull - 1) return UINT64_MAX - 1;
-  return C.now_ns + sec * 1000000000ull + (uint64_t)rel->tv_nsec;
+  if (sec > (UINT64_MAX - C.now_ns) / NS_PER_S - 1) return NEVER_NS;
+  return detsim__deadline_after_ns(sec * NS_PER_S + (uint64_t)rel->tv_nsec);
+}
+
+uint64_t detsim__deadline_after_ns(uint64_t rel_ns) {
+  /* Measured on the node's clock, as the kernel measures a relative
+   * timeout on CLOCK_MONOTONIC. */
+  uint64_t here = detsim__clock_local_ns(C.now_ns);
+  if (rel_ns >= NEVER_NS - here) return NEVER_NS;
+  uint64_t v = detsim__clock_virtual_ns(here + rel_ns);
+  return v < C.now_ns ? C.now_ns : v;
 }

@@ -6,6 +6,15 @@
  * reads the same virtual time with its own base: CLOCK_REALTIME starts at a
  * fixed epoch plus an offset drawn from the seed, the monotonic clocks at a
  * fixed boot offset, so all clocks agree and none goes back.
+ *
+ * A node of a world may read it askew (a skew fault, world_faults.c): its
+ * clocks run at its own rate, 1 + drift, as a real host's oscillator makes
+ * every clock of that host run (CLOCK_MONOTONIC included: only NTP would
+ * correct it), and its CLOCK_REALTIME is offset from the other nodes'.
+ * Time the program asks for, absolute or relative, is on the node's clocks:
+ * the deadline functions below turn it back into virtual time, so a sleep
+ * until T ends when the node's clock reads T.  Virtual time itself, and so
+ * every deadline, timer and arrival inside the runtime, stays one clock.
  */
 #ifndef DETSIM_CLOCK_H
 #define DETSIM_CLOCK_H
@@ -14,9 +23,14 @@
 #include <stdint.h>
 #include <time.h>
 
+struct detsim_node_clock;
+
 struct detsim_clock_state {
   uint64_t now_ns;            /* virtual ns since the start of the run */
-  uint64_t realtime_base_ns;  /* CLOCK_REALTIME at now_ns == 0 */
+  uint64_t realtime_base_ns;  /* CLOCK_REALTIME at now_ns == 0, before skew */
+  /* This node's offset and drift: its record in the world's header (a
+   * fault may set it while another node holds the world), or none. */
+  const struct detsim_node_clock *skew;
 };
 extern struct detsim_clock_state detsim__clock;
 
@@ -29,12 +43,22 @@ int detsim__clock_read(clockid_t id, struct timespec *out);
  * EINVAL for an unknown clock or a bad timespec.  A time in the past gives
  * the current time. */
 int detsim__deadline_from_abstime(clockid_t id, const struct timespec *abstime, uint64_t *deadline_ns);
-/* The deadline of a relative timeout from now. */
+/* The deadline of a relative timeout from now (on the node's clocks). */
 uint64_t detsim__deadline_after(const struct timespec *rel);
+uint64_t detsim__deadline_after_ns(uint64_t rel_ns);
 bool detsim__timespec_valid(const struct timespec *ts);
+
+/* The node's clocks in ns since the start of the run (before their bases):
+ * at virtual time `virtual_ns`; and back, the earliest virtual time at which
+ * they read `local_ns` or more.  Both never decrease; without skew both are
+ * the identity. */
+uint64_t detsim__clock_local_ns(uint64_t virtual_ns);
+uint64_t detsim__clock_virtual_ns(uint64_t local_ns);
 
 /* For the scheduler. */
 void detsim__clock_init(uint64_t realtime_offset_ns);
+/* In a world: this node's clock record in the header (world.c). */
+void detsim__clock_follow(const struct detsim_node_clock *skew);
 void detsim__clock_advance_to(uint64_t ns);
 static inline void detsim__clock_advance_by(uint64_t ns) { detsim__clock.now_ns += ns; }
 

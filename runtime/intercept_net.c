@@ -644,7 +644,7 @@ DETSIM_INTERCEPT_ALIAS(ioctl)
 
 static uint64_t deadline_ms(int timeout_ms) {
   if (timeout_ms < 0) return DETSIM_NO_DEADLINE;
-  return detsim__now_ns() + (uint64_t)timeout_ms * 1000000ull;
+  return detsim__deadline_after_ns((uint64_t)timeout_ms * 1000000ull);
 }
 
 static uint64_t deadline_ts(const struct timespec *ts) {
@@ -728,12 +728,15 @@ DETSIM_EXPORT int __detsim_select(int nfds, fd_set *r, fd_set *w, fd_set *e, str
   uint64_t deadline = DETSIM_NO_DEADLINE;
   if (tv != NULL) {
     if (tv->tv_sec < 0 || tv->tv_usec < 0) return (int)fail(EINVAL);
-    deadline = detsim__now_ns() + (uint64_t)tv->tv_sec * 1000000000ull + (uint64_t)tv->tv_usec * 1000ull;
+    /* Linux takes microseconds past a second as more seconds. */
+    struct timespec rel = { tv->tv_sec + tv->tv_usec / 1000000, (long)(tv->tv_usec % 1000000) * 1000L };
+    deadline = detsim__deadline_after(&rel);
   }
   int n = sim_select(nfds, r, w, e, deadline);
   if (tv != NULL && n >= 0) {
-    /* Linux writes back the time left. */
-    uint64_t now = detsim__now_ns(), left = deadline > now ? deadline - now : 0;
+    /* Linux writes back the time left (on the node's clock). */
+    uint64_t now = detsim__now_ns();
+    uint64_t left = deadline > now ? detsim__clock_local_ns(deadline) - detsim__clock_local_ns(now) : 0;
     tv->tv_sec = (time_t)(left / 1000000000ull);
     tv->tv_usec = (suseconds_t)(left % 1000000000ull / 1000);
   }

@@ -56,6 +56,21 @@
 /* Size of a path option (trace file). */
 #define DETSIM_PATH_BYTES_MAX 1024
 
+/* ---- a node's clocks askew (clock.c, world_faults.c) ---- */
+
+/* A node's clock rate may differ from virtual time by this many parts per
+ * billion at most: 1000 ppm, twice the worst quartz NTP still corrects
+ * (500 ppm).  Far below 1e9, so a drifting clock never runs backwards and
+ * the rate arithmetic stays in 64 bits. */
+#define DETSIM_CLOCK_DRIFT_PPB_MAX 1000000
+/* A node's CLOCK_REALTIME is offset from the world's by an hour at most:
+ * far beyond any skew worth drawing, far below the epoch it is added to. */
+#define DETSIM_CLOCK_OFFSET_NS_MAX (3600ll * 1000000000ll)
+/* A node's clocks read at most this many ns since the start (Linux's
+ * KTIME_MAX, about 292 years): later times saturate, so a clock's base or a
+ * timer's value added to them never wraps. */
+#define DETSIM_CLOCK_LOCAL_NS_MAX 0x7fffffffffffffffull
+
 /* ---- the simulated network (net_*.c) ---- */
 
 /* Simulated descriptors open at once (default; option net_max_fds).  A
@@ -121,6 +136,9 @@ _Static_assert(DETSIM_NET_MAX_FDS_DEFAULT <= DETSIM_NET_FD_NUMBER_MAX, "the defa
 _Static_assert(DETSIM_NET_BUFFER_BYTES_DEFAULT <= DETSIM_NET_BUFFER_BYTES_MAX, "default within the cap");
 _Static_assert(DETSIM_NET_SEGMENTS_MAX >= 2, "a segment array holds at least two");
 _Static_assert(DETSIM_NET_TIMERFD_NS_MAX <= 0xffffffffffffffffull / 2, "virtual time plus a timer's value fits in 64 bits");
+
+_Static_assert(DETSIM_CLOCK_DRIFT_PPB_MAX < 1000000000 / 2, "a drifting clock still moves forward");
+_Static_assert(DETSIM_CLOCK_LOCAL_NS_MAX == DETSIM_NET_TIMERFD_NS_MAX, "a timerfd's times are a node's clock times");
 
 _Static_assert(DETSIM_MAX_THREADS_CREATED < 65535, "thread ids are 16-bit in trace records");
 _Static_assert(DETSIM_MAX_THREADS <= DETSIM_MAX_THREADS_CREATED, "live threads are a subset of created threads");

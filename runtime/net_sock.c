@@ -200,7 +200,7 @@ static uint64_t sock_wait_next(void *arg) {
  * when a signal's handler ran. */
 static int sock_wait(struct net_sock *s, enum detsim_event_kind kind, uint32_t want, uint64_t timeo_ns) {
   struct sock_wait w = { s, want | EPOLLERR | EPOLLHUP };
-  uint64_t deadline = timeo_ns ? detsim__now_ns() + timeo_ns : DETSIM_NO_DEADLINE;
+  uint64_t deadline = timeo_ns ? detsim__deadline_after_ns(timeo_ns) : DETSIM_NO_DEADLINE;
   int r = net_wait(kind, s->file, sock_wait_ready, sock_wait_next, &w, deadline);
   return r == 0 ? 0 : r == EINTR ? EINTR : EAGAIN;
 }
@@ -749,7 +749,7 @@ int net_accept(struct net_file *f, struct sockaddr *sa, socklen_t *len, int flag
       return -1;
     }
     struct accept_wait w = { s };
-    uint64_t deadline = s->rcvtimeo_ns ? detsim__now_ns() + s->rcvtimeo_ns : DETSIM_NO_DEADLINE;
+    uint64_t deadline = s->rcvtimeo_ns ? detsim__deadline_after_ns(s->rcvtimeo_ns) : DETSIM_NO_DEADLINE;
     int r = net_wait(DETSIM_EV_net_accept, f, accept_ready, accept_next, &w, deadline);
     if (r != 0 || s->state != SS_LISTEN) {
       errno = s->state != SS_LISTEN ? EINVAL : r == EINTR ? EINTR : EAGAIN;
@@ -808,7 +808,7 @@ ssize_t net_sendmsg(struct net_file *f, const struct msghdr *msg, int flags) {
   bool nonblock = f->nonblock || (flags & MSG_DONTWAIT) || detsim__self() == NULL;
   uint64_t total = net_iov_total(msg->msg_iov, (int)msg->msg_iovlen);
   uint64_t sent = 0;
-  uint64_t deadline = s->sndtimeo_ns ? detsim__now_ns() + s->sndtimeo_ns : DETSIM_NO_DEADLINE;
+  uint64_t deadline = s->sndtimeo_ns ? detsim__deadline_after_ns(s->sndtimeo_ns) : DETSIM_NO_DEADLINE;
   for (;;) {
     uint64_t now = detsim__now_ns();
     struct view v;
@@ -893,7 +893,7 @@ ssize_t net_recvmsg(struct net_file *f, struct msghdr *msg, int flags) {
   bool nonblock = f->nonblock || (flags & MSG_DONTWAIT) || detsim__self() == NULL;
   uint64_t total = net_iov_total(msg->msg_iov, (int)msg->msg_iovlen);
   uint64_t got = 0;
-  uint64_t deadline = s->rcvtimeo_ns ? detsim__now_ns() + s->rcvtimeo_ns : DETSIM_NO_DEADLINE;
+  uint64_t deadline = s->rcvtimeo_ns ? detsim__deadline_after_ns(s->rcvtimeo_ns) : DETSIM_NO_DEADLINE;
   msg->msg_flags = 0;
   msg->msg_controllen = 0;
   msg->msg_namelen = 0; /* a stream reports no source address */

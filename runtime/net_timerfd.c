@@ -2,16 +2,18 @@
  *
  * A timerfd is the time of its next expiration, an interval, and a count of
  * expirations not yet read.  Expirations are lazy, as a socket's arrivals
- * are: the count at virtual time `now` is what was counted so far plus the
+ * are: the count at time `now` is what was counted so far plus the
  * expirations of `next` and its periods up to `now`.  So readiness is a
  * pure function of state and time, and a blocked reader (or poll, select,
  * epoll_wait) has the next expiration as its deadline: when nothing else
  * can run, virtual time jumps straight to it.
  *
- * Times are virtual nanoseconds since the start of the run, so every clock
- * measures relative times alike; the timer's clock only matters for
- * TFD_TIMER_ABSTIME, which reads it through clock.c, so an absolute time
- * means what clock_gettime on that clock says.  The virtual realtime clock
+ * Times are nanoseconds since the start of the run on the node's clocks
+ * (clock.h: virtual time itself, unless the node's clocks drift), so a
+ * timer's periods are the node's and every clock measures relative times
+ * alike; only a deadline handed to the scheduler becomes virtual time.  The
+ * timer's clock only matters for TFD_TIMER_ABSTIME, which reads it through
+ * clock.c, so an absolute time means what clock_gettime on that clock says.  The virtual realtime clock
  * is never set, so TFD_TIMER_CANCEL_ON_SET is accepted and never cancels.
  * Linux's rules kept: a periodic timer that expired unread is moved on by
  * timerfd_gettime and timerfd_settime (its expirations kept for the next
@@ -86,8 +88,9 @@ static struct timespec ns_ts(uint64_t ns) {
   return ts;
 }
 
-/* `at` + `ns`: virtual time (max_sim_time_s) and timer values
- * (DETSIM_NET_TIMERFD_NS_MAX) are each below 2^63, so the sum never wraps. */
+/* `at` + `ns`: the node's time (max_sim_time_s, DETSIM_CLOCK_LOCAL_NS_MAX)
+ * and timer values (DETSIM_NET_TIMERFD_NS_MAX) are each below 2^63, so the
+ * sum never wraps. */
 static uint64_t later(uint64_t at, uint64_t ns) {
   uint64_t sum;
   CHECK(!__builtin_add_overflow(at, ns, &sum));
@@ -111,6 +114,14 @@ static void fold(struct net_timerfd *t, uint64_t now) {
   t->ticks += n;
   t->next = t->interval == 0 ? DETSIM_NO_DEADLINE : later(t->next, n * t->interval);
   CHECK_LT(now, t->next);
+}
+
+/* Now on the node's clocks, and back: the virtual time at which they read
+ * `node_ns` (for the scheduler's deadlines). */
+static uint64_t node_now(void) { return detsim__clock_local_ns(detsim__now_ns()); }
+
+static uint64_t virtual_at(uint64_t node_ns) {
+  return node_ns == DETSIM_NO_DEADLINE ? DETSIM_NO_DEADLINE : detsim__clock_virtual_ns(node_ns);
 }
 
 /* Now on the timer's own clock, in ns (clock.c's mapping of clock ids). */
@@ -172,7 +183,7 @@ int net_timerfd_settime(struct net_file *f, int flags, const struct itimerspec *
   if (value == NULL) return EFAULT;
   if (flags & ~(TFD_TIMER_ABSTIME | TFD_TIMER_CANCEL_ON_SET)) return EINVAL;
   if (!detsim__timespec_valid(&value->it_value) || !detsim__timespec_valid(&value->it_interval)) return EINVAL;
-  uint64_t now = detsim__now_ns();
+  uint64_t now = node_now();
   struct itimerspec was = current(f, now);
   t->ticks = 0;
   t->stopped = false;
@@ -180,14 +191,14 @@ int net_timerfd_settime(struct net_file *f, int flags, const struct itimerspec *
   arm(t, (flags & TFD_TIMER_ABSTIME) != 0, &value->it_value, now);
   f->changes++;
   /* A reader or poller blocked on this timer re-checks at its expiration. */
-  net_timer(t->next);
+  net_timer(virtual_at(t->next));
   if (old != NULL) *old = was;
   return 0;
 }
 
 int net_timerfd_gettime(struct net_file *f, struct itimerspec *out) {
   if (out == NULL) return EFAULT;
-  *out = current(f, detsim__now_ns());
+  *out = current(f, node_now());
   return 0;
 }
 
@@ -195,7 +206,7 @@ int net_timerfd_gettime(struct net_file *f, struct itimerspec *out) {
 
 static bool timerfd_ready(void *arg) {
   struct net_file *f = arg;
-  return expirations(f->obj, detsim__now_ns()) > 0;
+  return expirations(f->obj, node_now()) > 0;
 }
 
 static uint64_t timerfd_next(void *arg) { return net_timerfd_next_change(arg, detsim__now_ns()); }
@@ -217,7 +228,7 @@ ssize_t net_timerfd_read(struct net_file *f, void *buf, size_t len) {
       return -1;
     }
   }
-  fold(t, detsim__now_ns());
+  fold(t, node_now());
   uint64_t v = t->ticks;
   CHECK_GE(v, 1);
   t->ticks = 0;
@@ -227,20 +238,22 @@ ssize_t net_timerfd_read(struct net_file *f, void *buf, size_t len) {
   return sizeof v;
 }
 
+/* These three take and give virtual time (net_fd.c's), the timer's own
+ * being the node's. */
 uint32_t net_timerfd_poll(struct net_file *f, uint64_t now) {
   /* Linux's timerfd_poll reports EPOLLIN alone (no EPOLLRDNORM). */
-  return expirations(f->obj, now) > 0 ? EPOLLIN : 0;
+  return expirations(f->obj, detsim__clock_local_ns(now)) > 0 ? EPOLLIN : 0;
 }
 
 uint64_t net_timerfd_next_change(struct net_file *f, uint64_t now) {
   const struct net_timerfd *t = f->obj;
   if (t->stopped) return DETSIM_NO_DEADLINE; /* readable, and no edge comes until a read */
-  return t->next > now ? t->next : DETSIM_NO_DEADLINE;
+  return t->next > detsim__clock_local_ns(now) ? virtual_at(t->next) : DETSIM_NO_DEADLINE;
 }
 
 /* An expiration raises an edge once until the timer is read or moved on:
  * Linux's hrtimer stops at an expiration nobody has consumed. */
 uint64_t net_timerfd_gen(struct net_file *f, uint64_t now) {
   const struct net_timerfd *t = f->obj;
-  return t->stopped || t->next <= now ? 1 : 0;
+  return t->stopped || t->next <= detsim__clock_local_ns(now) ? 1 : 0;
 }

@@ -166,16 +166,20 @@ ssize_t net_udp_sendmsg(struct net_file *f, const struct msghdr *msg, int flags)
     return (ssize_t)len;
   }
   if (r->dq_bytes + len > detsim__opt.net_buffer_bytes) return (ssize_t)len; /* the receiver's buffer is full: dropped */
-  if (detsim__world_link_open(s->node, r->node, detsim__now_ns()) > detsim__now_ns())
+  uint64_t now = detsim__now_ns();
+  if (detsim__world_link_drops(s->node, r->node, now))
     return (ssize_t)len; /* a partition: datagrams are lost, as UDP's are */
   if (!s->dgram_latency_drawn) {
     s->dgram_latency_ns = net_latency_draw();
     s->dgram_latency_drawn = true;
   }
-  uint64_t now = detsim__now_ns();
   uint64_t at = now + s->dgram_latency_ns;
   if (at < s->dgram_last_at) at = s->dgram_last_at;
   s->dgram_last_at = at;
+  /* A clog holds this path's datagrams until it ends (after the ordering
+   * above, so it delays nothing this socket sends to other nodes). */
+  uint64_t open_at = detsim__world_link_open(s->node, r->node, now) + s->dgram_latency_ns;
+  if (at < open_at) at = open_at;
   struct net_dgram *d = detsim__net_malloc(sizeof *d + (size_t)len);
   CHECK(d != NULL);
   d->next = NULL;
@@ -296,7 +300,7 @@ ssize_t net_udp_recvmsg(struct net_file *f, struct msghdr *msg, int flags) {
       return -1;
     }
     struct udp_wait w = { s };
-    uint64_t deadline = s->rcvtimeo_ns ? now + s->rcvtimeo_ns : DETSIM_NO_DEADLINE;
+    uint64_t deadline = s->rcvtimeo_ns ? detsim__deadline_after_ns(s->rcvtimeo_ns) : DETSIM_NO_DEADLINE;
     int wr = net_wait(DETSIM_EV_net_recv, f, udp_ready, udp_next, &w, deadline);
     if (wr != 0) {
       errno = wr == EINTR ? EINTR : EAGAIN;

@@ -69,21 +69,22 @@ static int set_option(const char *key, const char *val, char *err, unsigned errl
   return -1;
 }
 
-static const char *const fault_names[] = { "partition", "pause", "crash", "reset", "sigterm" };
+static const char *const fault_names[] = { "partition", "pause", "crash", "reset", "skew", "clog", "sigterm" };
+#define FAULT_NAMES (sizeof fault_names / sizeof *fault_names)
+_Static_assert(1u << (FAULT_NAMES - 1) == DETSIM_FAULTS_SIGTERM, "the names are the bits of options.h, in order");
 
 int detsim__faults_mask(const char *list, unsigned *mask) {
   *mask = 0;
   if (strcmp(list, "all") == 0) {
-    *mask = (1u << (sizeof fault_names / sizeof *fault_names)) - 1;
+    *mask = (1u << FAULT_NAMES) - 1;
     return 0;
   }
   const char *p = list;
   while (*p) {
     size_t n = strcspn(p, ",");
     unsigned k = 0;
-    while (k < sizeof fault_names / sizeof *fault_names && (strlen(fault_names[k]) != n || strncmp(p, fault_names[k], n)))
-      k++;
-    if (k == sizeof fault_names / sizeof *fault_names) return -1;
+    while (k < FAULT_NAMES && (strlen(fault_names[k]) != n || strncmp(p, fault_names[k], n))) k++;
+    if (k == FAULT_NAMES) return -1;
     *mask |= 1u << k;
     p += n + (p[n] == ',');
   }
@@ -95,8 +96,10 @@ static int validate(char *err, unsigned errlen) {
   const struct detsim_options *o = &detsim__opt;
   unsigned mask;
   if (detsim__faults_mask(o->faults, &mask) != 0) {
-    snprintf(err, errlen, "DETSIM_OPTIONS: bad value '%s' for key 'faults' (expected all, or some of partition,pause,crash,reset)",
-             o->faults);
+    char names[128] = "";
+    for (unsigned k = 0; k < FAULT_NAMES; k++)
+      snprintf(names + strlen(names), sizeof names - strlen(names), "%s%s", k ? "," : "", fault_names[k]);
+    snprintf(err, errlen, "DETSIM_OPTIONS: bad value '%s' for key 'faults' (expected all, or some of %s)", o->faults, names);
     return -1;
   }
   if (strcmp(o->strategy, "random") && strcmp(o->strategy, "pct")) {

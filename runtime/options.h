@@ -28,12 +28,14 @@ int detsim__seed_parse(const char *text, uint64_t *seed, char *err, unsigned err
 void detsim__options_help(int fd);
 
 /* The `faults` option's kinds as bits (1 << i for partition, pause, crash,
- * reset in that order); -1 for a name it does not know. */
+ * reset, skew, clog in that order); -1 for a name it does not know. */
 #define DETSIM_FAULTS_PARTITION 1u
 #define DETSIM_FAULTS_PAUSE 2u
 #define DETSIM_FAULTS_CRASH 4u
 #define DETSIM_FAULTS_RESET 8u
-#define DETSIM_FAULTS_SIGTERM 16u
+#define DETSIM_FAULTS_SKEW 16u
+#define DETSIM_FAULTS_CLOG 32u
+#define DETSIM_FAULTS_SIGTERM 64u
 int detsim__faults_mask(const char *list, unsigned *mask);
 
 #endif

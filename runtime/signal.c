@@ -62,7 +62,8 @@ static bool is_ignored(int sig) {
 
 struct itimer {
   uint64_t at;        /* next expiry, DETSIM_NO_DEADLINE when disarmed */
-  uint64_t interval;  /* 0: one-shot */
+  uint64_t interval;  /* virtual ns between expiries, 0: one-shot */
+  uint64_t asked;     /* the interval as set, on the node's own clock */
 };
 static struct itimer itimers[3]; /* ITIMER_REAL, ITIMER_VIRTUAL, ITIMER_PROF */
 static const int itimer_signal[3] = { SIGALRM, SIGVTALRM, SIGPROF };
@@ -128,7 +129,7 @@ int detsim__sig_getitimer(int which, struct itimerval *out) {
   uint64_t now = detsim__now_ns();
   const struct itimer *it = &itimers[which];
   timeval_of_ns(it->at == DETSIM_NO_DEADLINE || it->at <= now ? 0 : it->at - now, &out->it_value);
-  timeval_of_ns(it->interval, &out->it_interval);
+  timeval_of_ns(it->asked, &out->it_interval);
   return 0;
 }
 
@@ -140,9 +141,14 @@ int detsim__sig_setitimer(int which, const struct itimerval *nv, struct itimerva
   itimers_init();
   fold_timers();
   if (old) detsim__sig_getitimer(which, old);
-  uint64_t value = ns_of_timeval(&nv->it_value);
-  itimers[which].at = value == 0 ? DETSIM_NO_DEADLINE : detsim__now_ns() + value;
-  itimers[which].interval = value == 0 ? 0 : ns_of_timeval(&nv->it_interval);
+  /* Times are on the node's own monotonic clock (a skewed node's runs fast
+   * or slow: clock.c), kept in virtual ns. */
+  uint64_t value = ns_of_timeval(&nv->it_value), now = detsim__now_ns();
+  struct itimer *it = &itimers[which];
+  it->at = value == 0 ? DETSIM_NO_DEADLINE : detsim__deadline_after_ns(value);
+  it->asked = value == 0 ? 0 : ns_of_timeval(&nv->it_interval);
+  it->interval = it->asked == 0 ? 0 : detsim__deadline_after_ns(it->asked) - now;
+  if (it->asked != 0 && it->interval == 0) it->interval = 1;
   timer_at_refresh();
   return 0;
 }

@@ -82,6 +82,9 @@ void detsim__world_attach(const char *spec) {
   if (S->nodes[node].state != DETSIM_NODE_STARTING) attach_error("%s", "that node is not starting");
   detsim__node_index = (unsigned)node;
   detsim__in_world = true;
+  /* The node's clocks read through its record, which a skew fault sets
+   * (a restarted process finds it as its predecessor left it). */
+  detsim__clock_follow(&S->nodes[node].clock);
   /* The descriptor stayed open across the re-execution without address
    * randomization; the mapping is all that is needed now, and the program
    * never sees it. */

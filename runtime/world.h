@@ -44,9 +44,12 @@ void detsim__world_touch(void);
 bool detsim__world_take_net_dirty(void);
 
 /* Faults (world_faults.c).  The earliest time a link from node `src` to
- * node `dst` carries what is sent at `t`: `t`, or the heal of a partition
- * (always `t` outside a world). */
+ * node `dst` carries what is sent at `t`: `t`, or the end of a partition or
+ * clog that stalls it (always `t` outside a world). */
 uint64_t detsim__world_link_open(unsigned src, unsigned dst, uint64_t t);
+/* Whether a partition cuts that link at `t`: UDP datagrams sent then are
+ * lost (a clog only delays them). */
+bool detsim__world_link_drops(unsigned src, unsigned dst, uint64_t t);
 /* Set while this node hands the world over: no fault applies then. */
 extern bool detsim__world_faults_held;
 /* Applies every fault due by now (the schedule is drawn on first use). */

@@ -53,6 +53,14 @@ enum detsim_node_state {
                            a restart fault starts a fresh one */
 };
 
+/* How a node reads the world's one virtual clock (a skew fault sets it;
+ * runtime/clock.c reads it): its CLOCK_REALTIME is offset from the other
+ * nodes', and all its clocks run at 1 + drift_ppb / 1e9 of virtual time. */
+struct detsim_node_clock {
+  int64_t realtime_offset_ns;
+  int64_t drift_ppb;
+};
+
 struct detsim_world_node {
   uint32_t state;          /* enum detsim_node_state */
   uint32_t wake;           /* futex word: 1 = the node holds the world's baton */
@@ -72,6 +80,7 @@ struct detsim_world_node {
                               may kill its process now */
   uint32_t term_sent;      /* this incarnation was sent the world's SIGTERM */
   uint32_t term_pending;   /* ... which it takes when the world next comes to it */
+  struct detsim_node_clock clock; /* kept across restarts: the same host */
   char name[DETSIM_WORLD_NAME_BYTES];
 };
 
@@ -85,11 +94,16 @@ enum detsim_fault_kind {
   DETSIM_FAULT_RESTART,       /* node: a fresh process at the same address */
   DETSIM_FAULT_PAUSE,         /* node: not scheduled until `until` */
   DETSIM_FAULT_RESET,         /* one connection between nodes is reset (arg: which) */
+  DETSIM_FAULT_SKEW,          /* node: its clock is offset (arg, signed ns) and drifts
+                                 (drift_ppb), for the whole run */
+  DETSIM_FAULT_CLOG,          /* the path node -> arg stalls until `until` */
   DETSIM_FAULT_TERM,          /* node: SIGTERM; SIGKILL (a crash) if it still runs at the
                                  end of its grace period, then a restart */
   DETSIM_FAULT_KINDS
 };
-#define DETSIM_WORLD_FAULTS_MAX 32
+/* Entries of a seed's schedule: world_faults.c checks at compile time that
+ * the most each kind draws fits. */
+#define DETSIM_WORLD_FAULTS_MAX 64
 #define DETSIM_WORLD_CHECKS_MAX 64
 #define DETSIM_WORLD_CHECK_NAME_BYTES 56
 
@@ -98,6 +112,7 @@ struct detsim_world_fault {
   uint32_t kind, node;
   uint64_t side_a;         /* partitions: the nodes of side A (a bit each) */
   uint64_t arg;
+  int64_t drift_ppb;       /* skew: the node's clock rate */
 };
 
 struct detsim_world_check {
@@ -123,10 +138,13 @@ struct detsim_world_shared {
   uint64_t end_events, end_history, end_now_ns;
   char end_extra[256];
   /* The network's shared state (net_sock.c): every bound socket, every
-   * socket, and the links cut by partitions (cut_until[from][to]). */
+   * socket, the links stalled by partitions and clogs (cut_until[from][to]:
+   * what is sent before then waits), and those of partitions only, where
+   * UDP datagrams are lost instead (drop_until[from][to]). */
   void *bound_list;
   void *all_socks;
   uint64_t cut_until[DETSIM_WORLD_NODES_MAX][DETSIM_WORLD_NODES_MAX];
+  uint64_t drop_until[DETSIM_WORLD_NODES_MAX][DETSIM_WORLD_NODES_MAX];
   /* Faults (world_faults.c): the level, the schedule, what happened. */
   uint32_t level;
   uint32_t faults_drawn;

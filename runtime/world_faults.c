@@ -5,18 +5,23 @@
  * nodes.  The schedule lives in the world's header; whichever node holds the
  * world when a fault's time comes applies it, so faults take their place in
  * the one history like any event.  Every fault heals: partitions end,
- * pauses end, crashed nodes restart.  What is modeled:
+ * pauses end, crashed nodes restart; only a node's clock stays askew.
+ * What is modeled:
  *  - partitions, symmetric or one-way, between two sets of nodes: a link
  *    stalls (TCP bytes, handshakes, FIN and RST wait for the heal; nothing is
  *    lost or reordered) and UDP datagrams are lost;
+ *  - clogs: one direction of one pair of nodes stalls as a partition's
+ *    links do, more often and for less long, and UDP datagrams wait too
+ *    (a queue that stalls loses nothing);
  *  - pauses: a node is not scheduled until the pause ends;
  *  - crashes of servers (never clients, never `protect`ed nodes), as a dead
  *    process or a dead host (net_node.c), each followed by a restart;
  *  - resets of one established connection between nodes;
  *  - SIGTERM to servers (as an orchestrator stops one): a node that still
  *    runs at the end of its grace period is killed (a crash as a dead
- *    process), and either way it restarts.
- * Clock skew is later work (docs/worlds.md).
+ *    process), and either way it restarts;
+ *  - skew: a node's clocks run at their own rate from the start, and its
+ *    CLOCK_REALTIME is offset (clock.c), as an unsynchronized host's are.
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -42,11 +47,43 @@ bool detsim__world_faults_held;
 /* A crashed node is down 50 ms to 2 s before its restart. */
 #define DOWN_MIN_NS 50000000ull
 #define DOWN_MAX_NS 2000000000ull
+/* Clogs last 10 ms to 1 s: shorter than partitions, as a congested queue or
+ * a burst of retransmissions is, and more of them. */
+#define CLOG_MIN_NS 10000000ull
+#define CLOG_MAX_NS 1000000000ull
+/* A skewed node's CLOCK_REALTIME is off by 1 ms to 5 s either way (a host
+ * whose NTP is off or not yet synchronized), and its clocks drift by 1 to
+ * 500 ppm either way (a quartz's spread; NTP corrects up to 500 ppm). */
+#define SKEW_OFFSET_MIN_NS 1000000ull
+#define SKEW_OFFSET_MAX_NS 5000000000ull
+#define SKEW_DRIFT_MIN_PPB 1000ull
+#define SKEW_DRIFT_MAX_PPB 500000ull
+_Static_assert(SKEW_OFFSET_MAX_NS <= (uint64_t)DETSIM_CLOCK_OFFSET_NS_MAX, "a drawn offset is one clock.c accepts");
+_Static_assert(SKEW_DRIFT_MAX_PPB <= DETSIM_CLOCK_DRIFT_PPB_MAX, "a drawn drift is one clock.c accepts");
+
+/* The most of each kind one seed draws, and the schedule entries each takes
+ * (a partition has its heal, a crash its restart); they all fit. */
+#define PARTITIONS_MAX 3
+#define PAUSES_MAX 3
+#define CRASHES_MAX 2
+#define RESETS_MAX 3
+#define CLOGS_MAX 8
+#define SKEWED_NODES_MAX 16
+/* A SIGTERM stop is three entries: the signal, the kill, the restart. */
+#define TERMS_MAX 1
+_Static_assert(2 * PARTITIONS_MAX + PAUSES_MAX + 2 * CRASHES_MAX + RESETS_MAX + CLOGS_MAX + SKEWED_NODES_MAX +
+                       3 * TERMS_MAX <=
+                   DETSIM_WORLD_FAULTS_MAX,
+               "a seed's whole swarm fits the schedule");
 
 uint64_t detsim__world_link_open(unsigned src, unsigned dst, uint64_t t) {
   if (!detsim__in_world || src == dst) return t;
   uint64_t until = S->cut_until[src][dst];
   return t < until ? until : t;
+}
+
+bool detsim__world_link_drops(unsigned src, unsigned dst, uint64_t t) {
+  return detsim__in_world && src != dst && t < S->drop_until[src][dst];
 }
 
 bool detsim__world_paused(unsigned node) { return S->nodes[node].paused_until > detsim__now_ns(); }
@@ -92,7 +129,7 @@ static void draw_partitions(uint64_t horizon) {
   stream(&r, "partition");
   uint64_t all = S->n_nodes >= 64 ? ~0ull : (1ull << S->n_nodes) - 1;
   if (detsim__rng_unit(&r) >= 0.75) return;
-  unsigned k = 1 + (unsigned)detsim__rng_below(&r, 3);
+  unsigned k = 1 + (unsigned)detsim__rng_below(&r, PARTITIONS_MAX);
   for (unsigned i = 0; i < k; i++) {
     uint64_t side = 0;
     while (side == 0 || side == all) side = detsim__rng_next(&r) & all;
@@ -113,7 +150,7 @@ static void draw_pauses(uint64_t horizon) {
   struct detsim_rng r;
   stream(&r, "pause");
   if (detsim__rng_unit(&r) >= 0.5) return;
-  unsigned k = 1 + (unsigned)detsim__rng_below(&r, 3);
+  unsigned k = 1 + (unsigned)detsim__rng_below(&r, PAUSES_MAX);
   for (unsigned i = 0; i < k; i++) {
     struct detsim_world_fault f = { 0 };
     f.at = detsim__rng_below(&r, horizon);
@@ -131,7 +168,7 @@ static void draw_crashes(uint64_t horizon) {
   for (unsigned j = 0; j < S->n_nodes; j++)
     if (crashable(j)) cands[nc++] = j;
   if (nc == 0 || detsim__rng_unit(&r) >= 0.5) return;
-  unsigned k = 1 + (unsigned)detsim__rng_below(&r, 2);
+  unsigned k = 1 + (unsigned)detsim__rng_below(&r, CRASHES_MAX);
   for (unsigned i = 0; i < k; i++) {
     struct detsim_world_fault f = { 0 };
     f.kind = DETSIM_FAULT_CRASH;
@@ -152,7 +189,7 @@ static void draw_resets(uint64_t horizon) {
   struct detsim_rng r;
   stream(&r, "reset");
   if (detsim__rng_unit(&r) >= 0.5) return;
-  unsigned k = 1 + (unsigned)detsim__rng_below(&r, 3);
+  unsigned k = 1 + (unsigned)detsim__rng_below(&r, RESETS_MAX);
   for (unsigned i = 0; i < k; i++) {
     struct detsim_world_fault f = { 0 };
     f.at = f.until = detsim__rng_below(&r, horizon);
@@ -207,6 +244,50 @@ void detsim__world_stopped(unsigned node) {
   }
 }
 
+static void draw_clogs(uint64_t horizon) {
+  struct detsim_rng r;
+  stream(&r, "clog");
+  if (detsim__rng_unit(&r) >= 0.5) return;
+  unsigned k = 1 + (unsigned)detsim__rng_below(&r, CLOGS_MAX);
+  for (unsigned i = 0; i < k; i++) {
+    struct detsim_world_fault f = { 0 };
+    f.kind = DETSIM_FAULT_CLOG;
+    f.at = detsim__rng_below(&r, horizon);
+    f.until = f.at + log_uniform(&r, CLOG_MIN_NS, CLOG_MAX_NS);
+    f.node = (uint32_t)detsim__rng_below(&r, S->n_nodes);
+    unsigned dst = (unsigned)detsim__rng_below(&r, S->n_nodes - 1);
+    f.arg = dst < f.node ? dst : dst + 1; /* any node but the source */
+    add(f);
+  }
+}
+
+/* A magnitude in [lo, hi] (log-uniform) with a random sign. */
+static int64_t signed_log_uniform(struct detsim_rng *r, uint64_t lo, uint64_t hi) {
+  bool negative = detsim__rng_unit(r) < 0.5;
+  int64_t m = (int64_t)log_uniform(r, lo, hi);
+  return negative ? -m : m;
+}
+
+/* Skew is there from the start (at 0, before any node's program runs: the
+ * world's first dispatch applies it), so a node's clock never jumps. */
+static void draw_skews(void) {
+  struct detsim_rng r;
+  stream(&r, "skew");
+  if (detsim__rng_unit(&r) >= 0.5) return;
+  unsigned skewed = 0;
+  for (unsigned j = 0; j < S->n_nodes && skewed < SKEWED_NODES_MAX; j++) {
+    bool last_chance = j + 1 == S->n_nodes && skewed == 0; /* the kind is on: some node is askew */
+    if (!last_chance && detsim__rng_unit(&r) >= 0.5) continue;
+    struct detsim_world_fault f = { 0 };
+    f.kind = DETSIM_FAULT_SKEW;
+    f.node = j;
+    f.arg = (uint64_t)signed_log_uniform(&r, SKEW_OFFSET_MIN_NS, SKEW_OFFSET_MAX_NS);
+    f.drift_ppb = signed_log_uniform(&r, SKEW_DRIFT_MIN_PPB, SKEW_DRIFT_MAX_PPB);
+    add(f);
+    skewed++;
+  }
+}
+
 static void draw(void) {
   S->faults_drawn = 1;
   S->level = (uint32_t)detsim__opt.level;
@@ -220,6 +301,8 @@ static void draw(void) {
   if (on & DETSIM_FAULTS_PAUSE) draw_pauses(horizon);
   if (on & DETSIM_FAULTS_CRASH) draw_crashes(horizon);
   if (on & DETSIM_FAULTS_RESET) draw_resets(horizon);
+  if (on & DETSIM_FAULTS_CLOG) draw_clogs(horizon);
+  if (on & DETSIM_FAULTS_SKEW) draw_skews();
   if (on & DETSIM_FAULTS_SIGTERM) draw_terms(horizon);
   for (unsigned i = 0; i < S->n_faults; i++)
     if (S->faults[i].until > S->healed_at) S->healed_at = S->faults[i].until;
@@ -241,21 +324,54 @@ static bool applies(const struct detsim_world_fault *f) {
   }
 }
 
+/* The fault's value in the history: its kind, its node, and the detail
+ * that tells two faults of that kind apart (a crash's dead host, a clog's
+ * destination). */
+static uint32_t fault_value(const struct detsim_world_fault *f) {
+  uint32_t detail;
+  switch (f->kind) {
+  case DETSIM_FAULT_CLOG: detail = (uint32_t)f->arg; break;
+  case DETSIM_FAULT_SKEW: detail = 0; break;
+  default: detail = (uint32_t)(f->arg & 1); break;
+  }
+  return f->kind | f->node << 8 | detail << 16;
+}
+
+/* The link a -> b stalls until `until`; a partition's also drops UDP. */
+static void stall(unsigned a, unsigned b, uint64_t until, bool drops) {
+  CHECK_NE(a, b);
+  if (S->cut_until[a][b] < until) S->cut_until[a][b] = until;
+  if (drops && S->drop_until[a][b] < until) S->drop_until[a][b] = until;
+}
+
+static void skew(const struct detsim_world_fault *f) {
+  CHECK_EQ(f->at, 0); /* before the node's first clock read */
+  struct detsim_node_clock *c = &S->nodes[f->node].clock;
+  c->realtime_offset_ns = (int64_t)f->arg;
+  c->drift_ppb = f->drift_ppb;
+}
+
 static void apply(const struct detsim_world_fault *f) {
   if (!applies(f)) return;
   if (f->kind == DETSIM_FAULT_RESET && !net_reset_connection(f->arg)) return;
   S->fault_counts[f->kind]++;
   /* The event first: a crash of this very node does not return. */
-  detsim__event(DETSIM_EV_fault, detsim__self(), NULL, 0, f->kind | f->node << 8 | (uint32_t)(f->arg & 1) << 16);
+  detsim__event(DETSIM_EV_fault, detsim__self(), NULL, 0, fault_value(f));
   switch (f->kind) {
   case DETSIM_FAULT_PARTITION:
   case DETSIM_FAULT_ONE_WAY:
     for (unsigned a = 0; a < S->n_nodes; a++)
       for (unsigned b = 0; b < S->n_nodes; b++) {
         if (!(f->side_a >> a & 1) || (f->side_a >> b & 1)) continue;
-        if (S->cut_until[a][b] < f->until) S->cut_until[a][b] = f->until;
-        if (f->kind == DETSIM_FAULT_PARTITION && S->cut_until[b][a] < f->until) S->cut_until[b][a] = f->until;
+        stall(a, b, f->until, true);
+        if (f->kind == DETSIM_FAULT_PARTITION) stall(b, a, f->until, true);
       }
+    break;
+  case DETSIM_FAULT_CLOG:
+    stall(f->node, (unsigned)f->arg, f->until, false);
+    break;
+  case DETSIM_FAULT_SKEW:
+    skew(f);
     break;
   case DETSIM_FAULT_PAUSE:
     if (S->nodes[f->node].paused_until < f->until) S->nodes[f->node].paused_until = f->until;

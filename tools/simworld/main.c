@@ -101,6 +101,25 @@ static void remove_logs(const struct sw_run *r) {
   rmdir(r->log_dir);
 }
 
+/* The faults of a level-2 world by kind (simrun counts them), then each
+ * skewed node's clock, so a reader can tell what its clocks said. */
+static void print_faults(const struct detsim_world_shared *w) {
+  static const char *const kinds[DETSIM_FAULT_KINDS] = { NULL,      "partition", "one_way", "heal", "crash",
+                                                         "restart", "pause",     "reset",   "skew", "clog", "sigterm" };
+  struct st_buf line = { 0 };
+  st_buf_printf(&line, "detsim: faults level=%u", w->level);
+  for (unsigned k = 1; k < DETSIM_FAULT_KINDS; k++)
+    if (w->fault_counts[k]) st_buf_printf(&line, " %s=%llu", kinds[k], (unsigned long long)w->fault_counts[k]);
+  fprintf(stderr, "%s\n", line.s);
+  st_buf_free(&line);
+  for (unsigned i = 0; i < w->n_nodes && i < DETSIM_WORLD_NODES_MAX; i++) {
+    const struct detsim_node_clock *c = &w->nodes[i].clock;
+    if (c->realtime_offset_ns == 0 && c->drift_ppb == 0) continue;
+    fprintf(stderr, "detsim: skew node=%.*s realtime_offset_ns=%" PRId64 " drift_ppb=%" PRId64 "\n",
+            DETSIM_WORLD_NAME_BYTES, w->nodes[i].name, c->realtime_offset_ns, c->drift_ppb);
+  }
+}
+
 int main(int argc, char **argv) {
   st_prog = "simworld";
   const char *logs = NULL, *path = NULL;
@@ -184,15 +203,7 @@ int main(int argc, char **argv) {
     fprintf(stderr, "%s\n", line.s);
     st_buf_free(&line);
   }
-  if (w->level >= 2) {
-    static const char *const kinds[DETSIM_FAULT_KINDS] = { NULL, "partition", "one_way", "heal", "crash", "restart", "pause", "reset", "sigterm" };
-    struct st_buf line = { 0 };
-    st_buf_printf(&line, "detsim: faults level=%u", w->level);
-    for (unsigned k = 1; k < DETSIM_FAULT_KINDS; k++)
-      if (w->fault_counts[k]) st_buf_printf(&line, " %s=%llu", kinds[k], (unsigned long long)w->fault_counts[k]);
-    fprintf(stderr, "%s\n", line.s);
-    st_buf_free(&line);
-  }
+  if (w->level >= 2) print_faults(w);
   uint64_t events = outside < 0 ? w->events : w->end_events;
   uint64_t now = outside < 0 ? w->now_ns : w->end_now_ns;
   fprintf(stderr, "detsim: %s seed=%" PRIu64 " events=%" PRIu64 " history=%016" PRIx64 " sim_time=%" PRIu64
