@@ -197,6 +197,10 @@ uint64_t net_stream_read(struct net_stream *s, const struct iovec *iov, int iovc
                          uint64_t skip, uint64_t n, uint64_t now, bool peek);
 /* FIN and RST, sent now: they arrive after everything sent before. */
 void net_stream_fin(struct net_stream *s, uint64_t now);
+/* The sender aborted the connection (RST, or its host died): what has not
+ * left it yet (held back by a partition or a clog) is gone, as TCP drops its
+ * send queue; what is on the wire (sent within one latency) still arrives. */
+void net_stream_abort(struct net_stream *s, uint64_t now);
 void net_stream_rst_at(struct net_stream *s, uint64_t at);
 static inline bool net_stream_fin_arrived(const struct net_stream *s, uint64_t now) { return s->fin_at <= now; }
 static inline bool net_stream_rst_arrived(const struct net_stream *s, uint64_t now) { return s->rst_at <= now; }

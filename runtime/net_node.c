@@ -54,6 +54,8 @@ void net_node_crash(unsigned node, bool silent) {
     }
     if (v[i]->bound) net__bind_remove(v[i]);
     v[i]->dead_host = true;
+    /* Its kernel is gone with whatever it had not sent yet. */
+    if (v[i]->conn != NULL) net_stream_abort(&v[i]->conn->dir[v[i]->side], detsim__now_ns());
   }
   free(v);
 }
@@ -110,6 +112,7 @@ bool net_reset_connection(uint64_t pick) {
     if (!resettable(s, now) || pick-- != 0) continue;
     struct net_conn *c = s->conn;
     for (int d = 0; d < 2; d++) {
+      net_stream_abort(&c->dir[d], now);
       net_stream_rst_at(&c->dir[d], net_stream_send_time(&c->dir[d], now));
       if (c->end[d]->file) c->end[d]->file->changes++;
     }

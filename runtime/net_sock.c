@@ -1014,6 +1014,7 @@ void net_sock_release(struct net_sock *s) {
         if (in->tail > in->head) net_stream_rst_at(out, now);
         else net_stream_fin(out, now);
       } else if (unread || (s->linger_on && s->linger_s == 0)) {
+        net_stream_abort(out, now);
         net_stream_rst_at(out, net_stream_send_time(out, now));
       } else {
         net_stream_fin(out, now);

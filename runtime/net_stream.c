@@ -195,6 +195,23 @@ void net_stream_fin(struct net_stream *s, uint64_t now) {
   net_timer(s->fin_at);
 }
 
+void net_stream_abort(struct net_stream *s, uint64_t now) {
+  uint64_t horizon = now + s->latency_ns;
+  while (s->seg_n > 0) {
+    struct net_seg *g = &s->seg[(s->seg_first + s->seg_n - 1) % DETSIM_NET_SEGMENTS_MAX];
+    if (g->at <= horizon) break;
+    s->seg_n--;
+    CHECK_GE(s->pushed, 1);
+    s->pushed--;
+  }
+  const struct net_seg *last = s->seg_n ? &s->seg[(s->seg_first + s->seg_n - 1) % DETSIM_NET_SEGMENTS_MAX] : NULL;
+  s->tail = last ? last->end : s->base;
+  CHECK_GE(s->tail, s->head);
+  s->last_at = last ? last->at : 0;
+  if (s->fin_at != DETSIM_NO_DEADLINE && s->fin_at > horizon) s->fin_at = DETSIM_NO_DEADLINE;
+  if (s->fin_at != DETSIM_NO_DEADLINE && s->fin_at > s->last_at) s->last_at = s->fin_at;
+}
+
 void net_stream_rst_at(struct net_stream *s, uint64_t at) {
   if (s->rst_at != DETSIM_NO_DEADLINE) return;
   if (at < s->last_at) at = s->last_at;

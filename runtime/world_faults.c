@@ -232,12 +232,24 @@ static void draw_terms(uint64_t horizon) {
 /* A node the world's SIGTERM stopped exited before its grace period ended:
  * as an orchestrator would, it restarts its down time after the exit, not
  * after the grace period. */
+static void drop(unsigned i) {
+  CHECK_LT(i, S->n_faults);
+  for (unsigned j = i; j + 1 < S->n_faults; j++) S->faults[j] = S->faults[j + 1];
+  S->n_faults--;
+}
+
 void detsim__world_stopped(unsigned node) {
   for (unsigned i = S->next_fault; i < S->n_faults; i++) {
     struct detsim_world_fault f = S->faults[i];
     if (f.kind != DETSIM_FAULT_RESTART || f.node != node) continue;
-    for (unsigned j = i; j + 1 < S->n_faults; j++) S->faults[j] = S->faults[j + 1];
-    S->n_faults--;
+    drop(i);
+    /* Its SIGKILL at the end of the grace period (drawn with the same end)
+     * is for this incarnation only: the next one must not get it. */
+    for (unsigned k = S->next_fault; k < S->n_faults; k++)
+      if (S->faults[k].kind == DETSIM_FAULT_CRASH && S->faults[k].node == node && S->faults[k].until == f.until) {
+        drop(k);
+        break;
+      }
     f.at = detsim__now_ns() + f.arg;
     add(f);
     return;

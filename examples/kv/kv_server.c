@@ -148,7 +148,8 @@ static int peer_index(const char *host, const char *port) {
  * lock, so no write falls between them, and from then on PUTs wait for this
  * backup.  They are sent outside it: a slow backup must not stall the
  * others.  If the send fails the backup asks again, and PUTs wait for it
- * meanwhile, as for any synced backup that went away. */
+ * meanwhile, as for any synced backup that went away.  Its acked seq only
+ * comes down here: it goes up with the backup's ACKs. */
 static int sync_backup(int fd, const char *who) {
   char host[64], port[16];
   if (sscanf(who, "%63[^:]:%15s", host, port) != 2) return kv_send_line(fd, "ERR bad sync");
@@ -161,7 +162,10 @@ static int sync_backup(int fd, const char *who) {
   unsigned n = kv.n_keys;
   memcpy(snap, kv.keys, n * sizeof *snap);
   kv.backup_synced[b] = true;
-  kv.acked[b] = seq;
+  /* Never more than the backup confirmed or this snapshot gives: a SYNC can
+   * be stale (read from a connection the backup gave up on, after the one
+   * whose snapshot it installed), and a later ACK says what it really has. */
+  if (kv.acked[b] > seq) kv.acked[b] = seq;
   pthread_mutex_unlock(&kv.mu);
   int rc = kv_send_line(fd, "SNAP %" PRIu64 " %u", seq, n);
   for (unsigned i = 0; rc == 0 && i < n; i++) rc = kv_send_line(fd, "KV %s %s", snap[i].key, snap[i].value);
