@@ -858,6 +858,9 @@ ssize_t net_sendmsg(struct net_file *f, const struct msghdr *msg, int flags) {
     uint64_t space = net_stream_space(out);
     if (space > 0) {
       uint64_t n = total - sent < space ? total - sent : space;
+      /* A non-blocking write may take less than there is room for (level
+       * 2's `short` fault): Linux's does when memory is tight. */
+      if (nonblock) n = detsim__world_short_io(out->src, out->dst, n, true);
       net_stream_write(out, msg->msg_iov, (int)msg->msg_iovlen, sent, n, now);
       sent += n;
       if (sent == total) return (ssize_t)sent;
@@ -909,8 +912,12 @@ ssize_t net_recvmsg(struct net_file *f, struct msghdr *msg, int flags) {
       if (s->state == SS_CONNECTING) s->state = SS_CONNECTED;
       if (total == 0) return 0;
       if (v.avail > 0) {
-        uint64_t n = net_stream_read(&s->conn->dir[1 - s->side], msg->msg_iov, (int)msg->msg_iovlen, got,
-                                     total - got, now, peek);
+        struct net_stream *in = &s->conn->dir[1 - s->side];
+        uint64_t want = total - got;
+        /* A read may return part of what has arrived (level 2's `short`
+         * fault): TCP promises bytes in order, not the writes' pieces. */
+        if (!waitall) want = detsim__world_short_io(in->src, in->dst, want < v.avail ? want : v.avail, false);
+        uint64_t n = net_stream_read(in, msg->msg_iov, (int)msg->msg_iovlen, got, want, now, peek);
         got += n;
         if (!waitall || got == total) return (ssize_t)got;
         continue;

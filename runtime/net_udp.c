@@ -7,8 +7,9 @@
  * Linux: a datagram for a port nobody is bound to is dropped, and a
  * connected sender learns it from the next call (ECONNREFUSED, the ICMP
  * port-unreachable); a datagram that does not fit the receiver's buffer is
- * dropped.  No loss, duplication or reordering is injected yet: that is the
- * faults' work (stormy level).
+ * dropped.  Between nodes of a world, level 2's faults lose datagrams (a
+ * partition, the `udp` fault), duplicate them and reorder them (the `udp`
+ * fault: world_io_faults.c), and a clog holds them back.
  */
 #include <errno.h>
 #include <netinet/in.h>
@@ -110,6 +111,28 @@ int net_udp_connect(struct net_file *f, const struct sockaddr *sa, socklen_t len
   return 0;
 }
 
+/* Appends a datagram to r's queue, arriving at `at`. */
+static void enqueue(struct net_sock *r, const struct msghdr *msg, uint64_t len, const struct net_addr *from,
+                    uint64_t at) {
+  struct net_dgram *d = detsim__net_malloc(sizeof *d + (size_t)len);
+  CHECK(d != NULL);
+  d->next = NULL;
+  d->at = at;
+  d->from = *from;
+  d->len = (size_t)len;
+  uint64_t off = 0;
+  for (size_t i = 0; i < msg->msg_iovlen; i++) {
+    if (msg->msg_iov[i].iov_len) memcpy(d->data + off, msg->msg_iov[i].iov_base, msg->msg_iov[i].iov_len);
+    off += msg->msg_iov[i].iov_len;
+  }
+  if (r->dq_tail) r->dq_tail->next = d;
+  else r->dq_head = d;
+  r->dq_tail = d;
+  r->dq_bytes += len;
+  r->dq_pushed++;
+  net_timer(at);
+}
+
 ssize_t net_udp_sendmsg(struct net_file *f, const struct msghdr *msg, int flags) {
   struct net_sock *s = net_sock_of(f);
   if (flags & MSG_OOB) {
@@ -169,6 +192,9 @@ ssize_t net_udp_sendmsg(struct net_file *f, const struct msghdr *msg, int flags)
   uint64_t now = detsim__now_ns();
   if (detsim__world_link_drops(s->node, r->node, now))
     return (ssize_t)len; /* a partition: datagrams are lost, as UDP's are */
+  uint64_t extra_ns;
+  unsigned fate = detsim__world_udp_fate(s->node, r->node, &extra_ns);
+  if (fate & DETSIM_UDP_LOST) return (ssize_t)len;
   if (!s->dgram_latency_drawn) {
     s->dgram_latency_ns = net_latency_draw();
     s->dgram_latency_drawn = true;
@@ -180,23 +206,11 @@ ssize_t net_udp_sendmsg(struct net_file *f, const struct msghdr *msg, int flags)
    * above, so it delays nothing this socket sends to other nodes). */
   uint64_t open_at = detsim__world_link_open(s->node, r->node, now) + s->dgram_latency_ns;
   if (at < open_at) at = open_at;
-  struct net_dgram *d = detsim__net_malloc(sizeof *d + (size_t)len);
-  CHECK(d != NULL);
-  d->next = NULL;
-  d->at = at;
-  d->from = from;
-  d->len = (size_t)len;
-  uint64_t off = 0;
-  for (size_t i = 0; i < msg->msg_iovlen; i++) {
-    if (msg->msg_iov[i].iov_len) memcpy(d->data + off, msg->msg_iov[i].iov_base, msg->msg_iov[i].iov_len);
-    off += msg->msg_iov[i].iov_len;
-  }
-  if (r->dq_tail) r->dq_tail->next = d;
-  else r->dq_head = d;
-  r->dq_tail = d;
-  r->dq_bytes += len;
-  r->dq_pushed++;
-  net_timer(at);
+  /* Reordered: it takes a longer way, so later datagrams may pass it. */
+  at += extra_ns;
+  enqueue(r, msg, len, &from, at);
+  if ((fate & DETSIM_UDP_DUPLICATED) && r->dq_bytes + len <= detsim__opt.net_buffer_bytes)
+    enqueue(r, msg, len, &from, at);
   return (ssize_t)len;
 }
 

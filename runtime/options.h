@@ -36,6 +36,8 @@ void detsim__options_help(int fd);
 #define DETSIM_FAULTS_SKEW 16u
 #define DETSIM_FAULTS_CLOG 32u
 #define DETSIM_FAULTS_SIGTERM 64u
+#define DETSIM_FAULTS_UDP 128u
+#define DETSIM_FAULTS_SHORT 256u
 int detsim__faults_mask(const char *list, unsigned *mask);
 
 #endif

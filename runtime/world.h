@@ -50,6 +50,17 @@ uint64_t detsim__world_link_open(unsigned src, unsigned dst, uint64_t t);
 /* Whether a partition cuts that link at `t`: UDP datagrams sent then are
  * lost (a clog only delays them). */
 bool detsim__world_link_drops(unsigned src, unsigned dst, uint64_t t);
+
+/* What the `udp` fault does to one datagram from node src to node dst:
+ * nothing (0), or DETSIM_UDP_* bits; a reordered one arrives *extra_ns
+ * later than it would (world_io_faults.c). */
+#define DETSIM_UDP_LOST 1u
+#define DETSIM_UDP_DUPLICATED 2u
+#define DETSIM_UDP_REORDERED 4u
+unsigned detsim__world_udp_fate(unsigned src, unsigned dst, uint64_t *extra_ns);
+/* How much of `n` bytes a TCP read (or a non-blocking write) between the
+ * two nodes moves under the `short` fault: n, or 1..n-1. */
+uint64_t detsim__world_short_io(unsigned src, unsigned dst, uint64_t n, bool write);
 /* Set while this node hands the world over: no fault applies then. */
 extern bool detsim__world_faults_held;
 /* Applies every fault due by now (the schedule is drawn on first use). */

@@ -24,7 +24,7 @@
 #include <stdint.h>
 
 #define DETSIM_WORLD_MAGIC 0x646c726f776d6973ull /* "simworld" */
-#define DETSIM_WORLD_VERSION 3u
+#define DETSIM_WORLD_VERSION 4u
 /* Far from where Linux places programs, heaps, libraries and stacks without
  * address randomization. */
 #define DETSIM_WORLD_ADDR 0x200000000000ull
@@ -99,6 +99,10 @@ enum detsim_fault_kind {
   DETSIM_FAULT_CLOG,          /* the path node -> arg stalls until `until` */
   DETSIM_FAULT_TERM,          /* node: SIGTERM; SIGKILL (a crash) if it still runs at the
                                  end of its grace period, then a restart */
+  DETSIM_FAULT_UDP,           /* until `until`: datagrams between nodes are lost,
+                                 duplicated, reordered (rates: world_io_faults.c) */
+  DETSIM_FAULT_SHORT,         /* until `until`: TCP reads and non-blocking writes
+                                 between nodes move less than they could */
   DETSIM_FAULT_KINDS
 };
 /* Entries of a seed's schedule: world_faults.c checks at compile time that
@@ -152,6 +156,12 @@ struct detsim_world_shared {
   struct detsim_world_fault faults[DETSIM_WORLD_FAULTS_MAX];
   uint64_t fault_counts[DETSIM_FAULT_KINDS];
   uint64_t healed_at;      /* every fault is over by then: the liveness phase */
+  /* Per-datagram and per-call faults (world_io_faults.c): their window's
+   * end (0: never opened), rates in parts per million, what they did. */
+  uint64_t udp_until, short_until;
+  uint32_t udp_loss_ppm, udp_dup_ppm, udp_reorder_ppm, short_ppm;
+  uint64_t udp_reorder_max_ns;
+  uint64_t udp_lost, udp_duplicated, udp_reordered, short_reads, short_writes;
   uint64_t last_progress_ns, progress_calls;
   /* The launcher's bell (a futex word): bumped at the world's end and at a
    * restart request, so the launcher sleeps until something concerns it. */

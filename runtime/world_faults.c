@@ -47,6 +47,9 @@ bool detsim__world_faults_held;
 /* A crashed node is down 50 ms to 2 s before its restart. */
 #define DOWN_MIN_NS 50000000ull
 #define DOWN_MAX_NS 2000000000ull
+/* The datagram and short-I/O faults last 200 ms to 3 s. */
+#define IO_WINDOW_MIN_NS 200000000ull
+#define IO_WINDOW_MAX_NS 3000000000ull
 /* Clogs last 10 ms to 1 s: shorter than partitions, as a congested queue or
  * a burst of retransmissions is, and more of them. */
 #define CLOG_MIN_NS 10000000ull
@@ -71,8 +74,10 @@ _Static_assert(SKEW_DRIFT_MAX_PPB <= DETSIM_CLOCK_DRIFT_PPB_MAX, "a drawn drift 
 #define SKEWED_NODES_MAX 16
 /* A SIGTERM stop is three entries: the signal, the kill, the restart. */
 #define TERMS_MAX 1
+/* The datagram and short-I/O faults are one window each. */
+#define IO_WINDOWS_MAX 2
 _Static_assert(2 * PARTITIONS_MAX + PAUSES_MAX + 2 * CRASHES_MAX + RESETS_MAX + CLOGS_MAX + SKEWED_NODES_MAX +
-                       3 * TERMS_MAX <=
+                       3 * TERMS_MAX + IO_WINDOWS_MAX <=
                    DETSIM_WORLD_FAULTS_MAX,
                "a seed's whole swarm fits the schedule");
 
@@ -300,6 +305,38 @@ static void draw_skews(void) {
   }
 }
 
+/* Datagrams between nodes get lost, duplicated and reordered for a while,
+ * at rates drawn per seed (a few in a thousand to a third). */
+static void draw_udp(uint64_t horizon) {
+  struct detsim_rng r;
+  stream(&r, "udp");
+  if (detsim__rng_unit(&r) >= 0.5) return;
+  struct detsim_world_fault f = { 0 };
+  f.kind = DETSIM_FAULT_UDP;
+  f.at = detsim__rng_below(&r, horizon);
+  f.until = f.at + log_uniform(&r, IO_WINDOW_MIN_NS, IO_WINDOW_MAX_NS);
+  S->udp_loss_ppm = (uint32_t)log_uniform(&r, 2000, 300000);
+  S->udp_dup_ppm = (uint32_t)log_uniform(&r, 2000, 100000);
+  S->udp_reorder_ppm = (uint32_t)log_uniform(&r, 5000, 300000);
+  S->udp_reorder_max_ns = log_uniform(&r, 1000000, 50000000);
+  add(f);
+}
+
+/* TCP reads between nodes return part of what has arrived, and
+ * non-blocking writes take part of what they are given, for a while: the
+ * byte stream is the same, its pieces are not the ones sent. */
+static void draw_short(uint64_t horizon) {
+  struct detsim_rng r;
+  stream(&r, "short");
+  if (detsim__rng_unit(&r) >= 0.5) return;
+  struct detsim_world_fault f = { 0 };
+  f.kind = DETSIM_FAULT_SHORT;
+  f.at = detsim__rng_below(&r, horizon);
+  f.until = f.at + log_uniform(&r, IO_WINDOW_MIN_NS, IO_WINDOW_MAX_NS);
+  S->short_ppm = (uint32_t)log_uniform(&r, 50000, 500000);
+  add(f);
+}
+
 static void draw(void) {
   S->faults_drawn = 1;
   S->level = (uint32_t)detsim__opt.level;
@@ -316,6 +353,8 @@ static void draw(void) {
   if (on & DETSIM_FAULTS_CLOG) draw_clogs(horizon);
   if (on & DETSIM_FAULTS_SKEW) draw_skews();
   if (on & DETSIM_FAULTS_SIGTERM) draw_terms(horizon);
+  if (on & DETSIM_FAULTS_UDP) draw_udp(horizon);
+  if (on & DETSIM_FAULTS_SHORT) draw_short(horizon);
   for (unsigned i = 0; i < S->n_faults; i++)
     if (S->faults[i].until > S->healed_at) S->healed_at = S->faults[i].until;
 }
@@ -399,6 +438,12 @@ static void apply(const struct detsim_world_fault *f) {
     break;
   case DETSIM_FAULT_TERM:
     detsim__world_term(f->node);
+    break;
+  case DETSIM_FAULT_UDP:
+    S->udp_until = f->until;
+    break;
+  case DETSIM_FAULT_SHORT:
+    S->short_until = f->until;
     break;
   default:
     break;

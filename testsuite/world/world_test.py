@@ -11,6 +11,8 @@ beyond what simtest.py checks for one program.
   world_test.py faults     BIN_DIR DIR   level 2's partitions and pauses, reported
   world_test.py restart    BIN_DIR DIR   crashes (dead process, dead host) and
                                          restarts, as a client sees them
+  world_test.py lossy      BIN_DIR DIR   level 2's udp (loss, duplication,
+                                         reordering) and short (reads, writes)
   world_test.py abort      BIN_DIR DIR   connections aborted while a partition
                                          holds their last write: it is lost
   world_test.py sigterm    BIN_DIR DIR   SIGTERM stops: graceful, default action,
@@ -585,7 +587,81 @@ def abort(bins, d):
     print(f"12 seeds pass; {lost_total} aborted writes lost behind partitions; seed {seed} replays")
 
 
+LOSSY_RE = re.compile(r"^udp got=(\d+) distinct=(\d+) duplicates=(\d+) late=(\d+) "
+                      r"tcp messages=(\d+) reads=(\d+) split=(\d+)\nshort_writes=(\d+)$", re.M)
+LOSSY_COUNT = 300
+
+
+def lossy(bins, d):
+    """lossy.scenario with faults=udp, then faults=short, 10 seeds each.
+    udp: what the sink counts is what the runtime says it did (received =
+    sent - lost + duplicated, duplicates seen = duplicated) and TCP is
+    untouched; some datagram arrives after a later one.  short: every TCP
+    message arrives intact and in order, but some reads return a piece of
+    one and the source's non-blocking writes are short exactly as often as
+    the runtime says; UDP is untouched.  Seeds without the fault see none
+    of it.  A seed of each replays."""
+    sw = os.path.join(bins, "simworld")
+    seen = {"udp": [0, 0], "short": [0, 0]}
+    for kind in ("udp", "short"):
+        replay_seed = None
+        for seed in range(1, 11):
+            logs = tempfile.mkdtemp()
+            code, out, err = run([sw, "--logs", logs, "lossy.scenario"],
+                                 env={"DETSIM_SEED": str(seed), "DETSIM_OPTIONS": f"faults={kind}"}, cwd=d)
+            m = RESULT_RE.search(err)
+            if code != 0 or not m or m.group(1) != "pass":
+                fail(f"{kind} seed {seed}: want pass, got status {code}:\n{err}")
+            acct = LOSSY_RE.search(open(os.path.join(logs, "src.out")).read())
+            subprocess.run(["rm", "-rf", logs])
+            if not acct:
+                fail(f"{kind} seed {seed}: the source printed no account")
+            got, distinct, dups, late, msgs, reads, split, short_writes = map(int, acct.groups())
+            u = re.search(r"^detsim: udp lost=(\d+) duplicated=(\d+) reordered=(\d+)$", err, re.M)
+            sh = re.search(r"^detsim: short reads=(\d+) writes=(\d+)$", err, re.M)
+            if msgs != LOSSY_COUNT:
+                fail(f"{kind} seed {seed}: {msgs} TCP messages of {LOSSY_COUNT}")
+            if kind == "udp":
+                lost, duplicated, reordered = map(int, u.groups()) if u else (0, 0, 0)
+                if got != LOSSY_COUNT - lost + duplicated or distinct != LOSSY_COUNT - lost or dups != duplicated:
+                    fail(f"udp seed {seed}: runtime lost={lost} duplicated={duplicated}; sink got={got} "
+                         f"distinct={distinct} duplicates={dups}")
+                if not u and late:
+                    fail(f"udp seed {seed}: {late} datagrams late without the fault")
+                if split or short_writes or sh:
+                    fail(f"udp seed {seed}: TCP pieces changed (split={split} short_writes={short_writes})")
+                if u:
+                    seen["udp"][0] += lost + duplicated
+                    seen["udp"][1] += late
+                    replay_seed = replay_seed or seed
+            else:
+                reads_rt, writes_rt = map(int, sh.groups()) if sh else (0, 0)
+                if short_writes != writes_rt:
+                    fail(f"short seed {seed}: the source counted {short_writes} short writes, the runtime {writes_rt}")
+                if bool(split) != bool(sh) or bool(sh) != bool(reads_rt + writes_rt):
+                    fail(f"short seed {seed}: {split} split reads with short={sh.groups() if sh else None}")
+                if got != LOSSY_COUNT or dups or late or u:
+                    fail(f"short seed {seed}: UDP changed (got={got} duplicates={dups} late={late})")
+                if sh:
+                    seen["short"][0] += split
+                    seen["short"][1] += short_writes
+                    replay_seed = replay_seed or seed
+        if not all(seen[kind]) or replay_seed is None:
+            fail(f"{kind}: the fault never showed in 10 seeds: {seen[kind]}")
+        env = {"DETSIM_SEED": str(replay_seed), "DETSIM_OPTIONS": f"faults={kind}"}
+        hashes = set()
+        for _ in range(2):
+            code, out, err = run([sw, "lossy.scenario"], env=env, cwd=d)
+            m = RESULT_RE.search(err)
+            hashes.add(m.group(4) if m else err)
+        if len(hashes) != 1:
+            fail(f"{kind} seed {replay_seed} does not replay: {hashes}")
+    print(f"udp: {seen['udp'][0]} datagrams lost or duplicated, {seen['udp'][1]} late; "
+          f"short: {seen['short'][0]} split reads, {seen['short'][1]} short writes; both replay")
+
+
 if __name__ == "__main__":
     mode, bins, d = sys.argv[1], sys.argv[2], sys.argv[3]
     {"bad-input": bad_input, "leftovers": leftovers, "tools": tools, "faults": faults, "restart": restart,
-     "sigterm": sigterm, "skew": skew, "clog": clog, "abort": abort}[mode](bins, d)
+     "sigterm": sigterm, "skew": skew, "clog": clog, "abort": abort,
+     "lossy": lossy}[mode](bins, d)

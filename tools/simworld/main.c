@@ -105,7 +105,7 @@ static void remove_logs(const struct sw_run *r) {
  * skewed node's clock, so a reader can tell what its clocks said. */
 static void print_faults(const struct detsim_world_shared *w) {
   static const char *const kinds[DETSIM_FAULT_KINDS] = { NULL,      "partition", "one_way", "heal", "crash",
-                                                         "restart", "pause",     "reset",   "skew", "clog", "sigterm" };
+                                                         "restart", "pause",     "reset",   "skew", "clog", "sigterm", "udp", "short" };
   struct st_buf line = { 0 };
   st_buf_printf(&line, "detsim: faults level=%u", w->level);
   for (unsigned k = 1; k < DETSIM_FAULT_KINDS; k++)
@@ -118,6 +118,12 @@ static void print_faults(const struct detsim_world_shared *w) {
     fprintf(stderr, "detsim: skew node=%.*s realtime_offset_ns=%" PRId64 " drift_ppb=%" PRId64 "\n",
             DETSIM_WORLD_NAME_BYTES, w->nodes[i].name, c->realtime_offset_ns, c->drift_ppb);
   }
+  if (w->fault_counts[DETSIM_FAULT_UDP])
+    fprintf(stderr, "detsim: udp lost=%llu duplicated=%llu reordered=%llu\n", (unsigned long long)w->udp_lost,
+            (unsigned long long)w->udp_duplicated, (unsigned long long)w->udp_reordered);
+  if (w->fault_counts[DETSIM_FAULT_SHORT])
+    fprintf(stderr, "detsim: short reads=%llu writes=%llu\n", (unsigned long long)w->short_reads,
+            (unsigned long long)w->short_writes);
 }
 
 int main(int argc, char **argv) {
