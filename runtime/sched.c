@@ -411,16 +411,32 @@ static void plan_step(detsim_thread *self) {
   switch_to(self, next);
 }
 
-static void preempt_point(detsim_thread *self) {
+/* Yield points until the next preemption: drawn once per preemption from
+ * the geometric distribution of the per-point probability, so a yield point
+ * that does not switch costs a decrement, not a draw. */
+static uint64_t preempt_gap(void) {
+  if (W.preempt <= 0.0) return UINT64_MAX;
+  if (W.preempt >= 1.0) return 1;
+  double u = (double)((detsim__rng_next(&W.rng) >> 11) + 1) * 0x1.0p-53; /* in (0, 1] */
+  double k = __builtin_ceil(__builtin_log(u) / __builtin_log1p(-W.preempt));
+  if (k < 1.0) return 1;
+  return k >= 1e18 ? UINT64_MAX : (uint64_t)k;
+}
+
+/* A yield point that may switch: a plan or PCT decides at every one
+ * (their countdown stays at 1); the random walk when its countdown ends. */
+static __attribute__((noinline)) void preempt_slow(detsim_thread *self) {
   if (detsim__plan_replaying) {
+    W.preempt_countdown = 1;
     plan_step(self);
     return;
   }
   if (W.pct) {
+    W.preempt_countdown = 1;
     pct_step(self);
     return;
   }
-  if (detsim__rng_next(&W.rng) >= W.preempt_threshold) return;
+  W.preempt_countdown = preempt_gap();
   if (detsim__in_world) {
     struct choice c = world_choose(self, true);
     if (c.thread || c.node >= 0) world_switch(self, c);
@@ -432,6 +448,11 @@ static void preempt_point(detsim_thread *self) {
   detsim_thread *next = cands[detsim__rng_below(&W.rng, n)];
   detsim__plan_record(self->id, self->steps, DETSIM_PLAN_SWITCH, next->id);
   switch_to(self, next);
+}
+
+static inline void preempt_point(detsim_thread *self) {
+  if (__builtin_expect(--W.preempt_countdown != 0, 1)) return;
+  preempt_slow(self);
 }
 
 void detsim__yield_aux(enum detsim_event_kind kind, const void *obj, uintptr_t pc, uint32_t aux) {
@@ -804,7 +825,7 @@ void detsim__sched_start(uint64_t seed) {
     p = 0.001 * __builtin_exp(detsim__rng_unit(&swarm) * __builtin_log(500.0));
   }
   W.preempt = p;
-  W.preempt_threshold = p >= 1.0 ? UINT64_MAX : (uint64_t)(p * 18446744073709551616.0);
+  W.preempt_countdown = detsim__plan_replaying || W.pct ? 1 : preempt_gap();
   if (W.pct) {
     W.pct_changes = (unsigned)detsim__opt.pct_depth - 1;
     uint64_t steps = detsim__opt.pct_steps;

@@ -62,7 +62,7 @@ struct detsim_world {
   bool running;
   /* random walk */
   double preempt;
-  uint64_t preempt_threshold;
+  uint64_t preempt_countdown;    /* yield points to the next preemption */
   /* pct */
   bool pct;
   unsigned pct_changes, pct_next;

@@ -27,17 +27,9 @@ static const char *const event_names[DETSIM_EV_COUNT] = {
 #undef DETSIM_EVENT
 };
 
-static struct {
-  struct detsim_trace_record *ring;
-  uint64_t mask;
-  uint64_t events;
-  uint64_t hash;
-  unsigned shift;      /* log2 of the ring's size */
-} T = { NULL, 0, 0, DETSIM_HISTORY_START, 0 };
+struct detsim_trace_state detsim__trace = { NULL, 0, 0, DETSIM_HISTORY_START, 0 };
+#define T detsim__trace
 
-/* A record's mark: which lap of the ring wrote it (never 0).  In a world a
- * node records only its own events, so a slot may hold an older lap's
- * record or none: readers skip what the mark does not vouch for. */
 static inline uint8_t lap_mark(uint64_t n) { return (uint8_t)(1u | ((n >> T.shift) << 1)); }
 
 const char *detsim__event_name(enum detsim_event_kind kind) {
@@ -55,22 +47,6 @@ void detsim__trace_init(uint64_t capacity) {
   T.ring = p;
   T.mask = cap - 1;
   T.shift = (unsigned)__builtin_ctzll(cap);
-}
-
-uint64_t detsim__trace_event(enum detsim_event_kind kind, uint32_t tid, const void *obj,
-                             uintptr_t pc, uint32_t aux) {
-  uint64_t n = T.events++;
-  uint64_t x = (uint64_t)kind | ((uint64_t)tid << 8) | ((uint64_t)aux << 32);
-  T.hash = (detsim__rotl64(T.hash, 23) ^ x) * 0x9e3779b97f4a7c15ull;
-  struct detsim_trace_record *r = &T.ring[n & T.mask];
-  r->time_ns = detsim__now_ns();
-  r->obj = (uint64_t)(uintptr_t)obj;
-  r->pc = pc;
-  r->aux = aux;
-  r->tid = (uint16_t)tid;
-  r->kind = (uint8_t)kind;
-  r->pad = lap_mark(n);
-  return n;
 }
 
 uint64_t detsim__history_hash(void) {

@@ -11,6 +11,8 @@
 
 #include <stdint.h>
 
+#include "clock.h"
+#include "prng.h"
 #include "world_abi.h" /* DETSIM_HISTORY_START */
 
 enum detsim_event_kind {
@@ -31,9 +33,37 @@ struct detsim_trace_record {
 };
 _Static_assert(sizeof(struct detsim_trace_record) == 32, "trace records are 32 bytes");
 
-/* Records an event by thread `tid`; returns the event number. */
-uint64_t detsim__trace_event(enum detsim_event_kind kind, uint32_t tid, const void *obj,
-                             uintptr_t pc, uint32_t aux);
+/* The ring and the history (trace.c owns them; inline here because every
+ * yield point records an event). */
+struct detsim_trace_state {
+  struct detsim_trace_record *ring;
+  uint64_t mask;
+  uint64_t events;
+  uint64_t hash;
+  unsigned shift;      /* log2 of the ring's size */
+};
+extern struct detsim_trace_state detsim__trace;
+
+/* Records an event by thread `tid`; returns the event number.  A record's
+ * pad is the lap of the ring that wrote it (never 0): in a world a node
+ * records only its own events, so a slot may hold an older lap's record or
+ * none, and readers skip what the mark does not vouch for. */
+static inline uint64_t detsim__trace_event(enum detsim_event_kind kind, uint32_t tid, const void *obj,
+                                           uintptr_t pc, uint32_t aux) {
+  struct detsim_trace_state *t = &detsim__trace;
+  uint64_t n = t->events++;
+  uint64_t x = (uint64_t)kind | ((uint64_t)tid << 8) | ((uint64_t)aux << 32);
+  t->hash = (detsim__rotl64(t->hash, 23) ^ x) * 0x9e3779b97f4a7c15ull;
+  struct detsim_trace_record *r = &t->ring[n & t->mask];
+  r->time_ns = detsim__now_ns();
+  r->obj = (uint64_t)(uintptr_t)obj;
+  r->pc = pc;
+  r->aux = aux;
+  r->tid = (uint16_t)tid;
+  r->kind = (uint8_t)kind;
+  r->pad = (uint8_t)(1u | ((n >> t->shift) << 1));
+  return n;
+}
 const char *detsim__event_name(enum detsim_event_kind kind);
 uint64_t detsim__history_hash(void);
 uint64_t detsim__events(void);

@@ -29,6 +29,12 @@ static void on_term(int sig) {
 
 static void *serve(void *arg) {
   int fd = (int)(intptr_t)arg;
+  /* SIGTERM is the accepting thread's to take (it must see EINTR): a
+   * connection thread that took it would stop only itself. */
+  sigset_t term;
+  sigemptyset(&term);
+  sigaddset(&term, SIGTERM);
+  pthread_sigmask(SIG_BLOCK, &term, NULL);
   char host[64], buf[256], out[400];
   gethostname(host, sizeof host);
   ssize_t n;
