@@ -76,7 +76,7 @@ static _Noreturn void exit_now(int status) {
   __builtin_unreachable();
 }
 
-static const char *trace_path(char *buf, size_t len) {
+const char *detsim__trace_path(char *buf, size_t len) {
   const char *t = detsim__opt.trace;
   if (!strcmp(t, "none")) return NULL;
   if (t[0]) return t;
@@ -115,8 +115,11 @@ _Noreturn void detsim__finish(enum detsim_class cls, int exit_status, const char
                      strtoull(detsim__opt.expect_history, NULL, 16) == detsim__history_hash();
   if ((failure || detsim__opt.trace_always) && W.running && !as_expected) {
     char buf[DETSIM_PATH_BYTES_MAX + 32];
-    const char *path = trace_path(buf, sizeof buf);
-    if (path && detsim__trace_write(path) == 0) {
+    const char *path = detsim__trace_path(buf, sizeof buf);
+    /* A world's node writes its part; the launcher merges the parts and
+     * names the trace on the world's result line. */
+    if (detsim__in_world) detsim__world_trace_part();
+    else if (path && detsim__trace_write(path) == 0) {
       size_t k = strlen(extra_all);
       snprintf(extra_all + k, sizeof extra_all - k, "%strace=%s", k ? " " : "", path);
     }

@@ -2,6 +2,7 @@
 #ifndef DETSIM_REPORT_H
 #define DETSIM_REPORT_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 enum detsim_class {
@@ -36,6 +37,10 @@ void detsim__msg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Captures the calling thread's backtrace as text lines (frames inside the
  * runtime skipped).  Returns the length written. */
 int detsim__backtrace_text(char *buf, int len, int skip_runtime);
+
+/* The trace file's path (the `trace` option, or detsim-<seed>.trace), NULL
+ * for trace=none. */
+const char *detsim__trace_path(char *buf, size_t len);
 
 /* Installs the crash handlers (SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT)
  * and an alternate signal stack for the calling thread. */

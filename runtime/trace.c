@@ -20,6 +20,7 @@
 #include "limits.h"
 #include "prng.h"
 #include "sched.h"
+#include "world.h"
 
 static const char *const event_names[DETSIM_EV_COUNT] = {
 #define DETSIM_EVENT(name, desc) #name,
@@ -101,10 +102,14 @@ static const char *site_text(uintptr_t pc) {
   return site;
 }
 
+/* In a world a thread is named with its node (T3@kv2): thread ids are per
+ * process, and a world's merged trace holds every node's. */
 static int format_record(char *buf, size_t len, uint64_t n, const struct detsim_trace_record *r) {
   const char *site = site_text((uintptr_t)r->pc);
-  return snprintf(buf, len, "%10" PRIu64 " t=%" PRIu64 ".%09" PRIu64 " T%u %-14s obj=0x%" PRIx64 " val=%u%s\n",
-                  n, r->time_ns / UINT64_C(1000000000), r->time_ns % UINT64_C(1000000000), r->tid,
+  char node[DETSIM_WORLD_NAME_BYTES + 2] = "";
+  if (detsim__in_world) snprintf(node, sizeof node, "@%.*s", DETSIM_WORLD_NAME_BYTES, detsim__ws->nodes[detsim__node_index].name);
+  return snprintf(buf, len, "%10" PRIu64 " t=%" PRIu64 ".%09" PRIu64 " T%u%s %-14s obj=0x%" PRIx64 " val=%u%s\n",
+                  n, r->time_ns / UINT64_C(1000000000), r->time_ns % UINT64_C(1000000000), r->tid, node,
                   detsim__event_name((enum detsim_event_kind)r->kind), r->obj, r->aux, site);
 }
 

@@ -96,6 +96,11 @@ void detsim__world_term_default(void);
 /* That node exited before its grace period ended: its restart moves to its
  * down time after now. */
 void detsim__world_stopped(unsigned node);
+
+/* Writes the events this node recorded to its part of the world's trace,
+ * <trace>.<node>.<incarnation> (world_trace.c); the launcher merges the
+ * parts into <trace>.  Nothing for trace=none. */
+void detsim__world_trace_part(void);
 /* The crashed node `node` no longer holds or hands anything: the launcher
  * may kill its process. */
 void detsim__world_release_crashed(unsigned node);

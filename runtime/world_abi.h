@@ -24,7 +24,7 @@
 #include <stdint.h>
 
 #define DETSIM_WORLD_MAGIC 0x646c726f776d6973ull /* "simworld" */
-#define DETSIM_WORLD_VERSION 4u
+#define DETSIM_WORLD_VERSION 5u
 /* Far from where Linux places programs, heaps, libraries and stacks without
  * address randomization. */
 #define DETSIM_WORLD_ADDR 0x200000000000ull
@@ -170,6 +170,9 @@ struct detsim_world_shared {
    * process of node restart_request - 1 and waits for restart_done. */
   uint32_t restart_request;  /* 1 + node index, 0 when none */
   uint32_t restart_done;     /* futex word: 1 once the new process is parked */
+  /* The world's end: nodes asked for their last events (and their trace
+   * parts) count themselves done here (a futex word the launcher waits on). */
+  uint32_t dumps_done;
   /* DETSIM_CHECK counts of every node (the launcher reports them). */
   uint32_t n_checks;
   struct detsim_world_check checks[DETSIM_WORLD_CHECKS_MAX];

@@ -13,6 +13,8 @@ beyond what simtest.py checks for one program.
                                          restarts, as a client sees them
   world_test.py lossy      BIN_DIR DIR   level 2's udp (loss, duplication,
                                          reordering) and short (reads, writes)
+  world_test.py trace      BIN_DIR DIR   a world's trace: the nodes' parts merged,
+                                         whole, and simreplay replays from it
   world_test.py abort      BIN_DIR DIR   connections aborted while a partition
                                          holds their last write: it is lost
   world_test.py sigterm    BIN_DIR DIR   SIGTERM stops: graceful, default action,
@@ -660,8 +662,78 @@ def lossy(bins, d):
           f"short: {seen['short'][0]} split reads, {seen['short'][1]} short writes; both replay")
 
 
+TRACE_EVENT_RE = re.compile(r"^ *(\d+) t=\d+\.\d{9} T\d+@(\S+) ", re.M)
+
+
+def check_world_trace(path, nodes, events):
+    """The merged trace at path: a world's header, every event 0..events-1
+    exactly once and in order (what each node recorded, crashed and
+    restarted incarnations' too), each node present."""
+    text = open(path).read()
+    if "\n# world: nodes=" not in text:
+        fail(f"{path}: no '# world:' header:\n{text[:400]}")
+    got = [(int(n), node) for n, node in TRACE_EVENT_RE.findall(text)]
+    if [n for n, _ in got] != list(range(events)):
+        missing = sorted(set(range(events)) - {n for n, _ in got})
+        fail(f"{path}: {len(got)} event lines for {events} events; missing {missing[:10]}...")
+    if {node for _, node in got} != set(nodes):
+        fail(f"{path}: nodes {sorted({node for _, node in got})}, want {sorted(nodes)}")
+
+
+def trace(bins, d):
+    """A world's trace (the nodes' parts merged by simworld).  A failing
+    world (crash.scenario) leaves one on failure: whole, every node's
+    events, and simreplay replays it exactly from the file.  A level-2
+    world with crashes and restarts (restart.scenario) under trace_always
+    gives a whole trace too, the killed processes' events included, from
+    which simreplay --trace replays.  A passing world without trace_always
+    leaves no trace and no part behind."""
+    sw = os.path.join(bins, "simworld")
+    sr = os.path.join(bins, "simreplay")
+    work = tempfile.mkdtemp()
+    # A failing world: the trace the result line names.
+    tpath = os.path.join(work, "fail.trace")
+    code, out, err = run([sw, "crash.scenario"], env={"DETSIM_SEED": "1", "DETSIM_OPTIONS": f"trace={tpath}"}, cwd=d)
+    m = RESULT_RE.search(err)
+    if not m or m.group(1) != "crash" or f"trace={tpath}" not in err:
+        fail(f"crash.scenario: want class crash naming trace={tpath}:\n{err}")
+    check_world_trace(tpath, ["srv", "ok", "bad"], int(m.group(3)))
+    code, out, err = run([sr, tpath], cwd=d)
+    if code != 0 or "replays exactly (1 of 1)" not in out:
+        fail(f"simreplay {tpath}: status {code}\n{out}\n{err}")
+    # Crashes and restarts, traced always.
+    crashed = None
+    for seed in range(1, 25):
+        tpath = os.path.join(work, f"restart-{seed}.trace")
+        code, out, err = run([sw, "restart.scenario"],
+                             env={"DETSIM_SEED": str(seed), "DETSIM_OPTIONS": f"trace={tpath}:trace_always=1"}, cwd=d)
+        m = RESULT_RE.search(err)
+        if not m or m.group(1) != "pass":
+            fail(f"restart.scenario seed {seed}: want pass:\n{err}")
+        if not re.search(r"^detsim: faults level=2 .*crash=[1-9]", err, re.M):
+            continue
+        check_world_trace(tpath, ["srv1", "srv2", "cli"], int(m.group(3)))
+        crashed = (seed, tpath)
+        break
+    if crashed is None:
+        fail("no seed of restart.scenario in 1..24 crashed a server")
+    seed, tpath = crashed
+    code, out, err = run([sr, "--trace", tpath], cwd=d)
+    if code != 0 or "replays exactly (1 of 1)" not in out or "@srv1" not in out or "(a world:" not in out:
+        fail(f"simreplay --trace {tpath}: status {code}\n{out[-2000:]}\n{err}")
+    # A passing world, not traced: nothing left.
+    tpath = os.path.join(work, "pass.trace")
+    code, out, err = run([sw, "restart.scenario"], env={"DETSIM_SEED": str(seed), "DETSIM_OPTIONS": f"trace={tpath}"}, cwd=d)
+    left = glob.glob(tpath + "*")
+    if left:
+        fail(f"a passing world left {left}")
+    subprocess.run(["rm", "-rf", work])
+    print(f"failing world traced whole and replayed; seed {seed} of restart.scenario (crashes) traced whole, "
+          f"replayed with --trace; a passing world leaves nothing")
+
+
 if __name__ == "__main__":
     mode, bins, d = sys.argv[1], sys.argv[2], sys.argv[3]
     {"bad-input": bad_input, "leftovers": leftovers, "tools": tools, "faults": faults, "restart": restart,
      "sigterm": sigterm, "skew": skew, "clog": clog, "abort": abort,
-     "lossy": lossy}[mode](bins, d)
+     "lossy": lossy, "trace": trace}[mode](bins, d)

@@ -72,7 +72,16 @@ static bool parse_event(const char *line, size_t len, struct st_trace_event *e) 
   while (*p == ' ') p++;
   if (!num(&p, &e->n) || !lit(&p, " t=") || !num(&p, &sec) || *p++ != '.') return false;
   const char *ns = p;
-  if (!num(&p, &nsec) || p - ns != 9 || !lit(&p, " T") || !num(&p, &tid) || *p++ != ' ') return false;
+  if (!num(&p, &nsec) || p - ns != 9 || !lit(&p, " T") || !num(&p, &tid)) return false;
+  e->node = NULL;
+  e->node_len = 0;
+  if (*p == '@') {
+    e->node = ++p;
+    e->node_len = strcspn(p, " ");
+    if (e->node_len == 0) return false;
+    p += e->node_len;
+  }
+  if (*p++ != ' ') return false;
   e->kind = p;
   e->kind_len = strcspn(p, " ");
   if (kind_index(p, e->kind_len) < 0) return false;
@@ -134,6 +143,8 @@ int st_trace_parse(char *data, size_t len, const char *name, struct st_trace *t,
           return bad(err, errlen, name, lineno, "bad '# seed=S events=M history=H' line");
         t->has_id = true;
         t->seed = s, t->events = e, t->history = strtoull(h, NULL, 16);
+      } else if (!strncmp(p, "# world: ", 9)) {
+        t->world = true;
       } else if (!strncmp(p, "# replay: ", 10)) {
         free(t->replay);
         t->replay = st_xstrdup(p + 10);
@@ -148,7 +159,11 @@ int st_trace_parse(char *data, size_t len, const char *name, struct st_trace *t,
         return bad(err, errlen, name, lineno, what);
       }
       uint64_t want = t->first + t->nev;
-      if (e->n != want) {
+      /* A world's trace skips what no node kept; it never goes back. */
+      bool in_order = t->world ? e->n >= want && e->n <= t->last && (t->nev == 0 || e->n > t->ev[t->nev - 1].n)
+                                 && (t->nev > 0 || e->n == t->first)
+                               : e->n == want;
+      if (!in_order) {
         char what[160];
         snprintf(what, sizeof what, "event %" PRIu64 " where event %" PRIu64 " belongs: the file is corrupted", e->n,
                  want);
@@ -160,7 +175,7 @@ int st_trace_parse(char *data, size_t len, const char *name, struct st_trace *t,
   }
   if (!header) return bad(err, errlen, name, 1, "empty file: not a detsim trace");
   uint64_t expect = t->total ? t->last - t->first + 1 : 0;
-  if (t->nev != expect) {
+  if (t->world ? t->nev > expect || (t->nev > 0 && t->ev[t->nev - 1].n != t->last) : t->nev != expect) {
     char what[200];
     snprintf(what, sizeof what, "%zu event lines, but the header promises %" PRIu64 " (events %" PRIu64 "..%" PRIu64
              "): the file is truncated", t->nev, expect, t->first, t->last);
@@ -168,7 +183,7 @@ int st_trace_parse(char *data, size_t len, const char *name, struct st_trace *t,
   }
   if (t->has_id && t->events != t->total)
     return bad(err, errlen, name, 2, "the '# seed=' line and the first header line disagree on the event count");
-  if (t->has_id && t->first == 0 && fold_history(t) != t->history) {
+  if (t->has_id && t->first == 0 && (!t->world || t->nev == t->total) && fold_history(t) != t->history) {
     char what[200];
     snprintf(what, sizeof what, "the events do not fold to the header's history %016" PRIx64 " (they give %016" PRIx64
              "): the file was altered", t->history, fold_history(t));
@@ -201,30 +216,50 @@ void st_trace_free(struct st_trace *t) {
 
 static bool same_event(const struct st_trace_event *a, const struct st_trace_event *b) {
   return a->n == b->n && a->t_ns == b->t_ns && a->tid == b->tid && a->val == b->val && a->kind_len == b->kind_len &&
-         !strncmp(a->kind, b->kind, a->kind_len);
+         !strncmp(a->kind, b->kind, a->kind_len) && a->node_len == b->node_len &&
+         (a->node_len == 0 || !strncmp(a->node, b->node, a->node_len));
 }
 
+/* The index of the first event numbered n or later (nev when none). */
+static size_t index_from(const struct st_trace *t, uint64_t n) {
+  size_t lo = 0, hi = t->nev;
+  while (lo < hi) {
+    size_t mid = lo + (hi - lo) / 2;
+    if (t->ev[mid].n < n) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+const struct st_trace_event *st_trace_find(const struct st_trace *t, uint64_t n) {
+  size_t i = index_from(t, n);
+  return i < t->nev && t->ev[i].n == n ? &t->ev[i] : NULL;
+}
+
+/* Walks both traces by event number over what both kept (a world's trace
+ * may skip events no node kept: an event one side has and the other lacks
+ * is a difference). */
 void st_trace_diverge(const struct st_trace *a, const struct st_trace *b, struct st_divergence *d) {
   memset(d, 0, sizeof *d);
-  /* Compare over the events both kept. */
   uint64_t from = a->first > b->first ? a->first : b->first;
-  uint64_t a_end = a->first + a->nev, b_end = b->first + b->nev;
-  uint64_t to = a_end < b_end ? a_end : b_end;
-  for (uint64_t n = from; n < to; n++) {
-    const struct st_trace_event *x = &a->ev[n - a->first], *y = &b->ev[n - b->first];
-    if (!same_event(x, y)) {
+  size_t i = index_from(a, from), j = index_from(b, from);
+  while (i < a->nev && j < b->nev) {
+    const struct st_trace_event *x = &a->ev[i], *y = &b->ev[j];
+    if (x->n != y->n || !same_event(x, y)) {
       d->found = true;
-      d->n = n;
-      d->a = x;
-      d->b = y;
+      d->n = x->n < y->n ? x->n : y->n;
+      d->a = x->n == d->n ? x : NULL;
+      d->b = y->n == d->n ? y : NULL;
       return;
     }
+    i++;
+    j++;
   }
-  if (a_end != b_end && from <= to) {
+  if (i < a->nev || j < b->nev) {
     d->found = true;
-    d->n = to;
-    d->a = a_end > to ? &a->ev[to - a->first] : NULL;
-    d->b = b_end > to ? &b->ev[to - b->first] : NULL;
+    d->a = i < a->nev ? &a->ev[i] : NULL;
+    d->b = j < b->nev ? &b->ev[j] : NULL;
+    d->n = d->a ? d->a->n : d->b->n;
     return;
   }
   /* Equal wherever both have events: any difference is in what was
@@ -233,7 +268,8 @@ void st_trace_diverge(const struct st_trace *a, const struct st_trace *b, struct
 }
 
 void st_trace_event_text(const struct st_trace_event *e, char *buf, size_t n) {
-  snprintf(buf, n, "event %" PRIu64 "  t=%" PRIu64 ".%09" PRIu64 "  T%u  %.*s  val=%u%s%.*s", e->n,
-           (uint64_t)(e->t_ns / 1000000000u), (uint64_t)(e->t_ns % 1000000000u), e->tid, (int)e->kind_len, e->kind, e->val,
+  snprintf(buf, n, "event %" PRIu64 "  t=%" PRIu64 ".%09" PRIu64 "  T%u%s%.*s  %.*s  val=%u%s%.*s", e->n,
+           (uint64_t)(e->t_ns / 1000000000u), (uint64_t)(e->t_ns % 1000000000u), e->tid, e->node ? "@" : "",
+           (int)e->node_len, e->node ? e->node : "", (int)e->kind_len, e->kind, e->val,
            e->site ? "  at " : "", (int)e->site_len, e->site ? e->site : "");
 }

@@ -26,6 +26,8 @@
 struct st_trace_event {
   uint64_t n, t_ns, obj;
   unsigned tid;
+  const char *node; /* a world's trace: the thread's node (T3@kv2), node_len bytes */
+  size_t node_len;
   uint32_t val;
   const char *kind; /* into the file's text, kind_len bytes */
   size_t kind_len;
@@ -40,6 +42,7 @@ struct st_trace {
   size_t len;
   uint64_t first, last, total, ring; /* from the first header line */
   bool has_id;                       /* the "# seed=" line is there */
+  bool world;                        /* a world's merged trace: events no node kept are missing */
   uint64_t seed, events, history;
   char *replay;                      /* after "# replay: ", or NULL */
   struct st_trace_event *ev;
@@ -64,5 +67,7 @@ void st_trace_diverge(const struct st_trace *a, const struct st_trace *b, struct
 
 /* Writes one event as "n  t=...  T.  kind  val=.  at site" (no obj). */
 void st_trace_event_text(const struct st_trace_event *e, char *buf, size_t n);
+/* The event numbered n, NULL when the trace does not hold it. */
+const struct st_trace_event *st_trace_find(const struct st_trace *t, uint64_t n);
 
 #endif

@@ -61,9 +61,10 @@ bool sr_print_divergence(const struct st_trace *a, const char *name_a, const str
     free(src);
   }
   /* The event before, for context: where the two were still together. */
-  if (d.n > a->first && d.n > b->first && d.n - 1 - a->first < a->nev) {
+  const struct st_trace_event *before = d.n > a->first && d.n > b->first ? st_trace_find(a, d.n - 1) : NULL;
+  if (before) {
     char line[1024];
-    st_trace_event_text(&a->ev[d.n - 1 - a->first], line, sizeof line);
+    st_trace_event_text(before, line, sizeof line);
     printf("    %-*s %s\n", width, "before:", line);
   }
   return true;

@@ -64,9 +64,47 @@ static char *merged_options(const struct st_scenario *sc) {
   return b.s;
 }
 
-static void first_line(uint64_t seed, const char *scenario) {
+/* The value of the last `key=` in a DETSIM_OPTIONS string, or NULL. */
+static char *option_value(const char *options, const char *key) {
+  char *found = NULL;
+  size_t k = strlen(key);
+  for (const char *p = options; *p;) {
+    size_t n = strcspn(p, ":");
+    if (n > k && !strncmp(p, key, k) && p[k] == '=') {
+      free(found);
+      found = st_xasprintf("%.*s", (int)(n - k - 1), p + k + 1);
+    }
+    p += n;
+    if (*p == ':') p++;
+  }
+  return found;
+}
+
+static bool option_true(const char *options, const char *key) {
+  char *v = option_value(options, key);
+  bool on = v && strcmp(v, "0") != 0;
+  free(v);
+  return on;
+}
+
+/* Where the nodes write their trace parts (as runtime/report.c names the
+ * trace), NULL for trace=none. */
+static char *trace_path(const char *options, uint64_t seed) {
+  char *v = option_value(options, "trace");
+  if (v && !strcmp(v, "none")) {
+    free(v);
+    return NULL;
+  }
+  if (v && v[0]) return v;
+  free(v);
+  return st_xasprintf("detsim-%" PRIu64 ".trace", seed);
+}
+
+/* The command that runs this seed again, as the first line and the trace
+ * give it (malloc'd). */
+static char *replay_command(uint64_t seed, const char *scenario) {
   struct st_buf b = { 0 };
-  st_buf_printf(&b, "detsim: seed=%" PRIu64 " replay: DETSIM_SEED=%" PRIu64, seed, seed);
+  st_buf_printf(&b, "DETSIM_SEED=%" PRIu64, seed);
   const char *user = getenv("DETSIM_OPTIONS");
   if (user && user[0]) {
     char *o = st_xasprintf("DETSIM_OPTIONS=%s", user);
@@ -76,8 +114,7 @@ static void first_line(uint64_t seed, const char *scenario) {
   }
   st_buf_puts(&b, " simworld ");
   st_shell_quote(&b, scenario);
-  fprintf(stderr, "%s\n", b.s);
-  st_buf_free(&b);
+  return b.s;
 }
 
 static int pin_to_current_cpu(void) {
@@ -167,11 +204,13 @@ int main(int argc, char **argv) {
   }
   /* One CPU for the whole world: hand-overs between processes stay cheap. */
   pin_to_current_cpu();
-  first_line(seed, path);
+  char *replay = replay_command(seed, path);
+  fprintf(stderr, "detsim: seed=%" PRIu64 " replay: %s\n", seed, replay);
   r.world = sw_world_create(&sc, seed, &r.fd);
   sw_start_all(&r);
   int outside = sw_supervise(&r);
-  if (outside < 0 || r.world->end_class != ST_CLASS_pass) sw_dump_all(&r);
+  bool traced = option_true(r.options, "trace_always");
+  if (outside < 0 || r.world->end_class != ST_CLASS_pass || traced) sw_dump_all(&r);
   sw_kill_all(&r);
 
   struct detsim_world_shared *w = r.world;
@@ -193,6 +232,14 @@ int main(int argc, char **argv) {
     if (w->end_extra[0]) st_buf_printf(&extra, " %s", w->end_extra);
   }
   bool failed = cls != ST_CLASS_pass;
+  /* The world's trace, as one program's: on a failure or with
+   * trace_always, unless the run took the history it was expected to. */
+  char *trace_base = trace_path(r.options, seed);
+  char *expect = option_value(r.options, "expect_history");
+  bool as_expected = outside >= 0 && expect && expect[0] && strtoull(expect, NULL, 16) == w->end_history;
+  char *trace = trace_base && (failed || traced) && !as_expected ? sw_trace_merge(&r, trace_base, replay) : NULL;
+  if (trace_base) sw_trace_parts_remove(&r, trace_base);
+  if (trace) st_buf_printf(&extra, " trace=%s", trace);
   if (failed || logs) st_buf_printf(&extra, " logs=%s", r.log_dir);
   else remove_logs(&r);
   if (w->n_checks > 0) {

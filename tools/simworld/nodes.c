@@ -65,6 +65,10 @@ static void futex_wait_ms(uint32_t *word, uint32_t val, long ms) {
   syscall(SYS_futex, word, FUTEX_WAIT, val, &ts, NULL, 0);
 }
 
+/* A node that cannot answer in this long (stopped in a debugger, say) is
+ * not waited for. */
+#define SW_DUMP_WAIT_MS 5000
+
 static void wake_word(uint32_t *word) { syscall(SYS_futex, word, FUTEX_WAKE, INT_MAX, NULL, NULL, 0); }
 
 static char *log_path(const struct sw_run *r, unsigned i, const char *ext) {
@@ -138,6 +142,7 @@ void sw_print_node_tail(const struct sw_run *r, unsigned i, unsigned lines) {
 
 /* Starts node i and waits until it is parked in the world. */
 static void start_node(struct sw_run *r, unsigned i) {
+  r->dumped[i] = false;
   spawn(r, i);
   double until = st_now() + NODE_START_S;
   uint32_t *state = &r->world->nodes[i].state;
@@ -186,10 +191,27 @@ static void kill_and_reap(struct sw_run *r, unsigned i) {
   r->pids[i] = 0;
 }
 
-/* A crash fault marked nodes DOWN: their processes die for real now. */
+/* Asks node i for its last events (and its trace part) and waits until it
+ * says it is done, or SW_DUMP_WAIT_MS. */
+static void dump_one(struct sw_run *r, unsigned i) {
+  uint32_t before = __atomic_load_n(&r->world->dumps_done, __ATOMIC_ACQUIRE);
+  if (kill(r->pids[i], DETSIM_WORLD_DUMP_SIGNAL) != 0) return;
+  for (int waited = 0; waited < SW_DUMP_WAIT_MS; waited += 50) {
+    uint32_t done = __atomic_load_n(&r->world->dumps_done, __ATOMIC_ACQUIRE);
+    if (done != before) return;
+    futex_wait_ms(&r->world->dumps_done, done, 50);
+  }
+}
+
+/* A crash fault marked nodes DOWN: their processes die for real now, once
+ * each has written what it recorded (the world's trace may want it). */
 static void kill_crashed(struct sw_run *r) {
   for (unsigned i = 0; i < r->sc->n_nodes; i++)
-    if (r->pids[i] > 0 && __atomic_load_n(&r->world->nodes[i].kill_me, __ATOMIC_ACQUIRE)) kill(r->pids[i], SIGKILL);
+    if (r->pids[i] > 0 && __atomic_load_n(&r->world->nodes[i].kill_me, __ATOMIC_ACQUIRE)) {
+      if (!r->dumped[i]) dump_one(r, i);
+      r->dumped[i] = true;
+      kill(r->pids[i], SIGKILL);
+    }
 }
 
 /* The node holding the world waits while a crashed node comes back: the
@@ -199,6 +221,13 @@ static void restart_requested(struct sw_run *r) {
   uint32_t req = __atomic_load_n(&r->world->restart_request, __ATOMIC_ACQUIRE);
   if (req == 0 || __atomic_load_n(&r->world->restart_done, __ATOMIC_ACQUIRE)) return;
   unsigned i = req - 1;
+  /* A crashed process not yet killed writes its records first (an exited
+   * one wrote them on its way out). */
+  if (r->pids[i] > 0 && !r->dumped[i] &&
+      __atomic_load_n(&r->world->nodes[i].state, __ATOMIC_ACQUIRE) == DETSIM_NODE_DOWN) {
+    dump_one(r, i);
+    r->dumped[i] = true;
+  }
   kill_and_reap(r, i);
   char *err = log_path(r, i, "err");
   FILE *f = fopen(err, "a");
@@ -235,10 +264,14 @@ int sw_supervise(struct sw_run *r) {
 }
 
 void sw_dump_all(struct sw_run *r) {
+  uint32_t before = __atomic_load_n(&r->world->dumps_done, __ATOMIC_ACQUIRE), asked = 0;
   for (unsigned i = 0; i < r->sc->n_nodes; i++)
-    if (r->pids[i] > 0 && (int)i != r->world->end_node) kill(r->pids[i], DETSIM_WORLD_DUMP_SIGNAL);
-  struct timespec ts = { 0, 200 * 1000 * 1000 }; /* time to write, not to think */
-  nanosleep(&ts, NULL);
+    if (r->pids[i] > 0 && (int)i != r->world->end_node && kill(r->pids[i], DETSIM_WORLD_DUMP_SIGNAL) == 0) asked++;
+  for (int waited = 0; waited < SW_DUMP_WAIT_MS; waited += 50) {
+    uint32_t done = __atomic_load_n(&r->world->dumps_done, __ATOMIC_ACQUIRE);
+    if (done - before >= asked) return;
+    futex_wait_ms(&r->world->dumps_done, done, 50);
+  }
 }
 
 void sw_kill_all(struct sw_run *r) {

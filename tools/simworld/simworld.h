@@ -11,6 +11,7 @@
 #ifndef SIMWORLD_H
 #define SIMWORLD_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <sys/types.h>
 
@@ -27,6 +28,7 @@ struct sw_run {
   pid_t pids[DETSIM_WORLD_NODES_MAX];
   int outside_death;       /* a node that died outside the simulation, or -1 */
   int outside_status;
+  bool dumped[DETSIM_WORLD_NODES_MAX]; /* this incarnation wrote its part */
 };
 
 struct detsim_world_shared *sw_world_create(const struct st_scenario *sc, uint64_t seed, int *fd_out);
@@ -35,8 +37,15 @@ void sw_start_all(struct sw_run *r);
 int sw_supervise(struct sw_run *r);
 void sw_kill_all(struct sw_run *r);
 /* Asks every live node but the one that ended the world to print its last
- * events into its stderr log (a failed world's other half of the story). */
+ * events into its stderr log (a failed world's other half of the story) and
+ * to write its trace part when one is wanted; waits until they have. */
 void sw_dump_all(struct sw_run *r);
 void sw_print_node_tail(const struct sw_run *r, unsigned i, unsigned lines);
+/* Merges the nodes' trace parts <base>.<node>.<incarnation> into <base>
+ * (and removes them); returns base (malloc'd), or NULL when no part was
+ * written. */
+char *sw_trace_merge(const struct sw_run *r, const char *base, const char *replay);
+/* Removes the parts no merge took (a world that passed, say). */
+void sw_trace_parts_remove(const struct sw_run *r, const char *base);
 
 #endif
