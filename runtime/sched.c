@@ -361,18 +361,21 @@ static void world_switch(detsim_thread *self, struct choice c) {
   CHECK(W.current == self);
 }
 
-_Noreturn static void world_deadlock(detsim_thread *self) {
-  (void)self;
-  unsigned blocked = 0;
-  for (unsigned i = 0; i < W.slots_used; i++)
-    if (W.threads[i].state == DETSIM_T_BLOCKED) blocked++;
-  detsim__msg("deadlock: no thread of any node of the world can run, and no timer is pending");
-  detsim__msg("  node %s: %u blocked threads", detsim__ws->nodes[detsim__node_index].name, blocked);
+void detsim__world_print_blocked(void) {
+  const char *node = detsim__ws->nodes[detsim__node_index].name;
   for (unsigned i = 0; i < W.slots_used; i++) {
     detsim_thread *t = &W.threads[i];
     if (t->state != DETSIM_T_BLOCKED) continue;
-    detsim__msg("  thread T%u waits in %s", t->id, detsim__event_name(t->block_kind));
+    detsim__msg("blocked: node %.*s: thread T%u waits in %s%s", DETSIM_WORLD_NAME_BYTES, node, t->id,
+                detsim__event_name(t->block_kind), detsim__site_text(t->block_pc));
   }
+}
+
+_Noreturn static void world_deadlock(detsim_thread *self) {
+  (void)self;
+  detsim__msg("deadlock: no thread of any node of the world can run, and no timer is pending");
+  /* The other nodes list theirs when the launcher asks (world.c). */
+  detsim__world_print_blocked();
   /* The result line names the node (report.c adds node= in a world). */
   detsim__finish(DETSIM_CLASS_deadlock, 0, NULL);
 }
@@ -494,18 +497,19 @@ void detsim__yield_to_other(uintptr_t pc) {
  * this thread must take.  Returns 0, ETIMEDOUT, or EINTR (a signal). */
 static int block_once(detsim_thread *self, enum detsim_event_kind kind, const void *obj,
                       bool (*ready)(void *arg), void *arg, uint64_t deadline_ns, uintptr_t caller) {
+  /* Where the program called: an interceptor yields (with the program's
+   * call site) before it blocks, so when this thread has had no event since
+   * its last yield point, that site is this call's; a wait that blocks
+   * again on the same object (a network wait re-checking) keeps the site it
+   * had; otherwise the caller of this function is the best there is. */
+  bool fresh = self->site_step == self->steps && self->site_pc;
+  self->block_pc = fresh ? self->site_pc : obj != NULL && obj == self->block_obj && self->block_pc ? self->block_pc : caller;
   self->state = DETSIM_T_BLOCKED;
   self->block_kind = kind;
   self->block_obj = obj;
   self->ready = ready;
   self->ready_arg = arg;
   self->deadline = deadline_ns;
-  /* Where the program called: an interceptor yields (with the program's
-   * call site) before it blocks, so when this thread has had no event since
-   * its last yield point, that site is this call's; otherwise the caller
-   * of this function is the best there is. */
-  self->block_pc = self->site_step == self->steps && self->site_pc ? self->site_pc
-                                                                   : caller;
   detsim__event(DETSIM_EV_block, self, obj, self->block_pc, kind);
   if (detsim__in_world) {
     world_switch(self, world_choose_when_stuck(self, NULL, true));

@@ -82,7 +82,7 @@ static struct {
   char text[SITE_TEXT_BYTES];
 } site_cache[SITE_CACHE_SLOTS];
 
-static const char *site_text(uintptr_t pc) {
+const char *detsim__site_text(uintptr_t pc) {
   if (!pc) return "";
   unsigned slot = (unsigned)((pc ^ (pc >> 12)) & (SITE_CACHE_SLOTS - 1));
   if (site_cache[slot].pc == pc) return site_cache[slot].text;
@@ -105,7 +105,7 @@ static const char *site_text(uintptr_t pc) {
 /* In a world a thread is named with its node (T3@kv2): thread ids are per
  * process, and a world's merged trace holds every node's. */
 static int format_record(char *buf, size_t len, uint64_t n, const struct detsim_trace_record *r) {
-  const char *site = site_text((uintptr_t)r->pc);
+  const char *site = detsim__site_text((uintptr_t)r->pc);
   char node[DETSIM_WORLD_NAME_BYTES + 2] = "";
   if (detsim__in_world) snprintf(node, sizeof node, "@%.*s", DETSIM_WORLD_NAME_BYTES, detsim__ws->nodes[detsim__node_index].name);
   return snprintf(buf, len, "%10" PRIu64 " t=%" PRIu64 ".%09" PRIu64 " T%u%s %-14s obj=0x%" PRIx64 " val=%u%s\n",

@@ -65,6 +65,8 @@ static inline uint64_t detsim__trace_event(enum detsim_event_kind kind, uint32_t
   return n;
 }
 const char *detsim__event_name(enum detsim_event_kind kind);
+/* " at func+offset" for a call site (cached), "" for none. */
+const char *detsim__site_text(uintptr_t pc);
 uint64_t detsim__history_hash(void);
 uint64_t detsim__events(void);
 /* The unfinalized history (a world carries it from node to node). */

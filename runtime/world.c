@@ -139,6 +139,7 @@ static void dump_request(int sig) {
   }
   bool failed = S->end_class != DETSIM_CLASS_pass;
   if (failed) {
+    if (S->end_class == DETSIM_CLASS_deadlock) detsim__world_print_blocked();
     detsim__msg("the world ended in another node; this node's last events (event time thread kind object value site):");
     detsim__trace_print_tail(2, (unsigned)detsim__opt.trace_tail);
   }

@@ -101,6 +101,9 @@ void detsim__world_stopped(unsigned node);
  * <trace>.<node>.<incarnation> (world_trace.c); the launcher merges the
  * parts into <trace>.  Nothing for trace=none. */
 void detsim__world_trace_part(void);
+/* Prints this node's blocked threads ("detsim: blocked: node N: thread T
+ * waits in KIND at SITE"), for a world's deadlock report. */
+void detsim__world_print_blocked(void);
 /* The crashed node `node` no longer holds or hands anything: the launcher
  * may kill its process. */
 void detsim__world_release_crashed(unsigned node);

@@ -228,6 +228,7 @@ int main(int argc, char **argv) {
   } else {
     cls = w->end_class;
     if (w->end_node >= 0 && cls != ST_CLASS_pass) sw_print_node_tail(&r, (unsigned)w->end_node, NODE_TAIL_LINES);
+    if (cls == ST_CLASS_deadlock) sw_print_blocked(&r);
     if (cls == ST_CLASS_exit) st_buf_printf(&extra, " exit_status=%d", w->end_status);
     if (w->end_extra[0]) st_buf_printf(&extra, " %s", w->end_extra);
   }

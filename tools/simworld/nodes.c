@@ -140,6 +140,27 @@ void sw_print_node_tail(const struct sw_run *r, unsigned i, unsigned lines) {
   free(path);
 }
 
+void sw_print_blocked(const struct sw_run *r) {
+  fprintf(stderr, "simworld: every blocked thread of the world:\n");
+  static const char mark[] = "detsim: blocked: ";
+  for (unsigned i = 0; i < r->sc->n_nodes; i++) {
+    char *path = log_path(r, i, "err");
+    char *data = NULL;
+    size_t len = 0;
+    if (st_read_file(path, 16u << 20, &data, &len) == 0) {
+      for (char *p = data; p < data + len;) {
+        char *nl = memchr(p, '\n', (size_t)(data + len - p));
+        size_t n = nl ? (size_t)(nl - p) : (size_t)(data + len - p);
+        if (n > sizeof mark - 1 && !strncmp(p, mark, sizeof mark - 1))
+          fprintf(stderr, "  %.*s\n", (int)(n - (sizeof mark - 1)), p + sizeof mark - 1);
+        p += n + 1;
+      }
+    }
+    free(data);
+    free(path);
+  }
+}
+
 /* Starts node i and waits until it is parked in the world. */
 static void start_node(struct sw_run *r, unsigned i) {
   r->dumped[i] = false;

@@ -41,6 +41,9 @@ void sw_kill_all(struct sw_run *r);
  * to write its trace part when one is wanted; waits until they have. */
 void sw_dump_all(struct sw_run *r);
 void sw_print_node_tail(const struct sw_run *r, unsigned i, unsigned lines);
+/* A deadlocked world: every node's blocked threads, as each listed them in
+ * its log. */
+void sw_print_blocked(const struct sw_run *r);
 /* Merges the nodes' trace parts <base>.<node>.<incarnation> into <base>
  * (and removes them); returns base (malloc'd), or NULL when no part was
  * written. */
