@@ -24,7 +24,7 @@
 #include <stdint.h>
 
 #define DETSIM_WORLD_MAGIC 0x646c726f776d6973ull /* "simworld" */
-#define DETSIM_WORLD_VERSION 5u
+#define DETSIM_WORLD_VERSION 6u
 /* Far from where Linux places programs, heaps, libraries and stacks without
  * address randomization. */
 #define DETSIM_WORLD_ADDR 0x200000000000ull
@@ -117,6 +117,9 @@ struct detsim_world_fault {
   uint64_t side_a;         /* partitions: the nodes of side A (a bit each) */
   uint64_t arg;
   int64_t drift_ppb;       /* skew: the node's clock rate */
+  uint32_t group;          /* the drawn fault it belongs to (a partition and its heal
+                              are one), which the fault_drop option names */
+  uint32_t pad;
 };
 
 struct detsim_world_check {
@@ -153,6 +156,7 @@ struct detsim_world_shared {
   uint32_t level;
   uint32_t faults_drawn;
   uint32_t n_faults, next_fault;
+  uint32_t n_groups, groups_dropped; /* faults drawn, and left out by fault_drop */
   struct detsim_world_fault faults[DETSIM_WORLD_FAULTS_MAX];
   uint64_t fault_counts[DETSIM_FAULT_KINDS];
   uint64_t healed_at;      /* every fault is over by then: the liveness phase */

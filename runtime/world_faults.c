@@ -139,6 +139,7 @@ static void draw_partitions(uint64_t horizon) {
     uint64_t side = 0;
     while (side == 0 || side == all) side = detsim__rng_next(&r) & all;
     struct detsim_world_fault f = { 0 };
+    f.group = S->n_groups++;
     f.at = detsim__rng_below(&r, horizon);
     f.until = f.at + log_uniform(&r, PARTITION_MIN_NS, PARTITION_MAX_NS);
     f.kind = detsim__rng_unit(&r) < 0.3 ? DETSIM_FAULT_ONE_WAY : DETSIM_FAULT_PARTITION;
@@ -158,6 +159,7 @@ static void draw_pauses(uint64_t horizon) {
   unsigned k = 1 + (unsigned)detsim__rng_below(&r, PAUSES_MAX);
   for (unsigned i = 0; i < k; i++) {
     struct detsim_world_fault f = { 0 };
+    f.group = S->n_groups++;
     f.at = detsim__rng_below(&r, horizon);
     f.until = f.at + log_uniform(&r, PAUSE_MIN_NS, PAUSE_MAX_NS);
     f.kind = DETSIM_FAULT_PAUSE;
@@ -176,6 +178,7 @@ static void draw_crashes(uint64_t horizon) {
   unsigned k = 1 + (unsigned)detsim__rng_below(&r, CRASHES_MAX);
   for (unsigned i = 0; i < k; i++) {
     struct detsim_world_fault f = { 0 };
+    f.group = S->n_groups++;
     f.kind = DETSIM_FAULT_CRASH;
     f.node = cands[detsim__rng_below(&r, nc)];
     f.at = detsim__rng_below(&r, horizon);
@@ -197,6 +200,7 @@ static void draw_resets(uint64_t horizon) {
   unsigned k = 1 + (unsigned)detsim__rng_below(&r, RESETS_MAX);
   for (unsigned i = 0; i < k; i++) {
     struct detsim_world_fault f = { 0 };
+    f.group = S->n_groups++;
     f.at = f.until = detsim__rng_below(&r, horizon);
     f.kind = DETSIM_FAULT_RESET;
     f.arg = detsim__rng_next(&r); /* which connection: the arg-th alive then */
@@ -214,6 +218,7 @@ static void draw_terms(uint64_t horizon) {
     if (crashable(j)) cands[nc++] = j;
   if (nc == 0 || detsim__rng_unit(&r) >= 0.5) return;
   struct detsim_world_fault f = { 0 };
+  f.group = S->n_groups++;
   f.kind = DETSIM_FAULT_TERM;
   f.node = cands[detsim__rng_below(&r, nc)];
   f.at = detsim__rng_below(&r, horizon);
@@ -268,6 +273,7 @@ static void draw_clogs(uint64_t horizon) {
   unsigned k = 1 + (unsigned)detsim__rng_below(&r, CLOGS_MAX);
   for (unsigned i = 0; i < k; i++) {
     struct detsim_world_fault f = { 0 };
+    f.group = S->n_groups++;
     f.kind = DETSIM_FAULT_CLOG;
     f.at = detsim__rng_below(&r, horizon);
     f.until = f.at + log_uniform(&r, CLOG_MIN_NS, CLOG_MAX_NS);
@@ -296,6 +302,7 @@ static void draw_skews(void) {
     bool last_chance = j + 1 == S->n_nodes && skewed == 0; /* the kind is on: some node is askew */
     if (!last_chance && detsim__rng_unit(&r) >= 0.5) continue;
     struct detsim_world_fault f = { 0 };
+    f.group = S->n_groups++;
     f.kind = DETSIM_FAULT_SKEW;
     f.node = j;
     f.arg = (uint64_t)signed_log_uniform(&r, SKEW_OFFSET_MIN_NS, SKEW_OFFSET_MAX_NS);
@@ -312,6 +319,7 @@ static void draw_udp(uint64_t horizon) {
   stream(&r, "udp");
   if (detsim__rng_unit(&r) >= 0.5) return;
   struct detsim_world_fault f = { 0 };
+  f.group = S->n_groups++;
   f.kind = DETSIM_FAULT_UDP;
   f.at = detsim__rng_below(&r, horizon);
   f.until = f.at + log_uniform(&r, IO_WINDOW_MIN_NS, IO_WINDOW_MAX_NS);
@@ -330,11 +338,38 @@ static void draw_short(uint64_t horizon) {
   stream(&r, "short");
   if (detsim__rng_unit(&r) >= 0.5) return;
   struct detsim_world_fault f = { 0 };
+  f.group = S->n_groups++;
   f.kind = DETSIM_FAULT_SHORT;
   f.at = detsim__rng_below(&r, horizon);
   f.until = f.at + log_uniform(&r, IO_WINDOW_MIN_NS, IO_WINDOW_MAX_NS);
   S->short_ppm = (uint32_t)log_uniform(&r, 50000, 500000);
   add(f);
+}
+
+/* fault_drop: the drawn faults to leave out (bit i: group i), as a shrink
+ * of a failing world tries subsets of its faults. */
+static void drop_groups(uint64_t mask) {
+  /* Numbered in schedule order, only the drawn faults that made it into
+   * the schedule (a crash overlapping another is not), so every bit of
+   * the mask stands for a fault that happens. */
+  uint32_t dense[2 * DETSIM_WORLD_FAULTS_MAX];
+  CHECK_LE(S->n_groups, 2 * DETSIM_WORLD_FAULTS_MAX);
+  for (uint32_t g = 0; g < S->n_groups; g++) dense[g] = UINT32_MAX;
+  uint32_t next = 0;
+  for (unsigned i = 0; i < S->n_faults; i++) {
+    uint32_t *d = &dense[S->faults[i].group];
+    if (*d == UINT32_MAX) *d = next++;
+    S->faults[i].group = *d;
+  }
+  S->n_groups = next;
+  unsigned k = 0;
+  for (unsigned i = 0; i < S->n_faults; i++) {
+    uint32_t g = S->faults[i].group;
+    if (g < 64 && (mask >> g & 1)) continue;
+    S->faults[k++] = S->faults[i];
+  }
+  S->n_faults = k;
+  for (uint32_t g = 0; g < S->n_groups && g < 64; g++) S->groups_dropped += (uint32_t)(mask >> g & 1);
 }
 
 static void draw(void) {
@@ -355,6 +390,7 @@ static void draw(void) {
   if (on & DETSIM_FAULTS_SIGTERM) draw_terms(horizon);
   if (on & DETSIM_FAULTS_UDP) draw_udp(horizon);
   if (on & DETSIM_FAULTS_SHORT) draw_short(horizon);
+  drop_groups(detsim__opt.fault_drop);
   for (unsigned i = 0; i < S->n_faults; i++)
     if (S->faults[i].until > S->healed_at) S->healed_at = S->faults[i].until;
 }

@@ -15,6 +15,8 @@ beyond what simtest.py checks for one program.
                                          reordering) and short (reads, writes)
   world_test.py trace      BIN_DIR DIR   a world's trace: the nodes' parts merged,
                                          whole, and simreplay replays from it
+  world_test.py shrink     BIN_DIR DIR   simreplay --shrink of a world: the
+                                         fewest faults that still fail
   world_test.py abort      BIN_DIR DIR   connections aborted while a partition
                                          holds their last write: it is lost
   world_test.py sigterm    BIN_DIR DIR   SIGTERM stops: graceful, default action,
@@ -732,8 +734,45 @@ def trace(bins, d):
           f"replayed with --trace; a passing world leaves nothing")
 
 
+def shrink(bins, d):
+    """simreplay --shrink of a failing world (liveness_many.scenario, seed
+    1: twelve faults drawn) keeps one fault, says so, and its replay line
+    (fault_drop=) fails the same way with every other fault left out and
+    takes the same history each time; a passing world has nothing to
+    shrink."""
+    sw = os.path.join(bins, "simworld")
+    sr = os.path.join(bins, "simreplay")
+    code, out, err = run([sr, "--shrink", "--seed", "1", "--", sw, "liveness_many.scenario"], cwd=d)
+    m = re.search(r"a world with (\d+) drawn faults", out)
+    s = re.search(r"shrunk liveness \(liveness nodes=2 liveness_s=5\): faults (\d+) -> (\d+)", out)
+    r = re.search(r"it replays exactly; replay: DETSIM_SEED=1 DETSIM_OPTIONS=fault_drop=(\d+) ", out)
+    if code != 0 or not (m and s and r):
+        fail(f"simreplay --shrink: status {code}\n{out}\n{err}")
+    drawn, before, after = int(m.group(1)), int(s.group(1)), int(s.group(2))
+    if drawn < 4 or before != drawn or after != 1:
+        fail(f"want a shrink of 4 or more faults to 1, got {before} -> {after}:\n{out}")
+    drop = int(r.group(1))
+    if bin(drop).count("1") != drawn - 1:
+        fail(f"fault_drop={drop} does not leave out {drawn - 1} faults")
+    histories = set()
+    for _ in range(2):
+        code, out2, err2 = run([sw, "liveness_many.scenario"],
+                               env={"DETSIM_SEED": "1", "DETSIM_OPTIONS": f"fault_drop={drop}"}, cwd=d)
+        m2 = RESULT_RE.search(err2)
+        if not m2 or m2.group(1) != "liveness" or f"dropped={drawn - 1}" not in err2:
+            fail(f"the shrunk replay line does not fail as liveness with {drawn - 1} faults dropped:\n{err2}")
+        histories.add(m2.group(4))
+    if len(histories) != 1:
+        fail(f"the shrunk world does not replay: {histories}")
+    code, out, err = run([sr, "--shrink", "--seed", "1", "--", sw, "ping.scenario"], cwd=d)
+    if code != 1 or "nothing to shrink" not in out:
+        fail(f"a passing world: want 'nothing to shrink' and status 1, got {code}:\n{out}\n{err}")
+    print(f"seed 1: {drawn} faults shrunk to 1 ({s.group(0)}); the replay line fails the same way and replays")
+
+
 if __name__ == "__main__":
     mode, bins, d = sys.argv[1], sys.argv[2], sys.argv[3]
     {"bad-input": bad_input, "leftovers": leftovers, "tools": tools, "faults": faults, "restart": restart,
      "sigterm": sigterm, "skew": skew, "clog": clog, "abort": abort,
-     "lossy": lossy, "trace": trace}[mode](bins, d)
+     "lossy": lossy, "trace": trace,
+     "shrink": shrink}[mode](bins, d)

@@ -29,6 +29,7 @@
 #include "st_classes.h"
 #include "st_limits.h"
 #include "st_plan.h"
+#include "st_world.h"
 
 struct trial {
   bool result;
@@ -166,6 +167,8 @@ static struct st_plan load_or_die(const char *path, const char *what) {
 
 int sr_shrink(const struct sr_args *a, struct sr_target *t) {
   sr_check_program(t->argv[0]);
+  /* A world has no plan of decisions: its shrink is over its faults. */
+  if (st_is_simworld(t->argv[0])) return sr_shrink_faults(a, t);
   struct shrink s = { .t = t, .timeout_s = a->timeout_s };
   s.runs_max = a->shrink_runs ? a->shrink_runs : SIMREPLAY_SHRINK_RUNS_DEFAULT;
   char *base = options_without_plan(t->options);

@@ -119,6 +119,8 @@ void sr_symbolize_program(const char *prog);
 char *sr_symbolize_site(const char *site, size_t len);
 
 /* ---- shrink.c ---- */
+/* --shrink of a world (shrink_faults.c): the fewest faults that still fail. */
+int sr_shrink_faults(const struct sr_args *a, struct sr_target *t);
 int sr_shrink(const struct sr_args *a, struct sr_target *t);
 
 /* ---- compare.c ---- */

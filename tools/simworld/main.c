@@ -155,6 +155,8 @@ static void print_faults(const struct detsim_world_shared *w) {
     fprintf(stderr, "detsim: skew node=%.*s realtime_offset_ns=%" PRId64 " drift_ppb=%" PRId64 "\n",
             DETSIM_WORLD_NAME_BYTES, w->nodes[i].name, c->realtime_offset_ns, c->drift_ppb);
   }
+  if (w->n_groups)
+    fprintf(stderr, "detsim: fault groups=%u dropped=%u\n", w->n_groups, w->groups_dropped);
   if (w->fault_counts[DETSIM_FAULT_UDP])
     fprintf(stderr, "detsim: udp lost=%llu duplicated=%llu reordered=%llu\n", (unsigned long long)w->udp_lost,
             (unsigned long long)w->udp_duplicated, (unsigned long long)w->udp_reordered);

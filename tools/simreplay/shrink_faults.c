@@ -1,0 +1,190 @@
+/* --shrink of a world: the fewest of its faults that still fail the same way.
+ *
+ * A world's schedule is drawn from its seed, node by node, so there is no
+ * plan of decisions to shrink; what a user wants to know is which faults
+ * the failure needs.  The seed draws its faults (`detsim: fault groups=N`);
+ * DETSIM_OPTIONS fault_drop=MASK leaves some out (runtime/world_faults.c).
+ * Delta debugging over the groups keeps a subset when the run still ends
+ * with the same class and signature; the result is a replay line with
+ * fault_drop, checked to take the same history once more.
+ *
+ * Nothing here draws randomness: a shrink of the same run is the same
+ * shrink.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+
+#include "simreplay.h"
+#include "st_child.h"
+#include "st_classes.h"
+#include "st_limits.h"
+#include "st_outcome.h"
+
+/* fault_drop is a 64-bit mask: faults past the 64th stay in. */
+#define GROUPS_MAX 64
+
+struct fault_trial {
+  bool result;
+  int cls;
+  uint64_t events, history;
+  unsigned groups;
+  char *signature;
+};
+
+struct fault_shrink {
+  const struct sr_target *t;
+  char *base_options;
+  double timeout_s;
+  uint64_t runs, runs_max;
+  int want_cls;
+  const char *want_signature;
+};
+
+static void run_with_drop(struct fault_shrink *s, uint64_t drop, struct fault_trial *out) {
+  memset(out, 0, sizeof *out);
+  out->cls = -1;
+  struct st_buf opt = { 0 };
+  st_buf_puts(&opt, s->base_options);
+  st_buf_printf(&opt, "%strace=none:fault_drop=%" PRIu64, opt.len ? ":" : "", drop);
+  char seed_text[32];
+  snprintf(seed_text, sizeof seed_text, "%" PRIu64, s->t->seed);
+  struct st_spawn sp = { .argv = s->t->argv, .seed = seed_text, .options = opt.s };
+  struct st_child c;
+  if (st_child_run(&c, &sp, s->timeout_s) != 0)
+    st_die(ST_EXIT_HARNESS, "harness error: cannot execute '%s': %s", s->t->argv[0], strerror(errno));
+  s->runs++;
+  char *text = st_capture_text(&c.err);
+  st_child_free(&c);
+  struct st_outcome o;
+  st_outcome_parse(text, &o);
+  if (o.result) {
+    out->result = true;
+    out->cls = o.cls;
+    out->events = o.events;
+    out->history = o.history;
+    out->signature = st_outcome_signature(&o);
+  }
+  const char *g = strstr(text, "\ndetsim: fault groups=");
+  if (g) out->groups = (unsigned)strtoul(g + 22, NULL, 10);
+  st_outcome_free(&o);
+  free(text);
+  st_buf_free(&opt);
+}
+
+static bool same_failure(const struct fault_shrink *s, const struct fault_trial *r) {
+  return r->result && r->cls == s->want_cls && r->signature && !strcmp(r->signature, s->want_signature);
+}
+
+/* Does keeping only the groups in `keep` still fail the same way? */
+static bool keeps(struct fault_shrink *s, uint64_t keep, unsigned groups) {
+  uint64_t all = groups >= 64 ? ~0ull : (1ull << groups) - 1;
+  struct fault_trial r;
+  run_with_drop(s, all & ~keep, &r);
+  bool ok = same_failure(s, &r);
+  free(r.signature);
+  return ok;
+}
+
+/* ddmin over the kept groups (a bit each). */
+static uint64_t ddmin(struct fault_shrink *s, unsigned groups) {
+  unsigned cur[GROUPS_MAX], len = 0;
+  for (unsigned g = 0; g < groups; g++) cur[len++] = g;
+  if (len > 0 && s->runs < s->runs_max && keeps(s, 0, groups)) return 0;
+  unsigned n = 2;
+  while (len >= 2 && s->runs < s->runs_max) {
+    if (n > len) n = len;
+    bool reduced = false;
+    for (unsigned c = 0; c < n && s->runs < s->runs_max; c++) {
+      unsigned lo = c * len / n, hi = (c + 1) * len / n;
+      uint64_t cand = 0;
+      for (unsigned i = 0; i < len; i++)
+        if (i < lo || i >= hi) cand |= 1ull << cur[i];
+      if (keeps(s, cand, groups)) {
+        unsigned k = 0;
+        for (unsigned i = 0; i < len; i++)
+          if (i < lo || i >= hi) cur[k++] = cur[i];
+        len = k;
+        n = n > 2 ? n - 1 : 2;
+        reduced = true;
+        break;
+      }
+    }
+    if (!reduced) {
+      if (n >= len) break;
+      n = 2 * n < len ? 2 * n : len;
+    }
+  }
+  /* One fault left: does the failure need even that one? */
+  if (len == 1 && s->runs < s->runs_max && keeps(s, 0, groups)) len = 0;
+  uint64_t keep = 0;
+  for (unsigned i = 0; i < len; i++) keep |= 1ull << cur[i];
+  return keep;
+}
+
+int sr_shrink_faults(const struct sr_args *a, struct sr_target *t) {
+  static const char *const own_keys[] = { "fault_drop", "plan", "plan_out" };
+  struct fault_shrink s = { .t = t, .timeout_s = a->timeout_s };
+  s.runs_max = a->shrink_runs ? a->shrink_runs : SIMREPLAY_SHRINK_RUNS_DEFAULT;
+  char *base = sr_options_for_replay(t->options);
+  s.base_options = sr_options_without(base, own_keys, sizeof own_keys / sizeof own_keys[0]);
+  free(base);
+
+  struct fault_trial orig;
+  run_with_drop(&s, 0, &orig);
+  if (!orig.result)
+    st_die(ST_EXIT_HARNESS, "harness error: seed %" PRIu64 " of '%s' ended without a result line (killed at the timeout?)",
+           t->seed, t->argv[0]);
+  if (t->expect && (orig.history != t->history || (t->cls >= 0 && orig.cls != t->cls))) {
+    printf("simreplay: seed %" PRIu64 ": diverged: the run took %s history=%016" PRIx64 ", not the history of %s "
+           "(%016" PRIx64 "): nothing to shrink until it replays\n",
+           t->seed, st_class_name(orig.cls), orig.history, t->expect_from, t->history);
+    return st_class_status(ST_CLASS_diverged);
+  }
+  if (orig.cls == ST_CLASS_pass || orig.cls == ST_CLASS_inconclusive) {
+    printf("simreplay: seed %" PRIu64 ": %s: nothing to shrink (--shrink needs a failing run)\n", t->seed,
+           st_class_name(orig.cls));
+    return 1;
+  }
+  s.want_cls = orig.cls;
+  s.want_signature = orig.signature;
+  unsigned groups = orig.groups < GROUPS_MAX ? orig.groups : GROUPS_MAX;
+  if (!a->quiet)
+    printf("simreplay: seed %" PRIu64 ": %s (%s): a world with %u drawn faults, %" PRIu64 " events\n", t->seed,
+           st_class_name(orig.cls), orig.signature, orig.groups, orig.events);
+  uint64_t keep = ddmin(&s, groups);
+  bool budget_spent = s.runs >= s.runs_max;
+  uint64_t all = groups >= 64 ? ~0ull : (1ull << groups) - 1;
+  uint64_t drop = all & ~keep;
+  struct fault_trial fin, check;
+  run_with_drop(&s, drop, &fin);
+  if (!same_failure(&s, &fin))
+    st_die(ST_EXIT_HARNESS, "harness error: the shrunk fault set stopped failing when run again (%s)",
+           fin.result ? st_class_name(fin.cls) : "no result line");
+  run_with_drop(&s, drop, &check);
+  bool exact = check.result && check.history == fin.history && check.events == fin.events;
+  unsigned kept = (unsigned)__builtin_popcountll(keep);
+  printf("simreplay: seed %" PRIu64 ": shrunk %s (%s): faults %u -> %u, events %" PRIu64 " -> %" PRIu64 ", %" PRIu64
+         " runs%s\n", t->seed, st_class_name(fin.cls), fin.signature, orig.groups, kept, orig.events, fin.events, s.runs,
+         budget_spent ? " (run budget spent: smaller, maybe not minimal)" : "");
+  if (kept == 0) printf("simreplay: the failure needs none of the faults: the schedule alone finds it\n");
+  struct st_buf cmd = { 0 };
+  st_buf_printf(&cmd, "DETSIM_SEED=%" PRIu64 " ", t->seed);
+  struct st_buf opts = { 0 };
+  st_buf_printf(&opts, "%s%sfault_drop=%" PRIu64, s.base_options, s.base_options[0] ? ":" : "", drop);
+  st_buf_puts(&cmd, "DETSIM_OPTIONS=");
+  st_shell_quote(&cmd, opts.s);
+  st_buf_puts(&cmd, " ");
+  st_shell_join(&cmd, t->argv);
+  printf("simreplay: %s; replay: %s\n", exact ? "it replays exactly" : "but running it again took another history",
+         cmd.s);
+  free(orig.signature);
+  free(fin.signature);
+  free(check.signature);
+  st_buf_free(&cmd);
+  st_buf_free(&opts);
+  return exact ? 0 : st_class_status(ST_CLASS_diverged);
+}
