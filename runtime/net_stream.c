@@ -96,6 +96,20 @@ static void trim(struct net_stream *s, uint64_t now) {
   }
 }
 
+/* Copies n bytes into a ring of `alloc` bytes at absolute offset `off`
+ * (which lives at off mod alloc): at most two pieces. */
+static void ring_put(uint8_t *ring, uint64_t alloc, uint64_t off, const uint8_t *src, uint64_t n) {
+  uint64_t at = off % alloc, first = alloc - at < n ? alloc - at : n;
+  memcpy(ring + at, src, first);
+  memcpy(ring, src + first, n - first);
+}
+
+static void ring_get(const uint8_t *ring, uint64_t alloc, uint64_t off, uint8_t *dst, uint64_t n) {
+  uint64_t at = off % alloc, first = alloc - at < n ? alloc - at : n;
+  memcpy(dst, ring + at, first);
+  memcpy(dst + first, ring, n - first);
+}
+
 /* Makes room for `need` more bytes in the ring, keeping its contents. */
 static void grow(struct net_stream *s, uint64_t need) {
   uint64_t used = s->tail - s->head;
@@ -108,7 +122,11 @@ static void grow(struct net_stream *s, uint64_t need) {
     abort();
   }
   /* Offsets stay absolute: byte at offset o lives at o mod alloc. */
-  for (uint64_t i = 0; i < used; i++) nb[(s->head + i) % size] = s->buf[(s->head + i) % s->alloc];
+  if (used > 0) {
+    uint64_t at = s->head % s->alloc, first = s->alloc - at < used ? s->alloc - at : used;
+    ring_put(nb, size, s->head, s->buf + at, first);
+    ring_put(nb, size, s->head + first, s->buf, used - first);
+  }
   detsim__net_free(s->buf);
   s->buf = nb;
   s->alloc = size;
@@ -131,7 +149,7 @@ uint64_t net_stream_write(struct net_stream *s, const struct iovec *iov, int iov
     uint64_t take = len - skip;
     if (take > n - done) take = n - done;
     skip = 0;
-    for (uint64_t k = 0; k < take; k++) s->buf[(s->tail + done + k) % s->alloc] = src[k];
+    ring_put(s->buf, s->alloc, s->tail + done, src, take);
     done += take;
   }
   CHECK_EQ(done, n);
@@ -178,7 +196,7 @@ uint64_t net_stream_read(struct net_stream *s, const struct iovec *iov, int iovc
     uint64_t take = len - skip;
     if (take > n - done) take = n - done;
     skip = 0;
-    for (uint64_t k = 0; k < take; k++) dst[k] = s->buf[(s->head + done + k) % s->alloc];
+    ring_get(s->buf, s->alloc, s->head + done, dst, take);
     done += take;
   }
   if (!peek && done > 0) {
