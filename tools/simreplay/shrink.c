@@ -115,46 +115,10 @@ static bool test_subset(struct shrink *s, const bool *keep) {
   return ok;
 }
 
-/* ddmin over the kept entries; keep[] is updated in place.  Stops early,
- * with a smaller-but-not-minimal set, when the run budget is spent. */
-static void ddmin(struct shrink *s, bool *keep) {
-  size_t total = s->plan->n;
-  size_t *cur = st_xcalloc(total + 1, sizeof *cur);
-  bool *cand = st_xcalloc(total + 1, sizeof *cand);
-  size_t len = 0;
-  for (size_t i = 0; i < total; i++)
-    if (keep[i]) cur[len++] = i;
-  /* Most interleaving bugs need a handful of decisions: try none first. */
-  memset(cand, 0, total * sizeof *cand);
-  if (len > 0 && s->runs < s->runs_max && test_subset(s, cand)) len = 0;
-  size_t n = 2;
-  while (len >= 2 && s->runs < s->runs_max) {
-    if (n > len) n = len;
-    bool reduced = false;
-    for (size_t c = 0; c < n && s->runs < s->runs_max; c++) {
-      size_t lo = c * len / n, hi = (c + 1) * len / n;
-      memset(cand, 0, total * sizeof *cand);
-      for (size_t i = 0; i < len; i++)
-        if (i < lo || i >= hi) cand[cur[i]] = true;
-      if (test_subset(s, cand)) {
-        size_t k = 0;
-        for (size_t i = 0; i < len; i++)
-          if (i < lo || i >= hi) cur[k++] = cur[i];
-        len = k;
-        n = n > 2 ? n - 1 : 2;
-        reduced = true;
-        break;
-      }
-    }
-    if (!reduced) {
-      if (n >= len) break;
-      n = 2 * n < len ? 2 * n : len;
-    }
-  }
-  memset(keep, 0, total * sizeof *keep);
-  for (size_t i = 0; i < len; i++) keep[cur[i]] = true;
-  free(cur);
-  free(cand);
+static bool plan_keeps(void *ctx, const bool *subset) { return test_subset(ctx, subset); }
+static bool plan_may_run(void *ctx) {
+  const struct shrink *s = ctx;
+  return s->runs < s->runs_max;
 }
 
 static struct st_plan load_or_die(const char *path, const char *what) {
@@ -223,7 +187,8 @@ int sr_shrink(const struct sr_args *a, struct sr_target *t) {
   /* 3. ddmin. */
   bool *keep = st_xcalloc(plan.n + 1, sizeof *keep);
   for (size_t i = 0; i < plan.n; i++) keep[i] = true;
-  ddmin(&s, keep);
+  static const struct sr_ddmin_ops plan_ops = { plan_keeps, plan_may_run };
+  sr_ddmin(plan.n, keep, &plan_ops, &s);
   bool budget_spent = s.runs >= s.runs_max;
 
   /* 4. Record the smallest subset's run, write it, replay the file. */

@@ -79,50 +79,27 @@ static bool same_failure(const struct fault_shrink *s, const struct fault_trial 
   return r->result && r->cls == s->want_cls && r->signature && !strcmp(r->signature, s->want_signature);
 }
 
-/* Does keeping only the groups in `keep` still fail the same way? */
-static bool keeps(struct fault_shrink *s, uint64_t keep, unsigned groups) {
-  uint64_t all = groups >= 64 ? ~0ull : (1ull << groups) - 1;
+struct fault_subset {
+  struct fault_shrink *s;
+  unsigned groups;
+};
+
+/* Does keeping only the faults in `subset` still fail the same way? */
+static bool faults_keep(void *ctx, const bool *subset) {
+  struct fault_subset *f = ctx;
+  uint64_t drop = 0;
+  for (unsigned g = 0; g < f->groups; g++)
+    if (!subset[g]) drop |= 1ull << g;
   struct fault_trial r;
-  run_with_drop(s, all & ~keep, &r);
-  bool ok = same_failure(s, &r);
+  run_with_drop(f->s, drop, &r);
+  bool ok = same_failure(f->s, &r);
   free(r.signature);
   return ok;
 }
 
-/* ddmin over the kept groups (a bit each). */
-static uint64_t ddmin(struct fault_shrink *s, unsigned groups) {
-  unsigned cur[GROUPS_MAX], len = 0;
-  for (unsigned g = 0; g < groups; g++) cur[len++] = g;
-  if (len > 0 && s->runs < s->runs_max && keeps(s, 0, groups)) return 0;
-  unsigned n = 2;
-  while (len >= 2 && s->runs < s->runs_max) {
-    if (n > len) n = len;
-    bool reduced = false;
-    for (unsigned c = 0; c < n && s->runs < s->runs_max; c++) {
-      unsigned lo = c * len / n, hi = (c + 1) * len / n;
-      uint64_t cand = 0;
-      for (unsigned i = 0; i < len; i++)
-        if (i < lo || i >= hi) cand |= 1ull << cur[i];
-      if (keeps(s, cand, groups)) {
-        unsigned k = 0;
-        for (unsigned i = 0; i < len; i++)
-          if (i < lo || i >= hi) cur[k++] = cur[i];
-        len = k;
-        n = n > 2 ? n - 1 : 2;
-        reduced = true;
-        break;
-      }
-    }
-    if (!reduced) {
-      if (n >= len) break;
-      n = 2 * n < len ? 2 * n : len;
-    }
-  }
-  /* One fault left: does the failure need even that one? */
-  if (len == 1 && s->runs < s->runs_max && keeps(s, 0, groups)) len = 0;
-  uint64_t keep = 0;
-  for (unsigned i = 0; i < len; i++) keep |= 1ull << cur[i];
-  return keep;
+static bool faults_may_run(void *ctx) {
+  const struct fault_subset *f = ctx;
+  return f->s->runs < f->s->runs_max;
 }
 
 int sr_shrink_faults(const struct sr_args *a, struct sr_target *t) {
@@ -155,7 +132,14 @@ int sr_shrink_faults(const struct sr_args *a, struct sr_target *t) {
   if (!a->quiet)
     printf("simreplay: seed %" PRIu64 ": %s (%s): a world with %u drawn faults, %" PRIu64 " events\n", t->seed,
            st_class_name(orig.cls), orig.signature, orig.groups, orig.events);
-  uint64_t keep = ddmin(&s, groups);
+  bool kept_group[GROUPS_MAX];
+  for (unsigned g = 0; g < GROUPS_MAX; g++) kept_group[g] = g < groups;
+  struct fault_subset sub = { &s, groups };
+  static const struct sr_ddmin_ops fault_ops = { faults_keep, faults_may_run };
+  sr_ddmin(groups, kept_group, &fault_ops, &sub);
+  uint64_t keep = 0;
+  for (unsigned g = 0; g < groups; g++)
+    if (kept_group[g]) keep |= 1ull << g;
   bool budget_spent = s.runs >= s.runs_max;
   uint64_t all = groups >= 64 ? ~0ull : (1ull << groups) - 1;
   uint64_t drop = all & ~keep;

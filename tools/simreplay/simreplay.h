@@ -119,6 +119,14 @@ void sr_symbolize_program(const char *prog);
 char *sr_symbolize_site(const char *site, size_t len);
 
 /* ---- shrink.c ---- */
+/* Delta debugging (ddmin.c): shrinks keep[0..total) to a small subset for
+ * which keeps() still holds, while may_run() allows another run. */
+struct sr_ddmin_ops {
+  bool (*keeps)(void *ctx, const bool *subset);
+  bool (*may_run)(void *ctx);
+};
+void sr_ddmin(size_t total, bool *keep, const struct sr_ddmin_ops *ops, void *ctx);
+
 /* --shrink of a world (shrink_faults.c): the fewest faults that still fail. */
 int sr_shrink_faults(const struct sr_args *a, struct sr_target *t);
 int sr_shrink(const struct sr_args *a, struct sr_target *t);
