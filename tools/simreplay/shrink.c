@@ -31,13 +31,6 @@
 #include "st_plan.h"
 #include "st_world.h"
 
-struct trial {
-  bool result;
-  int cls;
-  uint64_t events, history;
-  char *signature; /* NULL without a result */
-};
-
 struct shrink {
   const struct sr_target *t;
   const char *base_options; /* the run's options without plan keys */
@@ -58,60 +51,30 @@ static char *options_without_plan(const char *options) {
   return without;
 }
 
-static void run_trial(struct shrink *s, const char *plan, const char *plan_out, struct trial *out) {
-  memset(out, 0, sizeof *out);
-  out->cls = -1;
+static void run_trial(struct shrink *s, const char *plan, const char *plan_out, struct sr_trial *out) {
   struct st_buf opt = { 0 };
   st_buf_puts(&opt, s->base_options);
   /* No trace file per trial: a shrink makes hundreds of failing runs. */
   st_buf_printf(&opt, "%strace=none", opt.len ? ":" : "");
   if (plan) st_buf_printf(&opt, ":plan=%s", plan);
   if (plan_out) st_buf_printf(&opt, ":plan_out=%s", plan_out);
-  char seed_text[32];
-  snprintf(seed_text, sizeof seed_text, "%llu", (unsigned long long)s->t->seed);
-  struct st_spawn sp = { .argv = s->t->argv, .seed = seed_text, .options = opt.s };
-  struct st_child c;
-  if (st_child_run(&c, &sp, s->timeout_s) != 0)
-    st_die(ST_EXIT_HARNESS, "harness error: cannot execute '%s': %s", s->t->argv[0], strerror(errno));
+  free(sr_trial_run(s->t, opt.s, s->timeout_s, out));
   s->runs++;
-  char *text = st_capture_text(&c.err);
-  int ws = c.wait_status;
-  bool killed = c.killed;
-  st_child_free(&c);
-  struct st_outcome o;
-  st_outcome_parse(text, &o);
-  if (!killed && WIFEXITED(ws) && WEXITSTATUS(ws) == ST_RUNTIME_EXIT_USAGE && o.usage && !o.result)
-    st_die(ST_EXIT_USAGE, "the runtime of '%s' refused the options: %s\n(DETSIM_OPTIONS=%s)", s->t->argv[0], o.usage,
-           opt.s);
-  if (o.result) {
-    out->result = true;
-    out->cls = o.cls;
-    out->events = o.events;
-    out->history = o.history;
-    out->signature = st_outcome_signature(&o);
-  }
-  st_outcome_free(&o);
-  free(text);
   st_buf_free(&opt);
 }
 
-static bool keeps_failure(const struct shrink *s, const struct trial *r) {
-  return r->result && r->cls == s->want_cls && r->signature && !strcmp(r->signature, s->want_signature);
-}
-
-static void trial_free(struct trial *r) {
-  free(r->signature);
-  r->signature = NULL;
+static bool keeps_failure(const struct shrink *s, const struct sr_trial *r) {
+  return sr_trial_same(r, s->want_cls, s->want_signature);
 }
 
 /* Does the subset keep[] still fail the same way? */
 static bool test_subset(struct shrink *s, const bool *keep) {
   if (st_plan_write(s->trial_plan, s->plan, keep, NULL, 0) != 0)
     st_die(ST_EXIT_HARNESS, "harness error: cannot write %s: %s", s->trial_plan, strerror(errno));
-  struct trial r;
+  struct sr_trial r;
   run_trial(s, s->trial_plan, NULL, &r);
   bool ok = keeps_failure(s, &r);
-  trial_free(&r);
+  sr_trial_free(&r);
   return ok;
 }
 
@@ -147,7 +110,7 @@ int sr_shrink(const struct sr_args *a, struct sr_target *t) {
   if (strchr(out, ':')) st_die(ST_EXIT_USAGE, "--out '%s' has a ':': DETSIM_OPTIONS cannot name it", out);
 
   /* 1. The failing run, recorded. */
-  struct trial orig;
+  struct sr_trial orig;
   run_trial(&s, NULL, recorded, &orig);
   if (!orig.result)
     st_die(ST_EXIT_HARNESS, "harness error: seed %llu of '%s' ended without a result line (killed at the timeout?)",
@@ -173,7 +136,7 @@ int sr_shrink(const struct sr_args *a, struct sr_target *t) {
            st_class_name(orig.cls), orig.signature, plan.n, (unsigned long long)orig.events);
 
   /* 2. The recorded plan must reproduce its failure. */
-  struct trial again;
+  struct sr_trial again;
   run_trial(&s, recorded, NULL, &again);
   if (!keeps_failure(&s, &again)) {
     printf("simreplay: seed %llu: diverged: the recorded schedule plan ends %s (%s), not %s (%s): the program "
@@ -182,7 +145,7 @@ int sr_shrink(const struct sr_args *a, struct sr_target *t) {
            again.signature ? again.signature : "-", st_class_name(orig.cls), orig.signature);
     return st_class_status(ST_CLASS_diverged);
   }
-  trial_free(&again);
+  sr_trial_free(&again);
 
   /* 3. ddmin. */
   bool *keep = st_xcalloc(plan.n + 1, sizeof *keep);
@@ -194,7 +157,7 @@ int sr_shrink(const struct sr_args *a, struct sr_target *t) {
   /* 4. Record the smallest subset's run, write it, replay the file. */
   if (st_plan_write(s.trial_plan, &plan, keep, NULL, 0) != 0)
     st_die(ST_EXIT_HARNESS, "harness error: cannot write %s: %s", s.trial_plan, strerror(errno));
-  struct trial fin;
+  struct sr_trial fin;
   run_trial(&s, s.trial_plan, final_rec, &fin);
   if (!keeps_failure(&s, &fin))
     st_die(ST_EXIT_HARNESS, "harness error: the shrunk plan stopped failing when run again (%s)",
@@ -218,7 +181,7 @@ int sr_shrink(const struct sr_args *a, struct sr_target *t) {
   const char *comments[] = { c_outcome, c_replay, c_sig, c_from };
   if (st_plan_write(out, &shrunk, NULL, comments, 4) != 0)
     st_die(ST_EXIT_HARNESS, "harness error: cannot write %s: %s", out, strerror(errno));
-  struct trial check;
+  struct sr_trial check;
   run_trial(&s, out, NULL, &check);
   bool exact = check.result && check.history == fin.history && check.events == fin.events;
   printf("simreplay: seed %llu: shrunk %s (%s): decisions %zu -> %zu, events %llu -> %llu, %llu runs%s\n",
@@ -228,9 +191,9 @@ int sr_shrink(const struct sr_args *a, struct sr_target *t) {
   printf("simreplay: plan written to %s; %s\n", out,
          exact ? "it replays exactly" : "but replaying it took another history");
   printf("simreplay: replay: simreplay %s\n", out);
-  trial_free(&orig);
-  trial_free(&fin);
-  trial_free(&check);
+  sr_trial_free(&orig);
+  sr_trial_free(&fin);
+  sr_trial_free(&check);
   st_plan_free(&plan);
   st_plan_free(&shrunk);
   return exact ? 0 : st_class_status(ST_CLASS_diverged);

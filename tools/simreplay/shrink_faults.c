@@ -16,10 +16,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
 
 #include "simreplay.h"
-#include "st_child.h"
 #include "st_classes.h"
 #include "st_limits.h"
 #include "st_outcome.h"
@@ -28,11 +26,8 @@
 #define GROUPS_MAX 64
 
 struct fault_trial {
-  bool result;
-  int cls;
-  uint64_t events, history;
-  unsigned groups;
-  char *signature;
+  struct sr_trial r;
+  unsigned groups; /* the faults the seed drew, as simworld says */
 };
 
 struct fault_shrink {
@@ -45,38 +40,19 @@ struct fault_shrink {
 };
 
 static void run_with_drop(struct fault_shrink *s, uint64_t drop, struct fault_trial *out) {
-  memset(out, 0, sizeof *out);
-  out->cls = -1;
   struct st_buf opt = { 0 };
   st_buf_puts(&opt, s->base_options);
   st_buf_printf(&opt, "%strace=none:fault_drop=%" PRIu64, opt.len ? ":" : "", drop);
-  char seed_text[32];
-  snprintf(seed_text, sizeof seed_text, "%" PRIu64, s->t->seed);
-  struct st_spawn sp = { .argv = s->t->argv, .seed = seed_text, .options = opt.s };
-  struct st_child c;
-  if (st_child_run(&c, &sp, s->timeout_s) != 0)
-    st_die(ST_EXIT_HARNESS, "harness error: cannot execute '%s': %s", s->t->argv[0], strerror(errno));
+  char *text = sr_trial_run(s->t, opt.s, s->timeout_s, &out->r);
   s->runs++;
-  char *text = st_capture_text(&c.err);
-  st_child_free(&c);
-  struct st_outcome o;
-  st_outcome_parse(text, &o);
-  if (o.result) {
-    out->result = true;
-    out->cls = o.cls;
-    out->events = o.events;
-    out->history = o.history;
-    out->signature = st_outcome_signature(&o);
-  }
   const char *g = strstr(text, "\ndetsim: fault groups=");
-  if (g) out->groups = (unsigned)strtoul(g + 22, NULL, 10);
-  st_outcome_free(&o);
+  out->groups = g ? (unsigned)strtoul(g + 22, NULL, 10) : 0;
   free(text);
   st_buf_free(&opt);
 }
 
 static bool same_failure(const struct fault_shrink *s, const struct fault_trial *r) {
-  return r->result && r->cls == s->want_cls && r->signature && !strcmp(r->signature, s->want_signature);
+  return sr_trial_same(&r->r, s->want_cls, s->want_signature);
 }
 
 struct fault_subset {
@@ -93,7 +69,7 @@ static bool faults_keep(void *ctx, const bool *subset) {
   struct fault_trial r;
   run_with_drop(f->s, drop, &r);
   bool ok = same_failure(f->s, &r);
-  free(r.signature);
+  sr_trial_free(&r.r);
   return ok;
 }
 
@@ -112,26 +88,26 @@ int sr_shrink_faults(const struct sr_args *a, struct sr_target *t) {
 
   struct fault_trial orig;
   run_with_drop(&s, 0, &orig);
-  if (!orig.result)
+  if (!orig.r.result)
     st_die(ST_EXIT_HARNESS, "harness error: seed %" PRIu64 " of '%s' ended without a result line (killed at the timeout?)",
            t->seed, t->argv[0]);
-  if (t->expect && (orig.history != t->history || (t->cls >= 0 && orig.cls != t->cls))) {
+  if (t->expect && (orig.r.history != t->history || (t->cls >= 0 && orig.r.cls != t->cls))) {
     printf("simreplay: seed %" PRIu64 ": diverged: the run took %s history=%016" PRIx64 ", not the history of %s "
            "(%016" PRIx64 "): nothing to shrink until it replays\n",
-           t->seed, st_class_name(orig.cls), orig.history, t->expect_from, t->history);
+           t->seed, st_class_name(orig.r.cls), orig.r.history, t->expect_from, t->history);
     return st_class_status(ST_CLASS_diverged);
   }
-  if (orig.cls == ST_CLASS_pass || orig.cls == ST_CLASS_inconclusive) {
+  if (orig.r.cls == ST_CLASS_pass || orig.r.cls == ST_CLASS_inconclusive) {
     printf("simreplay: seed %" PRIu64 ": %s: nothing to shrink (--shrink needs a failing run)\n", t->seed,
-           st_class_name(orig.cls));
+           st_class_name(orig.r.cls));
     return 1;
   }
-  s.want_cls = orig.cls;
-  s.want_signature = orig.signature;
+  s.want_cls = orig.r.cls;
+  s.want_signature = orig.r.signature;
   unsigned groups = orig.groups < GROUPS_MAX ? orig.groups : GROUPS_MAX;
   if (!a->quiet)
     printf("simreplay: seed %" PRIu64 ": %s (%s): a world with %u drawn faults, %" PRIu64 " events\n", t->seed,
-           st_class_name(orig.cls), orig.signature, orig.groups, orig.events);
+           st_class_name(orig.r.cls), orig.r.signature, orig.groups, orig.r.events);
   bool kept_group[GROUPS_MAX];
   for (unsigned g = 0; g < GROUPS_MAX; g++) kept_group[g] = g < groups;
   struct fault_subset sub = { &s, groups };
@@ -147,12 +123,12 @@ int sr_shrink_faults(const struct sr_args *a, struct sr_target *t) {
   run_with_drop(&s, drop, &fin);
   if (!same_failure(&s, &fin))
     st_die(ST_EXIT_HARNESS, "harness error: the shrunk fault set stopped failing when run again (%s)",
-           fin.result ? st_class_name(fin.cls) : "no result line");
+           fin.r.result ? st_class_name(fin.r.cls) : "no result line");
   run_with_drop(&s, drop, &check);
-  bool exact = check.result && check.history == fin.history && check.events == fin.events;
+  bool exact = check.r.result && check.r.history == fin.r.history && check.r.events == fin.r.events;
   unsigned kept = (unsigned)__builtin_popcountll(keep);
   printf("simreplay: seed %" PRIu64 ": shrunk %s (%s): faults %u -> %u, events %" PRIu64 " -> %" PRIu64 ", %" PRIu64
-         " runs%s\n", t->seed, st_class_name(fin.cls), fin.signature, orig.groups, kept, orig.events, fin.events, s.runs,
+         " runs%s\n", t->seed, st_class_name(fin.r.cls), fin.r.signature, orig.groups, kept, orig.r.events, fin.r.events, s.runs,
          budget_spent ? " (run budget spent: smaller, maybe not minimal)" : "");
   if (kept == 0) printf("simreplay: the failure needs none of the faults: the schedule alone finds it\n");
   struct st_buf cmd = { 0 };
@@ -165,9 +141,9 @@ int sr_shrink_faults(const struct sr_args *a, struct sr_target *t) {
   st_shell_join(&cmd, t->argv);
   printf("simreplay: %s; replay: %s\n", exact ? "it replays exactly" : "but running it again took another history",
          cmd.s);
-  free(orig.signature);
-  free(fin.signature);
-  free(check.signature);
+  sr_trial_free(&orig.r);
+  sr_trial_free(&fin.r);
+  sr_trial_free(&check.r);
   st_buf_free(&cmd);
   st_buf_free(&opts);
   return exact ? 0 : st_class_status(ST_CLASS_diverged);

@@ -119,6 +119,18 @@ void sr_symbolize_program(const char *prog);
 char *sr_symbolize_site(const char *site, size_t len);
 
 /* ---- shrink.c ---- */
+/* One run of a shrink (trial.c): the target with `options`; returns what it
+ * printed on stderr (malloc'd).  A usage error of the runtime ends simreplay. */
+struct sr_trial {
+  bool result;
+  int cls;
+  uint64_t events, history;
+  char *signature; /* NULL without a result */
+};
+char *sr_trial_run(const struct sr_target *t, const char *options, double timeout_s, struct sr_trial *out);
+bool sr_trial_same(const struct sr_trial *r, int cls, const char *signature);
+void sr_trial_free(struct sr_trial *r);
+
 /* Delta debugging (ddmin.c): shrinks keep[0..total) to a small subset for
  * which keeps() still holds, while may_run() allows another run. */
 struct sr_ddmin_ops {
