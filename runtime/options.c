@@ -69,9 +69,12 @@ static int set_option(const char *key, const char *val, char *err, unsigned errl
   return -1;
 }
 
-static const char *const fault_names[] = { "partition", "pause", "crash", "reset", "skew", "clog", "sigterm", "udp", "short" };
+static const char *const fault_names[] = {
+#define DETSIM_FAULT_OPTION(NAME, name) #name,
+#include "fault_options.inc"
+#undef DETSIM_FAULT_OPTION
+};
 #define FAULT_NAMES (sizeof fault_names / sizeof *fault_names)
-_Static_assert(1u << (FAULT_NAMES - 1) == DETSIM_FAULTS_SHORT, "the names are the bits of options.h, in order");
 
 int detsim__faults_mask(const char *list, unsigned *mask) {
   *mask = 0;

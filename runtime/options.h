@@ -29,15 +29,15 @@ void detsim__options_help(int fd);
 
 /* The `faults` option's kinds as bits (1 << i for partition, pause, crash,
  * reset, skew, clog in that order); -1 for a name it does not know. */
-#define DETSIM_FAULTS_PARTITION 1u
-#define DETSIM_FAULTS_PAUSE 2u
-#define DETSIM_FAULTS_CRASH 4u
-#define DETSIM_FAULTS_RESET 8u
-#define DETSIM_FAULTS_SKEW 16u
-#define DETSIM_FAULTS_CLOG 32u
-#define DETSIM_FAULTS_SIGTERM 64u
-#define DETSIM_FAULTS_UDP 128u
-#define DETSIM_FAULTS_SHORT 256u
+enum {
+#define DETSIM_FAULT_OPTION(NAME, name) DETSIM_FAULTS_BIT_##NAME,
+#include "fault_options.inc"
+#undef DETSIM_FAULT_OPTION
+  DETSIM_FAULTS_OPTION_COUNT
+};
+#define DETSIM_FAULT_OPTION(NAME, name) static const unsigned DETSIM_FAULTS_##NAME = 1u << DETSIM_FAULTS_BIT_##NAME;
+#include "fault_options.inc"
+#undef DETSIM_FAULT_OPTION
 int detsim__faults_mask(const char *list, unsigned *mask);
 
 #endif

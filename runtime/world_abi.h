@@ -86,23 +86,10 @@ struct detsim_world_node {
 
 /* Faults, drawn from the seed at the world's start (world_faults.c). */
 enum detsim_fault_kind {
-  DETSIM_FAULT_PARTITION = 1, /* node sets A | B: no byte crosses until `until` */
-  DETSIM_FAULT_ONE_WAY,       /* A -> B only */
-  DETSIM_FAULT_HEAL,          /* the partition that began at `arg` heals */
-  DETSIM_FAULT_CRASH,         /* node: SIGKILL; a dead process (arg 0: its connections close
-                                 as the kernel closes them) or a dead host (arg 1: silent) */
-  DETSIM_FAULT_RESTART,       /* node: a fresh process at the same address */
-  DETSIM_FAULT_PAUSE,         /* node: not scheduled until `until` */
-  DETSIM_FAULT_RESET,         /* one connection between nodes is reset (arg: which) */
-  DETSIM_FAULT_SKEW,          /* node: its clock is offset (arg, signed ns) and drifts
-                                 (drift_ppb), for the whole run */
-  DETSIM_FAULT_CLOG,          /* the path node -> arg stalls until `until` */
-  DETSIM_FAULT_TERM,          /* node: SIGTERM; SIGKILL (a crash) if it still runs at the
-                                 end of its grace period, then a restart */
-  DETSIM_FAULT_UDP,           /* until `until`: datagrams between nodes are lost,
-                                 duplicated, reordered (rates: world_io_faults.c) */
-  DETSIM_FAULT_SHORT,         /* until `until`: TCP reads and non-blocking writes
-                                 between nodes move less than they could */
+  DETSIM_FAULT_NONE = 0,
+#define DETSIM_FAULT(NAME, name, lifecycle, desc) DETSIM_FAULT_##NAME,
+#include "fault_kinds.inc"
+#undef DETSIM_FAULT
   DETSIM_FAULT_KINDS
 };
 /* Entries of a seed's schedule: world_faults.c checks at compile time that

@@ -80,10 +80,14 @@ static void failure_table(FILE *out, const struct simrun_sweep_info *info, bool 
   }
 }
 
-/* A node's crash and restart (and later SIGTERM) are lifecycle events;
- * the other kinds the runtime reports are faults. */
+/* What happens to a node's process (a crash, a restart, a SIGTERM stop) is
+ * a lifecycle event; the other kinds are faults (runtime/fault_kinds.inc). */
 static bool is_lifecycle(const char *name) {
-  return !strcmp(name, "crash") || !strcmp(name, "restart") || !strcmp(name, "sigterm");
+#define DETSIM_FAULT(NAME, kind, lifecycle, desc) \
+  if (lifecycle && !strcmp(name, #kind)) return true;
+#include "../../runtime/fault_kinds.inc"
+#undef DETSIM_FAULT
+  return false;
 }
 
 static void event_section(FILE *out, const char *title, bool lifecycle) {

@@ -141,8 +141,12 @@ static void remove_logs(const struct sw_run *r) {
 /* The faults of a level-2 world by kind (simrun counts them), then each
  * skewed node's clock, so a reader can tell what its clocks said. */
 static void print_faults(const struct detsim_world_shared *w) {
-  static const char *const kinds[DETSIM_FAULT_KINDS] = { NULL,      "partition", "one_way", "heal", "crash",
-                                                         "restart", "pause",     "reset",   "skew", "clog", "sigterm", "udp", "short" };
+  static const char *const kinds[DETSIM_FAULT_KINDS] = {
+    NULL,
+#define DETSIM_FAULT(NAME, name, lifecycle, desc) #name,
+#include "../../runtime/fault_kinds.inc"
+#undef DETSIM_FAULT
+  };
   struct st_buf line = { 0 };
   st_buf_printf(&line, "detsim: faults level=%u", w->level);
   for (unsigned k = 1; k < DETSIM_FAULT_KINDS; k++)
