@@ -23,8 +23,11 @@
  *  - Arrivals are lazy: a sent segment carries its arrival time, and every
  *    reader computes what has arrived from the virtual clock.  So readiness
  *    is a pure function of object state and time, which is what
- *    detsim__block's predicates must be; a blocked thread's deadline is the
- *    next arrival that could wake it (net_wait), so time can jump to it.
+ *    detsim__block's predicates must be; a blocked thread looks again at
+ *    the next arrival that could wake it (net_wait), so time can jump to
+ *    it.  Whatever is sent after it blocked is posted to its node
+ *    (net_wake_node, net_wake_file): in a world, nothing else wakes an idle
+ *    node.
  *  - Nothing here depends on addresses or fd numbers in the history hash:
  *    events carry object ids (creation order) and byte counts.
  */
@@ -56,6 +59,7 @@ struct net_file {
                            kernel's file reference does */
   bool nonblock;        /* O_NONBLOCK */
   uint32_t id;          /* creation order in the run (traces, the hash) */
+  unsigned node;        /* the world's node whose process holds it */
   uint64_t changes;     /* bumped by every operation that may make a waiter
                            ready (for edge-triggered epoll) */
   void *obj;            /* struct net_sock / net_pipe / net_eventfd / net_epoll /
@@ -111,12 +115,13 @@ void net_epoll_forget(struct net_file *f);
 int net_wait(enum detsim_event_kind kind, const void *obj, bool (*ready)(void *),
              uint64_t (*next)(void *), void *arg, uint64_t deadline);
 
-/* Something arrives at virtual time `at`: blocked network waits re-check
- * then (see net_fd.c). */
-void net_timer(uint64_t at);
-/* Every thread blocked on the network re-checks now: in a world, another
- * node sent or changed something that their deadlines do not know of. */
-void net_recheck_all(void);
+/* Something arrives at node `node` at virtual time `at` (data, FIN, RST, a
+ * handshake, a datagram, a timer): its blocked network waits look again
+ * (see net_fd.c).  DETSIM_NO_DEADLINE: nothing. */
+void net_wake_node(unsigned node, uint64_t at);
+/* File `f` changed now in a way its node's waits may see (its generation
+ * for edge triggering moves, and the node looks again). */
+void net_wake_file(struct net_file *f);
 /* Closes every simulated descriptor, as the kernel does when a process
  * ends: peers see FIN or RST. */
 void net_close_all(void);
@@ -173,6 +178,9 @@ struct net_stream {
   uint64_t rst_at;      /* RST's arrival, DETSIM_NO_DEADLINE if none sent */
   uint64_t reads;       /* read operations that freed space */
   uint32_t src, dst;    /* the nodes it links (a world's partitions stall it) */
+  bool space_watched;   /* a wait in the writer's node may be for the next read:
+                           it found no space, or follows reads (edge-triggered
+                           EPOLLOUT) */
 };
 
 void net_stream_init(struct net_stream *s, uint64_t cap, uint64_t latency_ns);
@@ -181,6 +189,9 @@ void net_stream_free(struct net_stream *s);
 uint64_t net_stream_avail(const struct net_stream *s, uint64_t now);
 /* Bytes that may still be written (cap minus queued). */
 uint64_t net_stream_space(const struct net_stream *s);
+/* A writer-side wait looks at the space or at the reads: the next read
+ * wakes the writer's node (other reads need not). */
+static inline void net_stream_watch_space(struct net_stream *s) { s->space_watched = true; }
 /* The arrival time of the next segment after `now`, DETSIM_NO_DEADLINE. */
 uint64_t net_stream_next_arrival(const struct net_stream *s, uint64_t now);
 /* Segments arrived by `now` (for edge triggering). */

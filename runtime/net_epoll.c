@@ -153,6 +153,8 @@ int net_epoll_ctl(struct net_file *epf, int op, int fd, struct epoll_event *ev) 
     r->data = ev->data;
     r->seen_gen = UINT64_MAX; /* an edge-triggered registration reports current readiness once */
     epf->changes++;
+    /* A wait already blocked on this instance did not know of its arrivals. */
+    detsim__sched_times_changed();
     return 0;
   }
   if (i < 0) return ENOENT;
@@ -169,6 +171,7 @@ int net_epoll_ctl(struct net_file *epf, int op, int fd, struct epoll_event *ev) 
     r->disabled = false;
     r->seen_gen = UINT64_MAX;
     epf->changes++;
+    detsim__sched_times_changed();
     return 0;
   }
   return EINVAL;

@@ -61,6 +61,7 @@ struct net_file *net_file_new(enum net_kind kind, void *obj) {
   f->kind = kind;
   f->obj = obj;
   f->id = next_file_id++;
+  f->node = detsim__node_index;
   live_objects++;
   return f;
 }
@@ -274,38 +275,35 @@ int net_wait(enum detsim_event_kind kind, const void *obj, bool (*ready)(void *)
   if (detsim__self() == NULL) return ready(arg) ? 0 : EAGAIN;
   for (;;) {
     if (ready(arg)) return 0;
-    uint64_t now = detsim__now_ns();
-    if (now >= deadline) return ETIMEDOUT;
-    uint64_t t = next ? next(arg) : DETSIM_NO_DEADLINE;
-    uint64_t d = t < deadline ? t : deadline;
-    int r = detsim__block_intr(kind, obj, ready, arg, d);
+    if (detsim__now_ns() >= deadline) return ETIMEDOUT;
+    int r = next ? detsim__block_follow(kind, obj, ready, next, arg, deadline)
+                 : detsim__block_intr(kind, obj, ready, arg, deadline); /* nothing travels: a pipe */
     if (r == 0) return 0;
     if (r == EINTR && !(restartable(kind, deadline) && detsim__restartable())) return EINTR;
   }
 }
 
-/* Something will arrive at `at` (data, FIN, RST, a handshake): a thread
- * already blocked in a network wait must re-check then, so its deadline is
- * brought forward (it re-blocks if the arrival is not what it waits for).
- * Without this, a wait that began before the send would sleep through the
- * arrival, and the scheduler, seeing no deadline, would call it a deadlock. */
-void net_recheck_all(void) {
-  uint64_t now = detsim__now_ns();
-  for (unsigned i = 0; i < W.slots_used; i++) {
-    detsim_thread *t = &W.threads[i];
-    if (t->state == DETSIM_T_BLOCKED && t->deadline > now && t->block_kind >= DETSIM_EV_net_socket &&
-        t->block_kind <= DETSIM_EV_net_epoll_wait)
-      t->deadline = now;
+/* A thread blocked in a network wait computed its wake time from what was
+ * in flight when it blocked: something sent later (data, FIN, RST, a
+ * handshake, a datagram, a timer set) must make it look again, or it would
+ * sleep through the arrival and the scheduler, seeing no deadline, would
+ * call it a deadlock.  In this node the scheduler recomputes the waits'
+ * times before it next jumps in time; another node is told through the
+ * world (it recomputes when the world comes to it, which is no later than
+ * `at`). */
+void net_wake_node(unsigned node, uint64_t at) {
+  if (at == DETSIM_NO_DEADLINE) return;
+  if (!detsim__in_world || node == detsim__node_index) {
+    /* Due now: the waits' predicates see it when the scheduler next picks. */
+    if (at > detsim__now_ns()) detsim__sched_times_changed();
+    return;
   }
+  detsim__world_post(node, at);
 }
 
-void net_timer(uint64_t at) {
-  if (at == DETSIM_NO_DEADLINE || at <= detsim__now_ns()) return;
-  for (unsigned i = 0; i < W.slots_used; i++) {
-    detsim_thread *t = &W.threads[i];
-    if (t->state != DETSIM_T_BLOCKED || t->deadline <= at) continue;
-    if (t->block_kind >= DETSIM_EV_net_socket && t->block_kind <= DETSIM_EV_net_epoll_wait) t->deadline = at;
-  }
+void net_wake_file(struct net_file *f) {
+  f->changes++;
+  net_wake_node(f->node, detsim__now_ns());
 }
 
 /* ---- reports ---- */
@@ -353,8 +351,6 @@ uintptr_t net__pc;
 
 void net_enter(enum detsim_event_kind kind, const struct net_file *f, uint32_t aux) {
   detsim__yield_aux(kind, f, net__pc, aux);
-  /* What this operation changes may let another node's thread run. */
-  if (detsim__in_world) detsim__world_touch();
 }
 
 void net_close_all(void) {

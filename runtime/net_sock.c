@@ -136,8 +136,10 @@ uint32_t net_sock_poll(struct net_sock *s, uint64_t now) {
   if (!v.connecting) {
     if (v.avail > 0) m |= EPOLLIN | EPOLLRDNORM;
     bool space = true;
-    if (v.connected && !v.snd_shut && peer_of(s) != NULL)
+    if (v.connected && !v.snd_shut && peer_of(s) != NULL) {
       space = net_stream_space(&s->conn->dir[s->side]) > 0;
+      if (!space) net_stream_watch_space(&s->conn->dir[s->side]);
+    }
     if (space) m |= EPOLLOUT | EPOLLWRNORM;
   }
   if (v.err) m |= EPOLLERR;
@@ -174,7 +176,10 @@ uint64_t net_sock_gen(struct net_sock *s, uint64_t now, uint32_t events) {
   if (s->conn != NULL) {
     if (events & (EPOLLIN | EPOLLRDNORM | EPOLLRDHUP | EPOLLPRI))
       g += net_stream_arrived_segments(&s->conn->dir[1 - s->side], now);
-    if (events & (EPOLLOUT | EPOLLWRNORM)) g += s->conn->dir[s->side].reads;
+    if (events & (EPOLLOUT | EPOLLWRNORM)) {
+      g += s->conn->dir[s->side].reads;
+      net_stream_watch_space(&s->conn->dir[s->side]);
+    }
   }
   return g;
 }
@@ -661,7 +666,7 @@ int net_connect(struct net_file *f, const struct sockaddr *sa, socklen_t len) {
       s->refused_at = now + NET_SYN_RETRIES_NS;
       s->refuse_err = ETIMEDOUT;
     }
-    net_timer(s->refused_at);
+    net_wake_node(s->node, s->refused_at);
     f->changes++;
   } else {
     if (l->qlen >= DETSIM_NET_BACKLOG_MAX) {
@@ -700,7 +705,8 @@ int net_connect(struct net_file *f, const struct sockaddr *sa, socklen_t len) {
     uint64_t syn_at = detsim__world_link_open(s->node, l->node, now) + cs;
     s->established_at = detsim__world_link_open(l->node, s->node, syn_at) + sc;
     child->ready_at = s->established_at;
-    net_timer(s->established_at);
+    net_wake_node(s->node, s->established_at);
+    net_wake_node(l->node, child->ready_at); /* a blocked accept there */
     s->state = SS_CONNECTING;
     if (l->qlen == l->qcap) {
       l->qcap = l->qcap ? l->qcap * 2 : 8;
@@ -956,7 +962,7 @@ static void abort_child(struct net_sock *child, uint64_t now) {
   struct net_stream *out = &c->dir[child->side];
   net_stream_rst_at(out, net_stream_send_time(out, now > child->ready_at ? now : child->ready_at));
   struct net_sock *client = c->end[1 - child->side];
-  if (client && client->file) client->file->changes++;
+  if (client && client->file) net_wake_file(client->file);
   conn_detach(c, child->side);
   net__sock_free(child);
 }
@@ -998,7 +1004,7 @@ int net_shutdown(struct net_file *f, int how) {
   }
   f->changes++;
   struct net_sock *p = peer_of(s);
-  if (p != NULL && p->file != NULL) p->file->changes++;
+  if (p != NULL && p->file != NULL) net_wake_file(p->file);
   return 0;
 }
 
@@ -1032,7 +1038,7 @@ void net_sock_release(struct net_sock *s) {
           net_stream_rst_at(out, next + out->latency_ns);
         }
       }
-      if (p->file != NULL) p->file->changes++;
+      if (p->file != NULL) net_wake_file(p->file);
     }
     conn_detach(c, s->side);
     s->conn = NULL;

@@ -21,6 +21,8 @@ void net_stream_init(struct net_stream *s, uint64_t cap, uint64_t latency_ns) {
   s->latency_ns = latency_ns;
   s->fin_at = DETSIM_NO_DEADLINE;
   s->rst_at = DETSIM_NO_DEADLINE;
+  /* Both ends here until a connection between nodes says otherwise. */
+  s->src = s->dst = detsim__node_index;
 }
 
 void net_stream_free(struct net_stream *s) {
@@ -166,7 +168,7 @@ uint64_t net_stream_write(struct net_stream *s, const struct iovec *iov, int iov
       last->at = at;
       s->last_at = at;
       s->pushed++;
-      net_timer(at);
+      net_wake_node(s->dst, at);
       return n;
     }
   }
@@ -176,7 +178,7 @@ uint64_t net_stream_write(struct net_stream *s, const struct iovec *iov, int iov
   s->seg_n++;
   s->pushed++;
   s->last_at = at;
-  net_timer(at);
+  net_wake_node(s->dst, at);
   return n;
 }
 
@@ -202,6 +204,12 @@ uint64_t net_stream_read(struct net_stream *s, const struct iovec *iov, int iovc
   if (!peek && done > 0) {
     s->head += done;
     s->reads++;
+    /* Space freed: the writer's node looks again if a wait there may be
+     * for it (net_stream_watch_space). */
+    if (s->space_watched) {
+      s->space_watched = false;
+      net_wake_node(s->src, now);
+    }
   }
   return done;
 }
@@ -210,7 +218,7 @@ void net_stream_fin(struct net_stream *s, uint64_t now) {
   if (s->fin_at != DETSIM_NO_DEADLINE) return;
   s->fin_at = net_stream_send_time(s, now);
   s->last_at = s->fin_at;
-  net_timer(s->fin_at);
+  net_wake_node(s->dst, s->fin_at);
 }
 
 void net_stream_abort(struct net_stream *s, uint64_t now) {
@@ -235,5 +243,5 @@ void net_stream_rst_at(struct net_stream *s, uint64_t at) {
   if (at < s->last_at) at = s->last_at;
   s->rst_at = at;
   s->last_at = at;
-  net_timer(at);
+  net_wake_node(s->dst, at);
 }

@@ -191,7 +191,7 @@ int net_timerfd_settime(struct net_file *f, int flags, const struct itimerspec *
   arm(t, (flags & TFD_TIMER_ABSTIME) != 0, &value->it_value, now);
   f->changes++;
   /* A reader or poller blocked on this timer re-checks at its expiration. */
-  net_timer(virtual_at(t->next));
+  net_wake_node(f->node, virtual_at(t->next));
   if (old != NULL) *old = was;
   return 0;
 }

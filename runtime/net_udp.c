@@ -130,7 +130,7 @@ static void enqueue(struct net_sock *r, const struct msghdr *msg, uint64_t len, 
   r->dq_tail = d;
   r->dq_bytes += len;
   r->dq_pushed++;
-  net_timer(at);
+  net_wake_node(r->node, at);
 }
 
 ssize_t net_udp_sendmsg(struct net_file *f, const struct msghdr *msg, int flags) {

@@ -32,8 +32,6 @@
 #include "signal.h"
 #include "world.h"
 
-void net_recheck_all(void);
-
 struct detsim_world W;
 
 static __thread detsim_thread *tls_self __attribute__((tls_model("initial-exec")));
@@ -161,10 +159,42 @@ uint64_t detsim__event(enum detsim_event_kind kind, detsim_thread *t, const void
 
 /* ---- picking the next thread ---- */
 
+/* When a following wait looks again: at its own deadline, or at the next
+ * arrival before it. */
+static uint64_t follow_deadline(detsim_thread *t) {
+  uint64_t x = t->next(t->ready_arg);
+  return x < t->until ? x : t->until;
+}
+
+void detsim__sched_times_changed(void) { W.times_stale = true; }
+
+/* Arrivals were posted since the following waits computed their times:
+ * each looks again at its own next arrival (an arrival for another wait
+ * moves nothing). */
+static void refollow_all(void) {
+  W.times_stale = false;
+  for (unsigned i = 0; i < W.slots_used; i++) {
+    detsim_thread *t = &W.threads[i];
+    if (t->state == DETSIM_T_BLOCKED && t->next != NULL) t->deadline = follow_deadline(t);
+  }
+}
+
+/* A blocked thread whose deadline came: whether it wakes for it.  A
+ * following wait whose own deadline is still ahead looks for the next
+ * arrival instead (whether this one made it ready is its predicate's
+ * answer).  next() names times after now; should one not, the thread
+ * wakes and its wait looks again, as any spurious wake-up. */
+static bool deadline_wakes(detsim_thread *t, uint64_t now) {
+  if (t->next == NULL || t->until <= now) return true;
+  t->deadline = follow_deadline(t);
+  return t->deadline <= now;
+}
+
 static bool can_run(detsim_thread *t) {
   if (t->state == DETSIM_T_RUNNABLE) return true;
   if (t->state != DETSIM_T_BLOCKED) return false;
-  if (t->deadline <= detsim__now_ns()) return true;
+  uint64_t now = detsim__now_ns();
+  if (t->deadline <= now && deadline_wakes(t, now)) return true;
   if (__builtin_expect(detsim__sig_maybe(t), 0) && detsim__sig_deliverable(t)) return true;
   return t->ready(t->ready_arg);
 }
@@ -180,6 +210,7 @@ static unsigned collect_runnable(detsim_thread **out, detsim_thread *exclude) {
 }
 
 static uint64_t next_deadline(void) {
+  if (W.times_stale) refollow_all();
   uint64_t d = detsim__sig_next_timer();
   for (unsigned i = 0; i < W.slots_used; i++) {
     detsim_thread *t = &W.threads[i];
@@ -269,6 +300,9 @@ static struct choice world_choose(detsim_thread *exclude, bool local) {
   unsigned nodes[DETSIM_WORLD_NODES_MAX];
   /* A paused node gives the world away at its next choice. */
   if (detsim__world_paused(detsim__node_index)) local = false;
+  /* Another node's time may have come while this one ran, as a deadline
+   * here makes its thread runnable at the next choice. */
+  detsim__world_wake_due(detsim__now_ns());
   unsigned nl = local ? collect_runnable(cands, exclude) : 0;
   unsigned nr = detsim__world_candidates(nodes);
   struct choice c = { NULL, -1 };
@@ -305,7 +339,8 @@ static struct choice world_choose_when_stuck(detsim_thread *self, detsim_thread 
 /* The dispatcher: the world came to this node. */
 void detsim__sched_dispatch(void) {
   W.current = NULL;
-  if (detsim__world_take_net_dirty()) net_recheck_all();
+  /* Other nodes sent this node something since it last looked. */
+  if (detsim__world_take_posts()) W.times_stale = true;
   detsim__event(DETSIM_EV_node_enter, NULL, NULL, 0, detsim__node_index);
   detsim__world_take_signals();
   detsim__world_faults_due();
@@ -495,8 +530,8 @@ void detsim__yield_to_other(uintptr_t pc) {
 
 /* One wait of detsim__block: blocks until ready, the deadline, or a signal
  * this thread must take.  Returns 0, ETIMEDOUT, or EINTR (a signal). */
-static int block_once(detsim_thread *self, enum detsim_event_kind kind, const void *obj,
-                      bool (*ready)(void *arg), void *arg, uint64_t deadline_ns, uintptr_t caller) {
+static int block_once(detsim_thread *self, enum detsim_event_kind kind, const void *obj, bool (*ready)(void *arg),
+                      uint64_t (*next)(void *arg), void *arg, uint64_t deadline_ns, uintptr_t caller) {
   /* Where the program called: an interceptor yields (with the program's
    * call site) before it blocks, so when this thread has had no event since
    * its last yield point, that site is this call's; a wait that blocks
@@ -509,21 +544,23 @@ static int block_once(detsim_thread *self, enum detsim_event_kind kind, const vo
   self->block_obj = obj;
   self->ready = ready;
   self->ready_arg = arg;
-  self->deadline = deadline_ns;
+  self->until = deadline_ns;
+  self->next = next;
+  self->deadline = next ? follow_deadline(self) : deadline_ns;
   detsim__event(DETSIM_EV_block, self, obj, self->block_pc, kind);
   if (detsim__in_world) {
     world_switch(self, world_choose_when_stuck(self, NULL, true));
   } else {
     detsim_thread *cands[DETSIM_MAX_THREADS];
     unsigned n = collect_runnable(cands, NULL);
-    detsim_thread *next = n ? pick(cands, n) : pick_when_stuck(self, NULL);
-    switch_to(self, next);
+    switch_to(self, n ? pick(cands, n) : pick_when_stuck(self, NULL));
   }
   bool ok = ready(arg);
   bool late = detsim__now_ns() >= self->deadline;
   CHECK(ok || late || detsim__sig_deliverable(self));
   self->state = DETSIM_T_RUNNABLE;
   self->ready = NULL;
+  self->next = NULL;
   detsim__event(ok || !late ? DETSIM_EV_wake : DETSIM_EV_timeout, self, obj, self->block_pc, kind);
   return ok ? 0 : late ? ETIMEDOUT : EINTR;
 }
@@ -532,8 +569,9 @@ static int block_once(detsim_thread *self, enum detsim_event_kind kind, const vo
  * delivered here.  An interruptible wait then returns EINTR if a handler
  * ran (self->sig_restart: every such handler had SA_RESTART); any other
  * wait goes on waiting, as a futex wait restarts after a handler. */
-static int block_on(enum detsim_event_kind kind, const void *obj, bool (*ready)(void *arg), void *arg,
-                    uint64_t deadline_ns, bool interruptible, uintptr_t caller) {
+static int block_on(enum detsim_event_kind kind, const void *obj, bool (*ready)(void *arg),
+                    uint64_t (*next)(void *arg), void *arg, uint64_t deadline_ns, bool interruptible,
+                    uintptr_t caller) {
   detsim_thread *self = tls_self;
   CHECK(self != NULL);
   CHECK_EQ(self->state, DETSIM_T_RUNNABLE);
@@ -548,19 +586,25 @@ static int block_on(enum detsim_event_kind kind, const void *obj, bool (*ready)(
       }
       continue;
     }
-    int r = block_once(self, kind, obj, ready, arg, deadline_ns, caller);
+    int r = block_once(self, kind, obj, ready, next, arg, deadline_ns, caller);
     if (r != EINTR) return r;
   }
 }
 
 int detsim__block(enum detsim_event_kind kind, const void *obj,
                   bool (*ready)(void *arg), void *arg, uint64_t deadline_ns) {
-  return block_on(kind, obj, ready, arg, deadline_ns, false, (uintptr_t)__builtin_return_address(0));
+  return block_on(kind, obj, ready, NULL, arg, deadline_ns, false, (uintptr_t)__builtin_return_address(0));
 }
 
 int detsim__block_intr(enum detsim_event_kind kind, const void *obj,
                        bool (*ready)(void *arg), void *arg, uint64_t deadline_ns) {
-  return block_on(kind, obj, ready, arg, deadline_ns, true, (uintptr_t)__builtin_return_address(0));
+  return block_on(kind, obj, ready, NULL, arg, deadline_ns, true, (uintptr_t)__builtin_return_address(0));
+}
+
+int detsim__block_follow(enum detsim_event_kind kind, const void *obj, bool (*ready)(void *arg),
+                         uint64_t (*next)(void *arg), void *arg, uint64_t until) {
+  CHECK(next != NULL);
+  return block_on(kind, obj, ready, next, arg, until, true, (uintptr_t)__builtin_return_address(0));
 }
 
 bool detsim__restartable(void) { return tls_self != NULL && tls_self->sig_restart; }

@@ -59,6 +59,18 @@ int detsim__block(enum detsim_event_kind kind, const void *obj,
 int detsim__block_intr(enum detsim_event_kind kind, const void *obj,
                        bool (*ready)(void *arg), void *arg, uint64_t deadline_ns);
 bool detsim__restartable(void);
+/* As detsim__block_intr, for a wait whose predicate may also turn true by
+ * itself at times next(arg) names (arrivals on the network), until virtual
+ * time reaches `until`.  The thread wakes only when ready(arg) holds, at
+ * `until` (ETIMEDOUT) or for a signal (EINTR): an arrival it does not wait
+ * for costs no wake-up.  next(arg) must be a pure function as ready(arg),
+ * returning a time after now or DETSIM_NO_DEADLINE. */
+int detsim__block_follow(enum detsim_event_kind kind, const void *obj, bool (*ready)(void *arg),
+                         uint64_t (*next)(void *arg), void *arg, uint64_t until);
+/* Something was sent towards this node's waits (an arrival on the way, a
+ * timer set): the times that following waits wait for are recomputed
+ * before the scheduler next needs them. */
+void detsim__sched_times_changed(void);
 
 /* Wait-queue style blocking for condition variables: waits until a
  * detsim__wake_one/all(obj) picks this thread, or the deadline.  Returns 0

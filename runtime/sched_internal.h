@@ -24,7 +24,11 @@ struct detsim_thread {
   const void *block_obj;
   bool (*ready)(void *);
   void *ready_arg;
-  uint64_t deadline;
+  uint64_t deadline;             /* when to look again: `until`, or earlier */
+  /* A wait that follows arrivals (detsim__block_follow): its own deadline,
+   * and when ready() may next turn true by itself (NULL for other waits). */
+  uint64_t until;
+  uint64_t (*next)(void *);
   uintptr_t block_pc;
   bool waiting, woken;
   /* lifecycle */
@@ -73,6 +77,10 @@ struct detsim_world {
   uint64_t event_stop;
   uint64_t max_sim_time_ns;
   uint64_t time_stop;            /* min(max_sim_time_ns, a world's next fault) */
+  /* Arrivals were posted since the following waits' deadlines were last
+   * computed (detsim__sched_times_changed): they are recomputed before
+   * any deadline is read for a time jump or an idle node's wake time. */
+  bool times_stale;
   uint64_t break_at;
 };
 

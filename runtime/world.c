@@ -160,7 +160,7 @@ void detsim__world_park_main(void) {
   me->pid = getpid();
   me->idle = 0;
   me->wake_at = DETSIM_NO_DEADLINE;
-  me->net_dirty = 1;
+  me->posted_at = DETSIM_NO_DEADLINE; /* a fresh process has no waits yet */
   pthread_t t;
   pthread_attr_t attr;
   pthread_attr_init(&attr);
@@ -189,6 +189,12 @@ unsigned detsim__world_candidates(unsigned *out) {
   return k;
 }
 
+/* When idle node j has something to do: its own earliest deadline, or the
+ * earliest arrival another node sent it. */
+static uint64_t idle_until(const struct detsim_world_node *n) {
+  return n->wake_at < n->posted_at ? n->wake_at : n->posted_at;
+}
+
 uint64_t detsim__world_next_wake(void) {
   uint64_t d = DETSIM_NO_DEADLINE;
   for (unsigned j = 0; j < S->n_nodes; j++) {
@@ -196,7 +202,7 @@ uint64_t detsim__world_next_wake(void) {
     /* A paused node's time comes at the end of its pause (or later, when
      * it is idle until later): one with work to do is not idle, and its
      * time is the pause's end. */
-    uint64_t w = S->nodes[j].idle ? S->nodes[j].wake_at : DETSIM_NO_DEADLINE;
+    uint64_t w = S->nodes[j].idle ? idle_until(&S->nodes[j]) : DETSIM_NO_DEADLINE;
     if (detsim__world_paused(j)) {
       uint64_t end = S->nodes[j].paused_until;
       w = !S->nodes[j].idle ? end : w > end ? w : end;
@@ -208,7 +214,7 @@ uint64_t detsim__world_next_wake(void) {
 
 void detsim__world_wake_due(uint64_t now) {
   for (unsigned j = 0; j < S->n_nodes; j++)
-    if (is_other_ready(j) && S->nodes[j].idle && S->nodes[j].wake_at <= now) S->nodes[j].idle = 0;
+    if (is_other_ready(j) && S->nodes[j].idle && idle_until(&S->nodes[j]) <= now) S->nodes[j].idle = 0;
 }
 
 void detsim__world_hand_to(unsigned node, bool idle, uint64_t wake_at) {
@@ -229,23 +235,32 @@ void detsim__world_hand_to(unsigned node, bool idle, uint64_t wake_at) {
   futex_wake_shared(&next->wake);
 }
 
-/* A network operation here may have sent something to any other node, or
- * made it ready: each must look again when the world next comes to it, and
- * its threads blocked on the network re-check (their deadlines were set
- * from what was in flight when they blocked). */
-void detsim__world_touch(void) {
-  for (unsigned j = 0; j < S->n_nodes; j++)
-    if (j != detsim__node_index) {
-      S->nodes[j].idle = 0;
-      S->nodes[j].net_dirty = 1;
-    }
+/* The node's waits computed their wake times from what was in flight when
+ * they blocked: when the world next comes to it, they compute them again
+ * (sched.c), which is all an arrival later than now needs; one due now
+ * makes the node a candidate at once.  An idle node is woken by nothing
+ * else but its own deadlines (and faults: a pause's end, a SIGTERM), so
+ * every change that may make another node's wait ready must be posted. */
+void detsim__world_post(unsigned node, uint64_t at) {
+  CHECK_LT(node, S->n_nodes);
+  CHECK(node != detsim__node_index);
+  struct detsim_world_node *n = &S->nodes[node];
+  uint64_t now = detsim__now_ns();
+  if (at < now) at = now;
+  if (at < n->posted_at) n->posted_at = at;
+  if (at == now) n->idle = 0;
 }
 
-bool detsim__world_take_net_dirty(void) {
+void detsim__world_touch(void) {
+  for (unsigned j = 0; j < S->n_nodes; j++)
+    if (j != detsim__node_index) detsim__world_post(j, detsim__now_ns());
+}
+
+bool detsim__world_take_posts(void) {
   struct detsim_world_node *me = self_node();
-  bool dirty = me->net_dirty != 0;
-  me->net_dirty = 0;
-  return dirty;
+  bool posted = me->posted_at != DETSIM_NO_DEADLINE;
+  me->posted_at = DETSIM_NO_DEADLINE;
+  return posted;
 }
 
 /* ---- the end of a node, the end of the world ---- */

@@ -36,12 +36,15 @@ void detsim__world_wake_due(uint64_t now);
  * its dispatcher.  `idle` says this node has nothing to run (until
  * `wake_at`).  The caller then waits for its own thread baton, or leaves. */
 void detsim__world_hand_to(unsigned node, bool idle, uint64_t wake_at);
-/* The network changed: every other node may have something to do, and its
- * network waits must re-check. */
+/* Something this node did concerns node `node`'s waits from virtual time
+ * `at` on (an arrival, space freed, a close): that node looks again then,
+ * idle or not.  Only for another node. */
+void detsim__world_post(unsigned node, uint64_t at);
+/* Something concerns every other node now (a crash, a restart, a reset):
+ * each looks again. */
 void detsim__world_touch(void);
-/* Whether another node used the network since this node last looked (the
- * flag is cleared). */
-bool detsim__world_take_net_dirty(void);
+/* Whether other nodes posted to this node since it last looked (cleared). */
+bool detsim__world_take_posts(void);
 
 /* Faults (world_faults.c).  The earliest time a link from node `src` to
  * node `dst` carries what is sent at `t`: `t`, or the end of a partition or

@@ -24,7 +24,7 @@
 #include <stdint.h>
 
 #define DETSIM_WORLD_MAGIC 0x646c726f776d6973ull /* "simworld" */
-#define DETSIM_WORLD_VERSION 6u
+#define DETSIM_WORLD_VERSION 7u
 /* Far from where Linux places programs, heaps, libraries and stacks without
  * address randomization. */
 #define DETSIM_WORLD_ADDR 0x200000000000ull
@@ -69,8 +69,10 @@ struct detsim_world_node {
   uint32_t idle;           /* nothing of it could run when it last looked */
   uint32_t pad;
   uint64_t wake_at;        /* while idle: its earliest deadline */
-  uint32_t net_dirty;      /* another node used the network since it looked */
-  uint32_t pad2;
+  uint64_t posted_at;      /* the earliest time something other nodes sent
+                              it since it last looked concerns its waits (an
+                              arrival); UINT64_MAX: nothing was sent.  An idle
+                              node sleeps until then or until wake_at. */
   int32_t exit_status;
   uint32_t incarnation;    /* starts of this node (restarts add one) */
   uint64_t paused_until;   /* a pause fault: not scheduled before then */

@@ -54,6 +54,7 @@ struct detsim_world_shared *sw_world_create(const struct st_scenario *sc, uint64
     n->client = sc->nodes[i].client;
     n->protect = sc->nodes[i].protect;
     n->wake_at = UINT64_MAX;
+    n->posted_at = UINT64_MAX;
     if (n->client) w->clients_live++;
   }
   *fd_out = fd;
