@@ -25,6 +25,8 @@ beyond what simtest.py checks for one program.
                                          nodes' own clocks show them
   world_test.py clog       BIN_DIR DIR   level 2's clogs: every byte and datagram
                                          arrives, in order, some late
+  world_test.py wake       BIN_DIR DIR   every arrival wakes the idle node it is
+                                         sent to, through partitions, clogs, pauses
 Exit status 0 when every assertion holds, 1 (with the reason) otherwise.
 """
 import glob
@@ -770,9 +772,47 @@ def shrink(bins, d):
     print(f"seed 1: {drawn} faults shrunk to 1 ({s.group(0)}); the replay line fails the same way and replays")
 
 
+# wake.scenario: two clients with 12 answered messages per kind of wait,
+# one with 1 MiB per slow connection.
+WAKE_SEEDS = 40
+WAKE_REPLAY_SEEDS = 3
+WAKE_LINES = {"msg1": "wake: r=12 p=12 e=12\n", "msg2": "wake: r=12 p=12 e=12\n",
+              "bulk": "wake: b=1048576 B=1048576\n"}
+
+
+def wake(bins, d):
+    """wake.scenario over 40 seeds at level 2 (partitions, clogs, pauses):
+    every wait in it has no timeout (a blocking read, poll, edge-triggered
+    epoll_wait, a writer blocked on a full connection, an edge-triggered
+    wait for EPOLLOUT), and every node is idle between arrivals, so a
+    wake-up lost anywhere deadlocks the world.  Each seed passes with every
+    message answered; the faults held arrivals back in enough seeds to
+    count; seeds with faults replay in separate processes."""
+    sw = os.path.join(bins, "simworld")
+    totals = {}
+    faulty = []
+    for seed in range(1, WAKE_SEEDS + 1):
+        counts, _, outs, _ = world_run(sw, d, "wake.scenario", seed)
+        for name, want in WAKE_LINES.items():
+            if outs.get(name) != want:
+                fail(f"seed {seed}: {name} printed {outs.get(name)!r}, want {want!r}")
+        for k, v in counts.items():
+            totals[k] = totals.get(k, 0) + v
+        if counts.get("partition") and counts.get("pause"):
+            faulty.append(seed)
+    for k in ("partition", "clog", "pause"):
+        if totals.get(k, 0) < 5:
+            fail(f"only {totals.get(k, 0)} {k} faults in {WAKE_SEEDS} seeds: {totals}")
+    if len(faulty) < WAKE_REPLAY_SEEDS:
+        fail(f"fewer than {WAKE_REPLAY_SEEDS} seeds with both partitions and pauses: {faulty}")
+    for seed in faulty[:WAKE_REPLAY_SEEDS]:
+        replays(sw, d, "wake.scenario", seed, runs=2)
+    print(f"{WAKE_SEEDS} seeds pass with every wait woken; faults {totals}; seeds {faulty[:WAKE_REPLAY_SEEDS]} replay")
+
+
 if __name__ == "__main__":
     mode, bins, d = sys.argv[1], sys.argv[2], sys.argv[3]
     {"bad-input": bad_input, "leftovers": leftovers, "tools": tools, "faults": faults, "restart": restart,
      "sigterm": sigterm, "skew": skew, "clog": clog, "abort": abort,
      "lossy": lossy, "trace": trace,
-     "shrink": shrink}[mode](bins, d)
+     "shrink": shrink, "wake": wake}[mode](bins, d)
