@@ -165,6 +165,13 @@ __attribute__((constructor(101))) static void detsim_init(int argc, char **argv,
         usage_error(err);
       }
     }
+    /* One thread of the world runs at a time, and a hand-over wakes the
+     * next before the giver waits: the kernel's wake-up preemption would
+     * switch to the woken thread and back to the giver, only for it to
+     * wait.  Batch scheduling has none; every thread created inherits it.
+     * (No privilege needed; where refused, the default stays.) */
+    struct sched_param none = { 0 };
+    sched_setscheduler(0, SCHED_BATCH, &none);
   }
   if (!detsim__opt.quiet) first_line(seed, argc, argv, options);
   detsim__trace_init(detsim__opt.trace_events);
