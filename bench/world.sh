@@ -5,7 +5,9 @@
 #
 #   1. time compression: a 3-node cluster, every node sending a 100 ms
 #      heartbeat over TCP to each other, for 600 virtual seconds (60 with
-#      --quick); simulated time / wall time of the whole world
+#      --quick); simulated time / wall time of the whole world, events per
+#      virtual second, and (from the world's trace of a 60 s run) node
+#      hand-overs per heartbeat sent
 #   2. throughput: 256 MiB through one TCP connection over loopback, native
 #      against a simulation build (bytes per wall-second)
 #   3. sweep throughput: seeds per hour of the kv example's cluster (4 nodes)
@@ -21,7 +23,7 @@ BUILD=./build
 for arg in "$@"; do
   case "$arg" in
     --quick) QUICK=1 ;;
-    -h | --help) sed -n '2,16p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h | --help) sed -n '2,18p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     -*) echo "world.sh: unknown option $arg" >&2; exit 2 ;;
     *) BUILD=$arg ;;
   esac
@@ -66,6 +68,19 @@ done
 wall=$(calc "$t1 - $t0")
 comp=$(calc "$sim / $wall")
 
+# 1b. where the events go: the world's trace of a 60 s run (trace_always),
+# counted by kind
+PROF_S=60
+note "heartbeat cluster: event profile of $PROF_S virtual s"
+sed "s/ 100 $DUR / 100 $PROF_S /" "$W/hb.scenario" > "$W/prof.scenario"
+DETSIM_OPTIONS=trace_always=1:trace_events=1048576:trace="$W/prof.trace" DETSIM_SEED=1 \
+  "$BUILD/bin/simworld" "$W/prof.scenario" 2> "$W/prof.err" || { cat "$W/prof.err" >&2; die "the profile run failed"; }
+[[ -f $W/prof.trace ]] || die "the profile run left no trace: $(tail -2 "$W/prof.err")"
+count() { awk -v k="$1" '$4 == k { n++ } END { print n + 0 }' "$W/prof.trace"; }
+handovers=$(count node_switch)
+sends=$(count net_send)
+(( sends > 0 )) || die "no net_send in the profile's traces"
+
 # 2. one TCP connection
 MIB=256
 note "tcp stream: $MIB MiB"
@@ -87,6 +102,8 @@ printf '| measurement | value |\n|---|---|\n'
 printf '| heartbeat cluster (3 nodes, 100 ms, TCP): virtual time | %.0f s (%s events) |\n' "$sim" "$events"
 printf '| heartbeat cluster: wall time | %.2f s |\n' "$wall"
 printf '| **time compression** (virtual / wall) | **%.0fx** |\n' "$comp"
+printf '| heartbeat cluster: events per virtual second | %.0f |\n' "$(calc "$events / $sim")"
+printf '| heartbeat cluster, %d s profile: node hand-overs per heartbeat sent | %.2f (%d / %d) |\n' "$PROF_S" "$(calc "$handovers / $sends")" "$handovers" "$sends"
 printf '| one TCP connection, native loopback | %.0f MiB/s |\n' "$(calc "$MIB / $native")"
 printf '| one TCP connection, simulated | %.0f MiB/s |\n' "$(calc "$MIB / $simt")"
 printf '| **simulated / native bytes per second** | **%.2f** |\n' "$(calc "$native / $simt")"
