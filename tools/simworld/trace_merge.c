@@ -19,10 +19,18 @@
 #include "st_limits.h"
 #include "st_util.h"
 
+#include "../../runtime/world_trace_part.h"
+
+static const char *const event_names[] = {
+#define DETSIM_EVENT(name, desc) #name,
+#include "../../runtime/events.inc"
+#undef DETSIM_EVENT
+};
+#define EVENT_KINDS (sizeof event_names / sizeof *event_names)
+
 struct record {
   uint64_t n;
-  const char *line;
-  size_t len;
+  char *line;
 };
 
 static int by_event(const void *a, const void *b) {
@@ -30,32 +38,60 @@ static int by_event(const void *a, const void *b) {
   return x < y ? -1 : x > y;
 }
 
-/* Appends the event lines of one part; returns its ring size (0: none). */
-static uint64_t read_part(char *data, size_t len, struct record **v, size_t *n, size_t *cap) {
-  uint64_t ring = 0;
-  for (char *p = data; p < data + len;) {
-    char *nl = memchr(p, '\n', (size_t)(data + len - p));
-    size_t l = nl ? (size_t)(nl - p) + 1 : (size_t)(data + len - p);
-    unsigned long long a, b, m, k;
-    if (p[0] == '#') {
-      if (sscanf(p, "# detsim trace: events %llu..%llu of %llu (older events dropped: trace_events=%llu)", &a, &b, &m,
-                 &k) == 4)
-        ring = k;
-    } else if (nl) {
-      if (*n == *cap) *v = st_xrealloc(*v, sizeof **v * (*cap = *cap ? *cap * 2 : 4096));
-      (*v)[(*n)++] = (struct record){ strtoull(p, NULL, 10), p, l };
-    }
-    p += l;
+struct site {
+  uint64_t pc;
+  const char *text;
+  uint32_t len;
+};
+
+/* Reads one node's part and appends its records as trace lines; returns
+ * its ring size, 0 when the part is not one (a message says why). */
+static uint64_t read_part(const char *path, const char *node, const char *data, size_t len, struct record **v,
+                          size_t *n, size_t *cap) {
+  struct detsim_part_header h;
+  if (len < sizeof h || memcmp(data, DETSIM_PART_MAGIC, 8) != 0) {
+    fprintf(stderr, "simworld: %s is not a node's trace part: left out of the trace\n", path);
+    return 0;
   }
-  return ring;
+  memcpy(&h, data, sizeof h);
+  size_t off = sizeof h;
+  struct site *sites = st_xcalloc((size_t)h.n_sites + 1, sizeof *sites);
+  for (uint32_t i = 0; i < h.n_sites; i++) {
+    if (off + 12 > len) goto truncated;
+    memcpy(&sites[i].pc, data + off, 8);
+    memcpy(&sites[i].len, data + off + 8, 4);
+    off += 12;
+    if (off + sites[i].len > len) goto truncated;
+    sites[i].text = data + off;
+    off += sites[i].len;
+  }
+  if (off + (size_t)h.n_records * sizeof(struct detsim_part_record) > len) goto truncated;
+  for (uint32_t k = 0; k < h.n_records; k++, off += sizeof(struct detsim_part_record)) {
+    struct detsim_part_record r;
+    memcpy(&r, data + off, sizeof r);
+    const struct site *st = NULL;
+    for (uint32_t i = 0; i < h.n_sites && !st; i++)
+      if (sites[i].pc == r.pc && r.pc) st = &sites[i];
+    if (*n == *cap) *v = st_xrealloc(*v, sizeof **v * (*cap = *cap ? *cap * 2 : 4096));
+    (*v)[(*n)++] = (struct record){
+      r.n, st_xasprintf("%10" PRIu64 " t=%" PRIu64 ".%09" PRIu64 " T%u@%s %-14s obj=0x%" PRIx64 " val=%u%.*s\n", r.n,
+                        r.time_ns / 1000000000u, r.time_ns % 1000000000u, r.tid, node,
+                        r.kind < EVENT_KINDS ? event_names[r.kind] : "?", r.obj, r.aux, st ? (int)st->len : 0,
+                        st ? st->text : "")
+    };
+  }
+  free(sites);
+  return h.ring;
+truncated:
+  free(sites);
+  fprintf(stderr, "simworld: %s (%s's trace part) is truncated: left out of the trace\n", path, node);
+  return 0;
 }
 
 char *sw_trace_merge(const struct sw_run *r, const char *base, const char *replay) {
   const struct detsim_world_shared *w = r->world;
   struct record *v = NULL;
   size_t n = 0, cap = 0;
-  char **texts = st_xcalloc((size_t)w->n_nodes * 64 + 1, sizeof *texts);
-  size_t ntexts = 0;
   uint64_t ring = 0;
   struct st_buf nodes = { 0 };
   st_buf_puts(&nodes, "");
@@ -66,9 +102,9 @@ char *sw_trace_merge(const struct sw_run *r, const char *base, const char *repla
       char *data;
       size_t len;
       if (st_read_file(part, SIMREPLAY_TRACE_BYTES_MAX, &data, &len) == 0) {
-        uint64_t k = read_part(data, len, &v, &n, &cap);
+        uint64_t k = read_part(part, r->sc->nodes[i].name, data, len, &v, &n, &cap);
         if (k > ring) ring = k;
-        texts[ntexts++] = data;
+        free(data);
         unlink(part);
       }
       free(part);
@@ -92,13 +128,12 @@ char *sw_trace_merge(const struct sw_run *r, const char *base, const char *repla
       fprintf(f, "# event time(s) thread@node kind object value site\n");
       for (size_t i = 0; i < n; i++) {
         if (i > 0 && v[i].n == v[i - 1].n) continue; /* never: each event has one node */
-        fwrite(v[i].line, 1, v[i].len, f);
+        fputs(v[i].line, f);
       }
       if (fclose(f) == 0) out = st_xstrdup(base);
     }
   }
-  for (size_t i = 0; i < ntexts; i++) free(texts[i]);
-  free(texts);
+  for (size_t i = 0; i < n; i++) free(v[i].line);
   free(v);
   st_buf_free(&nodes);
   return out;

@@ -1,0 +1,32 @@
+/* A node's part of a world's trace, as written (runtime/world_trace.c) and
+ * read (tools/simworld/trace_merge.c): raw records, so that a node leaving
+ * the world pays for a copy, not for formatting lines nobody may read.
+ *
+ *   struct detsim_part_header
+ *   n_sites  x { uint64_t pc; uint32_t len; char text[len] }   call sites, " at func+off"
+ *   n_records x struct detsim_part_record                       in event order
+ */
+#ifndef DETSIM_WORLD_TRACE_PART_H
+#define DETSIM_WORLD_TRACE_PART_H
+
+#include <stdint.h>
+
+#define DETSIM_PART_MAGIC "DSTPART1"
+/* Distinct call sites a part names; records at other sites show none. */
+#define DETSIM_PART_SITES_MAX 4096
+
+struct detsim_part_header {
+  char magic[8];
+  uint64_t ring;       /* the node's trace_events */
+  uint32_t n_sites, n_records;
+};
+
+struct detsim_part_record {
+  uint64_t n;          /* the event's number in the world's history */
+  uint64_t time_ns, obj, pc;
+  uint32_t aux;
+  uint16_t tid;
+  uint8_t kind, pad;
+};
+
+#endif
