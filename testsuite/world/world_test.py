@@ -163,6 +163,10 @@ def tools(bins, d):
     code, out, err = run([simrun, "--seeds", "3", "-j", "2", "crash.scenario"], cwd=d, timeout=300)
     if code != 1 or "crash" not in out or "simworld" not in out:
         fail(f"simrun over crash.scenario: status {code}, want 1 with the crash class\n{out}\n{err}")
+    # A scenario that sets its own level is swept and reported at it.
+    code, out, err = run([simrun, "--seeds", "2", "-j", "2", "restart.scenario"], cwd=d, timeout=300)
+    if code != 0 or "level:              2 (stormy)" not in out:
+        fail(f"simrun over restart.scenario (level 2): status {code}, want its level in the report\n{out}\n{err}")
     # A world's result line, pasted with its first line, replays.
     code, out, err = run([os.path.join(bins, "simworld"), "ping.scenario"], env={"DETSIM_SEED": "5"}, cwd=d)
     lines = [l for l in err.splitlines() if l.startswith("detsim: ")]

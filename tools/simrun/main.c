@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 
 #include "simrun.h"
+#include "st_scenario.h"
 #include "st_world.h"
 #include "st_classes.h"
 #include "st_limits.h"
@@ -87,6 +88,12 @@ int main(int argc, char **argv) {
     struct st_seeds seeds;
     char err[512];
     static const uint64_t level_seeds[4] = { 0, 10, 100, 1000 };
+    /* A scenario that sets its own level is swept at that level (its seed
+     * count, its report) unless --level says otherwise. */
+    if (!a.level_given && st_is_simworld(a.argv[0]) && a.argv[1]) {
+      static struct st_scenario sc;
+      if (st_scenario_load(a.argv[1], &sc, err, sizeof err) == 0 && sc.level >= 1 && sc.level <= 3) a.level = sc.level;
+    }
     const char *spec = a.seeds_spec;
     char deflt[32];
     if (!spec) {
