@@ -74,6 +74,9 @@ static void answer_pending_dials(unsigned node, uint64_t now) {
       s->refused_at = retry;
       s->refuse_err = ECONNREFUSED;
       if (s->file) s->file->changes++;
+      /* Its dialer's wait must look again then, wherever it runs (this
+       * very node included: a world-wide post skips the poster). */
+      net_wake_node(s->node, retry);
       break;
     }
   }
