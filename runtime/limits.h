@@ -127,6 +127,12 @@
  * below the sleeps and timeouts programs use, so schedules vary without
  * turning every test into a timeout test. */
 #define DETSIM_NET_LATENCY_NS_MAX_DEFAULT 2000000ull
+/* A link's jitter: up to 0.5 ms by default (net_jitter_max_ns). */
+#define DETSIM_NET_JITTER_NS_MAX_DEFAULT 500000ull
+/* Bandwidths drawn per link direction: from net_bandwidth_min (10 Mbit/s
+ * by default) to 10 Gbit/s, in bytes per second. */
+#define DETSIM_NET_BANDWIDTH_MIN_DEFAULT 1250000ull
+#define DETSIM_NET_BANDWIDTH_MAX 1250000000ull
 
 /* Linux's ephemeral port range (ip_local_port_range). */
 #define DETSIM_NET_EPHEMERAL_PORT_LOW 32768

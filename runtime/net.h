@@ -154,12 +154,17 @@ void net_enter(enum detsim_event_kind kind, const struct net_file *f, uint32_t a
 /* Seeded draws of the network (stream "network"). */
 uint64_t net_draw(void);
 uint64_t net_latency_draw(void);
+/* A direction's jitter and bandwidth (ns per KiB), drawn from the seed. */
+uint64_t net_jitter_draw(void);
+uint64_t net_bandwidth_draw(void);
 
 /* ---- net_stream.c: one direction of a byte stream ---- */
 
 struct net_seg {
   uint64_t end;   /* absolute offset of the segment's last byte + 1 */
   uint64_t at;    /* virtual time it arrives */
+  uint64_t left;  /* virtual time its last bytes began to leave the sender
+                     (after a partition, a clog, the wire's queue) */
 };
 
 struct net_stream {
@@ -173,6 +178,9 @@ struct net_stream {
   unsigned seg_first, seg_n;
   uint64_t pushed;      /* segments pushed in total (edge triggering) */
   uint64_t latency_ns;
+  uint64_t jitter_ns;   /* a data segment arrives up to this much later (in order) */
+  uint64_t ns_per_kib;  /* bandwidth: the wire's time for 1 KiB, 0 for no limit */
+  uint64_t wire_free_at;/* the wire has sent what was written until then */
   uint64_t last_at;     /* arrival time of the last thing sent (FIFO) */
   uint64_t fin_at;      /* FIN's arrival, DETSIM_NO_DEADLINE if none sent */
   uint64_t rst_at;      /* RST's arrival, DETSIM_NO_DEADLINE if none sent */
@@ -184,6 +192,9 @@ struct net_stream {
 };
 
 void net_stream_init(struct net_stream *s, uint64_t cap, uint64_t latency_ns);
+/* A link with a latency also has a jitter and a bandwidth, drawn per
+ * direction (net_fd.c): a link without latency is a perfect one. */
+void net_stream_link(struct net_stream *s, uint64_t jitter_ns, uint64_t ns_per_kib);
 void net_stream_free(struct net_stream *s);
 /* Bytes that have arrived and are unread at `now`. */
 uint64_t net_stream_avail(const struct net_stream *s, uint64_t now);
@@ -209,8 +220,9 @@ uint64_t net_stream_read(struct net_stream *s, const struct iovec *iov, int iovc
 /* FIN and RST, sent now: they arrive after everything sent before. */
 void net_stream_fin(struct net_stream *s, uint64_t now);
 /* The sender aborted the connection (RST, or its host died): what has not
- * left it yet (held back by a partition or a clog) is gone, as TCP drops its
- * send queue; what is on the wire (sent within one latency) still arrives. */
+ * begun to leave it (held back by a partition, a clog, or waiting for the
+ * wire) is gone, as TCP drops its send queue; what is on the wire still
+ * arrives. */
 void net_stream_abort(struct net_stream *s, uint64_t now);
 void net_stream_rst_at(struct net_stream *s, uint64_t at);
 static inline bool net_stream_fin_arrived(const struct net_stream *s, uint64_t now) { return s->fin_at <= now; }

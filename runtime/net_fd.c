@@ -376,6 +376,27 @@ uint64_t net_draw(void) {
   return detsim__rng_next(&net_rng);
 }
 
+uint64_t net_jitter_draw(void) {
+  uint64_t max = detsim__opt.net_jitter_max_ns;
+  uint64_t x = net_draw();
+  if (max == 0 || (x & 1) == 0) return 0; /* half the links: no jitter */
+  double lo = 1000.0, hi = (double)max;
+  if (hi <= lo) return max;
+  double u = (double)(x >> 11) * 0x1.0p-53;
+  return (uint64_t)(lo * __builtin_exp(u * __builtin_log(hi / lo)));
+}
+
+/* The wire's time for 1 KiB: none for a quarter of the links, else a
+ * bandwidth log-uniform between net_bandwidth_min and 10 Gbit/s. */
+uint64_t net_bandwidth_draw(void) {
+  uint64_t min = detsim__opt.net_bandwidth_min;
+  uint64_t x = net_draw();
+  if (min == 0 || (x & 3) == 0 || min >= DETSIM_NET_BANDWIDTH_MAX) return 0;
+  double u = (double)(x >> 11) * 0x1.0p-53;
+  double bytes_per_s = (double)min * __builtin_exp(u * __builtin_log((double)DETSIM_NET_BANDWIDTH_MAX / (double)min));
+  return (uint64_t)(1024.0 * 1e9 / bytes_per_s);
+}
+
 uint64_t net_latency_draw(void) {
   uint64_t max = detsim__opt.net_latency_max_ns;
   uint64_t x = net_draw();

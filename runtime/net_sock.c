@@ -320,6 +320,8 @@ static struct net_conn *conn_new(bool unix_rules, uint64_t cap0, uint64_t cap1) 
   uint64_t l1 = unix_rules ? 0 : net_latency_draw();
   net_stream_init(&c->dir[0], cap0, l0);
   net_stream_init(&c->dir[1], cap1, l1);
+  for (int d = 0; d < 2; d++)
+    if (c->dir[d].latency_ns) net_stream_link(&c->dir[d], net_jitter_draw(), net_bandwidth_draw());
   return c;
 }
 

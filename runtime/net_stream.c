@@ -25,6 +25,30 @@ void net_stream_init(struct net_stream *s, uint64_t cap, uint64_t latency_ns) {
   s->src = s->dst = detsim__node_index;
 }
 
+void net_stream_link(struct net_stream *s, uint64_t jitter_ns, uint64_t ns_per_kib) {
+  s->jitter_ns = jitter_ns;
+  s->ns_per_kib = ns_per_kib;
+}
+
+/* When n bytes written now arrive: they leave once the link is open (a
+ * partition or a clog holds them) and the wire has sent what came before
+ * (the bandwidth), then take the latency plus a jitter, and never arrive
+ * before what was sent earlier. */
+static uint64_t data_time(struct net_stream *s, uint64_t now, uint64_t n, uint64_t *left) {
+  uint64_t depart = s->src != s->dst ? detsim__world_link_open(s->src, s->dst, now) : now;
+  if (s->ns_per_kib) {
+    if (depart < s->wire_free_at) depart = s->wire_free_at;
+    *left = depart;
+    depart += (n * s->ns_per_kib + 1023) / 1024;
+    s->wire_free_at = depart;
+  } else {
+    *left = depart;
+  }
+  uint64_t at = depart + s->latency_ns;
+  if (s->jitter_ns) at += net_draw() % (s->jitter_ns + 1);
+  return at < s->last_at ? s->last_at : at;
+}
+
 void net_stream_free(struct net_stream *s) {
   detsim__net_free(s->buf);
   s->buf = NULL;
@@ -156,7 +180,8 @@ uint64_t net_stream_write(struct net_stream *s, const struct iovec *iov, int iov
   }
   CHECK_EQ(done, n);
   s->tail += n;
-  uint64_t at = net_stream_send_time(s, now);
+  uint64_t left;
+  uint64_t at = data_time(s, now, n, &left);
   trim(s, now);
   if (s->seg_n > 0) {
     struct net_seg *last = &s->seg[(s->seg_first + s->seg_n - 1) % DETSIM_NET_SEGMENTS_MAX];
@@ -166,6 +191,7 @@ uint64_t net_stream_write(struct net_stream *s, const struct iovec *iov, int iov
        * order). */
       last->end = s->tail;
       last->at = at;
+      last->left = left;
       s->last_at = at;
       s->pushed++;
       net_wake_node(s->dst, at);
@@ -175,6 +201,7 @@ uint64_t net_stream_write(struct net_stream *s, const struct iovec *iov, int iov
   struct net_seg *g = &s->seg[(s->seg_first + s->seg_n) % DETSIM_NET_SEGMENTS_MAX];
   g->end = s->tail;
   g->at = at;
+  g->left = left;
   s->seg_n++;
   s->pushed++;
   s->last_at = at;
@@ -222,10 +249,10 @@ void net_stream_fin(struct net_stream *s, uint64_t now) {
 }
 
 void net_stream_abort(struct net_stream *s, uint64_t now) {
-  uint64_t horizon = now + s->latency_ns;
+  uint64_t horizon = now + s->latency_ns + s->jitter_ns;
   while (s->seg_n > 0) {
     struct net_seg *g = &s->seg[(s->seg_first + s->seg_n - 1) % DETSIM_NET_SEGMENTS_MAX];
-    if (g->at <= horizon) break;
+    if (g->left <= now) break;
     s->seg_n--;
     CHECK_GE(s->pushed, 1);
     s->pushed--;
