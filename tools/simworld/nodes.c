@@ -287,8 +287,13 @@ int sw_supervise(struct sw_run *r) {
 
 void sw_dump_all(struct sw_run *r) {
   uint32_t before = __atomic_load_n(&r->world->dumps_done, __ATOMIC_ACQUIRE), asked = 0;
+  /* Only a node still in the world answers: one that exited, crashed or
+   * died may be a zombie not yet reaped, which kill() still reaches. */
   for (unsigned i = 0; i < r->sc->n_nodes; i++)
-    if (r->pids[i] > 0 && (int)i != r->world->end_node && kill(r->pids[i], DETSIM_WORLD_DUMP_SIGNAL) == 0) asked++;
+    if (r->pids[i] > 0 && (int)i != r->world->end_node &&
+        __atomic_load_n(&r->world->nodes[i].state, __ATOMIC_ACQUIRE) == DETSIM_NODE_READY &&
+        kill(r->pids[i], DETSIM_WORLD_DUMP_SIGNAL) == 0)
+      asked++;
   for (int waited = 0; waited < SW_DUMP_WAIT_MS; waited += 50) {
     uint32_t done = __atomic_load_n(&r->world->dumps_done, __ATOMIC_ACQUIRE);
     if (done - before >= asked) return;
