@@ -17,6 +17,8 @@ beyond what simtest.py checks for one program.
                                          whole, and simreplay replays from it
   world_test.py shrink     BIN_DIR DIR   simreplay --shrink of a world: the
                                          fewest faults that still fail
+  world_test.py canary     BIN_DIR DIR   a world that leaks real time diverges,
+                                         located to the event and its node
   world_test.py abort      BIN_DIR DIR   connections aborted while a partition
                                          holds their last write: it is lost
   world_test.py sigterm    BIN_DIR DIR   SIGTERM stops: graceful, default action,
@@ -814,9 +816,26 @@ def wake(bins, d):
     print(f"{WAKE_SEEDS} seeds pass with every wait woken; faults {totals}; seeds {faulty[:WAKE_REPLAY_SEEDS]} replay")
 
 
+def canary(bins, d):
+    """canary.scenario's client reads the real clock through a raw system
+    call: simreplay --repeat 3 must call the world diverged (status 84's
+    class, the verdict line), name the first event that differs with its
+    node (T1@cli) on both sides, and the runtime's warning as the cause."""
+    sr = os.path.join(bins, "simreplay")
+    code, out, err = run([sr, "--repeat", "3", "--seed", "4", "canary.scenario"], cwd=d)
+    if "diverged: replays" not in out or code == 0:
+        fail(f"simreplay of the canary world: want diverged, got status {code}:\n{out}\n{err}")
+    m = re.search(r"first diverging event: (\d+)\n    (run \d+|[a-z ]+): event \1 .*T\d+@cli.*\n    (run \d+): event \1 .*T\d+@cli", out)
+    if not m:
+        fail(f"no first diverging event located with its node:\n{out}")
+    if "syscall() is not simulated" not in out:
+        fail(f"the runtime's warning (the cause) is not shown:\n{out}")
+    print(f"the canary world diverged; first diverging event {m.group(1)}, in node cli")
+
+
 if __name__ == "__main__":
     mode, bins, d = sys.argv[1], sys.argv[2], sys.argv[3]
     {"bad-input": bad_input, "leftovers": leftovers, "tools": tools, "faults": faults, "restart": restart,
      "sigterm": sigterm, "skew": skew, "clog": clog, "abort": abort,
      "lossy": lossy, "trace": trace,
-     "shrink": shrink, "wake": wake}[mode](bins, d)
+     "shrink": shrink, "wake": wake, "canary": canary}[mode](bins, d)

@@ -239,6 +239,7 @@ int main(int argc, char **argv) {
     if (w->end_extra[0]) st_buf_printf(&extra, " %s", w->end_extra);
   }
   bool failed = cls != ST_CLASS_pass;
+  sw_forward_warnings(&r);
   /* The world's trace, as one program's: on a failure or with
    * trace_always, unless the run took the history it was expected to. */
   char *trace_base = trace_path(r.options, seed);

@@ -141,6 +141,35 @@ void sw_print_node_tail(const struct sw_run *r, unsigned i, unsigned lines) {
   free(path);
 }
 
+void sw_forward_warnings(const struct sw_run *r) {
+  static const char mark[] = "detsim: warning: ";
+  struct st_buf seen = { 0 };
+  st_buf_puts(&seen, "\n");
+  for (unsigned i = 0; i < r->sc->n_nodes; i++) {
+    char *path = log_path(r, i, "err");
+    char *data = NULL;
+    size_t len = 0;
+    if (st_read_file(path, 16u << 20, &data, &len) == 0) {
+      for (char *p = data; p < data + len;) {
+        char *nl = memchr(p, '\n', (size_t)(data + len - p));
+        size_t n = nl ? (size_t)(nl - p) : (size_t)(data + len - p);
+        if (n > sizeof mark - 1 && !strncmp(p, mark, sizeof mark - 1)) {
+          char *line = st_xasprintf("\n%.*s (node %s)\n", (int)n, p, r->sc->nodes[i].name);
+          if (!strstr(seen.s, line)) {
+            fprintf(stderr, "%s", line + 1);
+            st_buf_puts(&seen, line + 1);
+          }
+          free(line);
+        }
+        p += n + 1;
+      }
+    }
+    free(data);
+    free(path);
+  }
+  st_buf_free(&seen);
+}
+
 void sw_print_blocked(const struct sw_run *r) {
   fprintf(stderr, "simworld: every blocked thread of the world:\n");
   static const char mark[] = "detsim: blocked: ";

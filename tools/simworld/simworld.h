@@ -44,6 +44,9 @@ void sw_print_node_tail(const struct sw_run *r, unsigned i, unsigned lines);
 /* A deadlocked world: every node's blocked threads, as each listed them in
  * its log. */
 void sw_print_blocked(const struct sw_run *r);
+/* The nodes' runtime warnings (an unsimulated call, say), each once, on
+ * simworld's stderr: where a replay looks for the cause of a divergence. */
+void sw_forward_warnings(const struct sw_run *r);
 /* Merges the nodes' trace parts <base>.<node>.<incarnation> into <base>
  * (and removes them); returns base (malloc'd), or NULL when no part was
  * written. */
