@@ -18,6 +18,7 @@
 #include "report.h"
 #include "sched_internal.h"
 #include "signal.h"
+#include "world.h"
 
 #define PC() ((uintptr_t)__builtin_return_address(0))
 
@@ -104,13 +105,13 @@ DETSIM_INTERCEPT_ALIAS(sigpending)
 
 /* ---- sending ---- */
 
-/* Reported once: a signal for another process cannot be simulated. */
+/* Reported once: a signal for a process outside the world. */
 static int other_process(const char *call, pid_t pid) {
   static bool warned;
   if (!warned) {
     warned = true;
-    detsim__msg("error: %s(%d): only the process itself can be signalled in a simulation (no other process "
-                "is in it); the call fails with ESRCH", call, (int)pid);
+    detsim__msg("error: %s(%d): no process of the simulated world has that pid (only the process itself and, in "
+                "a world, the other nodes' processes can be signalled); the call fails with ESRCH", call, (int)pid);
   }
   return ESRCH;
 }
@@ -126,7 +127,8 @@ static int sim_kill(const char *call, pid_t pid, int sig, int code, int value, u
   detsim__yield_aux(DETSIM_EV_signal_send, NULL, pc, (uint32_t)sig);
   if (sig < 0 || sig > DETSIM_SIGNALS) return EINVAL;
   pid_t me = getpid();
-  if (pid != me && pid != 0 && pid != -getpgrp()) return other_process(call, pid);
+  if (pid != me && pid != 0 && pid != -getpgrp())
+    return detsim__world_kill(pid, sig) == 0 ? 0 : other_process(call, pid);
   if (sig == 0) return 0;
   detsim__sig_send(NULL, sig, code, value);
   deliver_now(self);

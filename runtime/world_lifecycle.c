@@ -87,9 +87,27 @@ void detsim__world_term(unsigned node) {
 
 void detsim__world_take_signals(void) {
   struct detsim_world_node *me = &S->nodes[detsim__node_index];
-  if (!me->term_pending) return;
-  me->term_pending = 0;
-  detsim__sig_send(NULL, SIGTERM, SI_USER, 0);
+  if (me->term_pending) {
+    me->term_pending = 0;
+    detsim__sig_send(NULL, SIGTERM, SI_USER, 0);
+  }
+  for (uint64_t in = me->sig_inbox; in; in &= in - 1) detsim__sig_send(NULL, __builtin_ctzll(in) + 1, SI_USER, 0);
+  me->sig_inbox = 0;
+}
+
+int detsim__world_kill(pid_t pid, int sig) {
+  if (!detsim__in_world || pid <= 0) return -1;
+  for (unsigned j = 0; j < S->n_nodes; j++) {
+    struct detsim_world_node *n = &S->nodes[j];
+    if (j == detsim__node_index || n->pid != pid || __atomic_load_n(&n->state, __ATOMIC_ACQUIRE) != DETSIM_NODE_READY)
+      continue;
+    if (sig != 0) {
+      n->sig_inbox |= 1ull << (sig - 1);
+      detsim__world_post(j, detsim__now_ns());
+    }
+    return 0;
+  }
+  return -1;
 }
 
 void detsim__world_term_default(void) {

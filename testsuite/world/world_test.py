@@ -17,6 +17,7 @@ beyond what simtest.py checks for one program.
                                          whole, and simreplay replays from it
   world_test.py shrink     BIN_DIR DIR   simreplay --shrink of a world: the
                                          fewest faults that still fail
+  world_test.py signal     BIN_DIR DIR   kill() of another node by its pid
   world_test.py canary     BIN_DIR DIR   a world that leaks real time diverges,
                                          located to the event and its node
   world_test.py abort      BIN_DIR DIR   connections aborted while a partition
@@ -833,9 +834,39 @@ def canary(bins, d):
     print(f"the canary world diverged; first diverging event {m.group(1)}, in node cli")
 
 
+def signal_between_nodes(bins, d):
+    """signal.scenario over 6 seeds: the sender kills the target by the pid
+    it was told, the target's handler runs (it says so), kill(pid, 0) finds
+    it, a pid no node has is ESRCH with the runtime's message; a seed
+    replays."""
+    sw = os.path.join(bins, "simworld")
+    hist = {}
+    for seed in range(1, 7):
+        logs = tempfile.mkdtemp()
+        code, out, err = run([sw, "--logs", logs, "signal.scenario"], env={"DETSIM_SEED": str(seed)}, cwd=d)
+        m = RESULT_RE.search(err)
+        said = open(os.path.join(logs, "snd.out")).read()
+        snd_err = open(os.path.join(logs, "snd.err")).read()
+        subprocess.run(["rm", "-rf", logs])
+        if code != 0 or not m or m.group(1) != "pass":
+            fail(f"seed {seed}: want pass, got status {code}:\n{err}")
+        for want in ("kill(unknown)=-1 ESRCH\n", "kill(target, 0)=0\n", "target says: got SIGUSR1\n"):
+            if want not in said:
+                fail(f"seed {seed}: the sender did not print {want!r}:\n{said}")
+        if "no process of the simulated world has that pid" not in snd_err:
+            fail(f"seed {seed}: no message for the unknown pid:\n{snd_err}")
+        hist[seed] = m.group(4)
+    code, out, err = run([sw, "signal.scenario"], env={"DETSIM_SEED": "3"}, cwd=d)
+    m = RESULT_RE.search(err)
+    if not m or m.group(4) != hist[3]:
+        fail(f"seed 3 does not replay: {hist[3]} then {m.group(4) if m else err}")
+    print("6 seeds: the target's handler ran on the sender's kill(); unknown pids are ESRCH; seed 3 replays")
+
+
 if __name__ == "__main__":
     mode, bins, d = sys.argv[1], sys.argv[2], sys.argv[3]
     {"bad-input": bad_input, "leftovers": leftovers, "tools": tools, "faults": faults, "restart": restart,
      "sigterm": sigterm, "skew": skew, "clog": clog, "abort": abort,
      "lossy": lossy, "trace": trace,
-     "shrink": shrink, "wake": wake, "canary": canary}[mode](bins, d)
+     "shrink": shrink, "wake": wake, "canary": canary,
+     "signal": signal_between_nodes}[mode](bins, d)
