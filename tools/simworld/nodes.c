@@ -141,10 +141,11 @@ void sw_print_node_tail(const struct sw_run *r, unsigned i, unsigned lines) {
   free(path);
 }
 
-void sw_forward_warnings(const struct sw_run *r) {
-  static const char mark[] = "detsim: warning: ";
-  struct st_buf seen = { 0 };
-  st_buf_puts(&seen, "\n");
+/* Calls fn for each line of every node's stderr log that starts with
+ * `mark`, with the rest of the line (not NUL-terminated: `len` bytes). */
+static void each_marked_line(const struct sw_run *r, const char *mark,
+                             void (*fn)(void *ctx, unsigned node, const char *rest, size_t len), void *ctx) {
+  size_t m = strlen(mark);
   for (unsigned i = 0; i < r->sc->n_nodes; i++) {
     char *path = log_path(r, i, "err");
     char *data = NULL;
@@ -153,42 +154,46 @@ void sw_forward_warnings(const struct sw_run *r) {
       for (char *p = data; p < data + len;) {
         char *nl = memchr(p, '\n', (size_t)(data + len - p));
         size_t n = nl ? (size_t)(nl - p) : (size_t)(data + len - p);
-        if (n > sizeof mark - 1 && !strncmp(p, mark, sizeof mark - 1)) {
-          char *line = st_xasprintf("\n%.*s (node %s)\n", (int)n, p, r->sc->nodes[i].name);
-          if (!strstr(seen.s, line)) {
-            fprintf(stderr, "%s", line + 1);
-            st_buf_puts(&seen, line + 1);
-          }
-          free(line);
-        }
+        if (n > m && !strncmp(p, mark, m)) fn(ctx, i, p + m, n - m);
         p += n + 1;
       }
     }
     free(data);
     free(path);
   }
-  st_buf_free(&seen);
+}
+
+struct warnings {
+  const struct sw_run *r;
+  struct st_buf seen; /* "\n"-separated lines already printed */
+};
+
+static void forward_warning(void *ctx, unsigned node, const char *rest, size_t len) {
+  struct warnings *w = ctx;
+  char *line = st_xasprintf("\ndetsim: warning: %.*s (node %s)\n", (int)len, rest, w->r->sc->nodes[node].name);
+  if (!strstr(w->seen.s, line)) {
+    fprintf(stderr, "%s", line + 1);
+    st_buf_puts(&w->seen, line + 1);
+  }
+  free(line);
+}
+
+void sw_forward_warnings(const struct sw_run *r) {
+  struct warnings w = { r, { 0 } };
+  st_buf_puts(&w.seen, "\n");
+  each_marked_line(r, "detsim: warning: ", forward_warning, &w);
+  st_buf_free(&w.seen);
+}
+
+static void print_blocked(void *ctx, unsigned node, const char *rest, size_t len) {
+  (void)ctx;
+  (void)node;
+  fprintf(stderr, "  %.*s\n", (int)len, rest);
 }
 
 void sw_print_blocked(const struct sw_run *r) {
   fprintf(stderr, "simworld: every blocked thread of the world:\n");
-  static const char mark[] = "detsim: blocked: ";
-  for (unsigned i = 0; i < r->sc->n_nodes; i++) {
-    char *path = log_path(r, i, "err");
-    char *data = NULL;
-    size_t len = 0;
-    if (st_read_file(path, 16u << 20, &data, &len) == 0) {
-      for (char *p = data; p < data + len;) {
-        char *nl = memchr(p, '\n', (size_t)(data + len - p));
-        size_t n = nl ? (size_t)(nl - p) : (size_t)(data + len - p);
-        if (n > sizeof mark - 1 && !strncmp(p, mark, sizeof mark - 1))
-          fprintf(stderr, "  %.*s\n", (int)(n - (sizeof mark - 1)), p + sizeof mark - 1);
-        p += n + 1;
-      }
-    }
-    free(data);
-    free(path);
-  }
+  each_marked_line(r, "detsim: blocked: ", print_blocked, NULL);
 }
 
 /* Starts node i and waits until it is parked in the world. */
