@@ -8,6 +8,7 @@
  * sets the simulated one, which is the one the run will use.
  */
 #include <errno.h>
+#include <setjmp.h>
 #include <signal.h>
 #include <string.h>
 #include <sys/time.h>
@@ -308,3 +309,33 @@ DETSIM_EXPORT useconds_t __detsim_ualarm(useconds_t usecs, useconds_t interval) 
   return (useconds_t)(old.it_value.tv_sec * 1000000 + old.it_value.tv_usec);
 }
 DETSIM_INTERCEPT_ALIAS(ualarm)
+
+/* ---- leaving a handler by siglongjmp ---- */
+
+/* sigsetjmp saved the kernel's mask, not the simulation's: a siglongjmp
+ * that restores a mask and leaves a running handler gives the thread the
+ * simulated mask it had before that handler (docs/signals.md). */
+DETSIM_EXPORT _Noreturn void __detsim_siglongjmp(sigjmp_buf env, int val) {
+  detsim_thread *self = detsim__self();
+  if (self != NULL && env[0].__mask_was_saved) detsim__sig_leave_handler(self);
+  REAL(siglongjmp)(env, val);
+}
+DETSIM_INTERCEPT_ALIAS(siglongjmp)
+
+/* glibc's longjmp is siglongjmp: a buffer from sigsetjmp(env, 1) restores. */
+DETSIM_EXPORT _Noreturn void __detsim_longjmp(jmp_buf env, int val) {
+  detsim_thread *self = detsim__self();
+  if (self != NULL && env[0].__mask_was_saved) detsim__sig_leave_handler(self);
+  REAL(longjmp)(env, val);
+}
+DETSIM_INTERCEPT_ALIAS(longjmp)
+
+/* The fortified form of longjmp (_FORTIFY_SOURCE). */
+_Noreturn void __longjmp_chk(jmp_buf env, int val);
+DETSIM_EXPORT _Noreturn void __detsim___longjmp_chk(jmp_buf env, int val) {
+  detsim_thread *self = detsim__self();
+  if (self != NULL && env[0].__mask_was_saved) detsim__sig_leave_handler(self);
+  REAL(__longjmp_chk)(env, val);
+  __builtin_unreachable();
+}
+DETSIM_INTERCEPT_ALIAS(__longjmp_chk)

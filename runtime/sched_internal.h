@@ -49,6 +49,9 @@ struct detsim_thread {
   uint64_t sig_pending;          /* thread-directed */
   int sig_code[64], sig_value[64];
   bool sig_restart;              /* the last EINTR of detsim__block_intr may restart */
+  unsigned handler_depth;        /* handlers running on this thread ... */
+  uint64_t handler_saved[8];     /* ... and the masks to restore as each returns
+                                    (or a siglongjmp leaves it) */
   /* reports */
   bool report_request;
   char where[2048];

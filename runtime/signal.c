@@ -307,6 +307,9 @@ static void run_handler(detsim_thread *self, int sig, const siginfo_t *info) {
     actions[sig].sa_handler = SIG_DFL;
   }
   uint64_t saved = self->sig_mask;
+  unsigned depth = self->handler_depth;
+  if (depth < sizeof self->handler_saved / sizeof self->handler_saved[0]) self->handler_saved[depth] = saved;
+  self->handler_depth = depth + 1;
   uint64_t add = detsim__sig_bits(&a.sa_mask);
   if (!(a.sa_flags & SA_NODEFER)) add |= detsim__sig_bit(sig);
   self->sig_mask |= add & ~DETSIM_SIG_UNBLOCKABLE;
@@ -320,6 +323,7 @@ static void run_handler(detsim_thread *self, int sig, const siginfo_t *info) {
     a.sa_handler(sig);
   }
   self->sig_mask = saved;
+  self->handler_depth = depth;
 }
 
 static unsigned deliver_one(detsim_thread *self, int sig, const siginfo_t *info, const char *why) {
@@ -354,6 +358,12 @@ unsigned detsim__sig_deliver(detsim_thread *self) {
     }
   }
   return done && all_restart ? done | DETSIM_SIG_RESTART : done;
+}
+
+void detsim__sig_leave_handler(detsim_thread *self) {
+  if (self->handler_depth == 0) return;
+  unsigned depth = --self->handler_depth;
+  if (depth < sizeof self->handler_saved / sizeof self->handler_saved[0]) self->sig_mask = self->handler_saved[depth];
 }
 
 void detsim__sig_raise_sync(int sig, const char *why) {

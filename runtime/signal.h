@@ -87,6 +87,11 @@ void detsim__sig_set(uint64_t bits, sigset_t *out);
 uint64_t detsim__sig_mask_enter(const sigset_t *mask);
 void detsim__sig_mask_leave(uint64_t saved);
 
+/* siglongjmp out of a handler (with a saved mask): the thread's mask is the
+ * one from before the innermost running handler, as the kernel restores it
+ * on a handler's return. */
+void detsim__sig_leave_handler(detsim_thread *self);
+
 /* A new thread inherits its creator's mask and starts with nothing pending. */
 void detsim__sig_thread_init(detsim_thread *child, const detsim_thread *parent);
 

@@ -9,10 +9,12 @@
  *   signals sigwait     sigwait/sigtimedwait from a thread, process-directed
  *   signals chooser     which of three threads takes a process-directed signal
  *   signals signalfd    blocked signals read from a signalfd in an epoll set
+ *   signals jump        a handler left by siglongjmp: its mask does not stay
  *   signals default     SIGTERM with its default action ends the run
  */
 #define _GNU_SOURCE
 #include <assert.h>
+#include <setjmp.h>
 #include <errno.h>
 #include <poll.h>
 #include <pthread.h>
@@ -334,6 +336,31 @@ static void signalfds(void) {
   printf("signalfd ok: SIGUSR1 then SIGALRM after %.3f s\n", took);
 }
 
+/* ---- jump ---- */
+
+static sigjmp_buf back;
+static volatile sig_atomic_t jumps;
+
+static void on_usr1_jump(int sig) {
+  (void)sig;
+  siglongjmp(back, 1);
+}
+
+static void jump(void) {
+  set_handler(SIGUSR1, on_usr1_jump, 0);
+  for (int i = 0; i < 3; i++) {
+    if (sigsetjmp(back, 1) == 0) {
+      raise(SIGUSR1);
+      assert(!"the handler jumps back");
+    }
+    jumps++;
+  }
+  sigset_t now;
+  sigprocmask(SIG_BLOCK, NULL, &now);
+  assert(sigismember(&now, SIGUSR1) == 0);
+  printf("jump ok: %d jumps out of the handler, SIGUSR1 unblocked\n", (int)jumps);
+}
+
 int main(int argc, char **argv) {
   setvbuf(stdout, NULL, _IONBF, 0);
   const char *mode = argc > 1 ? argv[1] : "";
@@ -343,12 +370,13 @@ int main(int argc, char **argv) {
   else if (!strcmp(mode, "sigwait")) sigwaits();
   else if (!strcmp(mode, "chooser")) chooser();
   else if (!strcmp(mode, "signalfd")) signalfds();
+  else if (!strcmp(mode, "jump")) jump();
   else if (!strcmp(mode, "default")) {
     printf("before\n");
     kill(getpid(), SIGTERM);
     printf("after (never printed)\n");
   } else {
-    fprintf(stderr, "usage: signals handlers|interrupt|timers|sigwait|chooser|signalfd|default\n");
+    fprintf(stderr, "usage: signals handlers|interrupt|timers|sigwait|chooser|signalfd|jump|default\n");
     return 2;
   }
   return 0;
