@@ -1,0 +1,104 @@
+"""World tests: bad input, leftovers, the tools over scenarios."""
+import glob
+import os
+import re
+import subprocess
+import sys
+import tempfile
+
+from world_common import *  # noqa: F401,F403 (the shared helpers)
+
+
+def bad_input(bins, d):
+    sw = os.path.join(bins, "simworld")
+    cases = [
+        ("bad_line.scenario", 89, r"bad_line\.scenario:2: .*cliant"),
+        ("not_simulation.scenario", 3, r"not_simulation\.scenario:2: node srv: .*ping_server_plain is not a simulation build"),
+        ("no_such.scenario", 89, r"no_such\.scenario"),
+    ]
+    for scen, status, pattern in cases:
+        with tempfile.TemporaryDirectory() as tmp:
+            code, out, err = run([sw, "--logs", os.path.join(tmp, "logs"), scen], env={"DETSIM_SEED": "1"}, cwd=d)
+            if code != status:
+                fail(f"{scen}: exit status {code}, want {status}\n{err}")
+            if not re.search(pattern, err):
+                fail(f"{scen}: stderr does not match {pattern!r}:\n{err}")
+            if RESULT_RE.search(err):
+                fail(f"{scen}: a refused scenario printed a result line:\n{err}")
+            if glob.glob(os.path.join(tmp, "logs", "*")):
+                fail(f"{scen}: a node was started (logs exist) although the scenario was refused")
+    code, out, err = run([sw, "ping.scenario"], env={"DETSIM_SEED": "x1"}, cwd=d)
+    if code != 89 or "DETSIM_SEED" not in err:
+        fail(f"bad DETSIM_SEED: status {code}, stderr:\n{err}")
+    code, out, err = run([sw, "--frobnicate", "ping.scenario"], cwd=d)
+    if code != 89 or "--frobnicate" not in err:
+        fail(f"unknown option: status {code}, stderr:\n{err}")
+    # A bad DETSIM_OPTIONS is the first node's to refuse: its message is shown.
+    code, out, err = run([sw, "ping.scenario"], env={"DETSIM_SEED": "1", "DETSIM_OPTIONS": "nonsense=1"}, cwd=d)
+    if code != 89 or "nonsense" not in err:
+        fail(f"bad DETSIM_OPTIONS: status {code}, stderr:\n{err}")
+    print("bad input: refused, named, nothing started")
+
+def leftovers(bins, d):
+    sw = os.path.join(bins, "simworld")
+    tmp = tempfile.mkdtemp()
+    env = {"DETSIM_SEED": "3", "TMPDIR": tmp}
+    progs = tempfile.mkdtemp()
+    names = private_scenarios(d, progs)
+    d = progs
+    for scen, cls in [("ping.scenario", "pass"), ("crash.scenario", "crash"), ("mute.scenario", "deadlock"),
+                      ("unknown_name.scenario", "exit")]:
+        code, out, err = run([sw, scen], env=env, cwd=d)
+        m = RESULT_RE.search(err)
+        if not m or m.group(1) != cls:
+            fail(f"{scen}: want class {cls}, got:\n{err}")
+        left = node_processes(names)
+        if left:
+            fail(f"{scen}: node processes left behind: {left}")
+        logs = glob.glob(os.path.join(tmp, "simworld-*"))
+        if cls == "pass" and logs:
+            fail(f"{scen}: a passing run left its log directory {logs}")
+        if cls != "pass":
+            if len(logs) != 1 or f"logs={logs[0]}" not in err:
+                fail(f"{scen}: a failing run must keep its logs and name them: {logs}\n{err}")
+            subprocess.run(["rm", "-rf"] + logs)
+        print(f"{scen}: {cls}, nothing left behind")
+    # The launcher killed from outside: its nodes die with it.
+    p = subprocess.Popen([sw, "long.scenario"], cwd=d, env=dict(os.environ, DETSIM_SEED="1"),
+                         stderr=subprocess.DEVNULL)
+    import time
+    time.sleep(1.0)
+    if not node_processes(names):
+        fail("the check sees no node of a running world: it could not see leftovers either")
+    p.kill()
+    p.wait()
+    time.sleep(0.5)
+    left = node_processes(names)
+    if left:
+        fail(f"nodes outlived a killed launcher: {left}")
+    print("killed launcher: no node left")
+
+def tools(bins, d):
+    simrun = os.path.join(bins, "simrun")
+    simreplay = os.path.join(bins, "simreplay")
+    code, out, err = run([simrun, "--seeds", "6", "-j", "2", "ping.scenario"], cwd=d, timeout=300)
+    if code != 0 or "PASSED" not in out or "seeds:              6 tested, 0 failed" not in out:
+        fail(f"simrun over ping.scenario: status {code}\n{out}\n{err}")
+    code, out, err = run([simrun, "--seeds", "3", "-j", "2", "crash.scenario"], cwd=d, timeout=300)
+    if code != 1 or "crash" not in out or "simworld" not in out:
+        fail(f"simrun over crash.scenario: status {code}, want 1 with the crash class\n{out}\n{err}")
+    # A scenario that sets its own level is swept and reported at it.
+    code, out, err = run([simrun, "--seeds", "2", "-j", "2", "restart.scenario"], cwd=d, timeout=300)
+    if code != 0 or "level:              2 (stormy)" not in out:
+        fail(f"simrun over restart.scenario (level 2): status {code}, want its level in the report\n{out}\n{err}")
+    # A world's result line, pasted with its first line, replays.
+    code, out, err = run([os.path.join(bins, "simworld"), "ping.scenario"], env={"DETSIM_SEED": "5"}, cwd=d)
+    lines = [l for l in err.splitlines() if l.startswith("detsim: ")]
+    pasted = lines[0] + "\n" + lines[-1]
+    code, out, err = run([simreplay, "--repeat", "3", pasted], cwd=d, timeout=300)
+    if code != 0 or "replays exactly" not in (out + err):
+        fail(f"simreplay of a world's lines: status {code}\n{out}\n{err}")
+    code, out, err = run([simreplay, "--seed", "5", "ping.scenario"], cwd=d, timeout=300)
+    if code != 0:
+        fail(f"simreplay --seed 5 SCENARIO: status {code}\n{out}\n{err}")
+    print("simrun sweeps scenarios; simreplay replays a world")
