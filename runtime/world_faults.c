@@ -511,9 +511,17 @@ void detsim__world_progress(void) {
   S->progress_calls++;
 }
 
+/* Skew never heals and is no outage: a world whose only faults are skewed
+ * clocks has no liveness phase, as a world without faults has none. */
+static bool any_outage(void) {
+  for (unsigned i = 0; i < S->n_faults; i++)
+    if (S->faults[i].kind != DETSIM_FAULT_SKEW) return true;
+  return false;
+}
+
 uint64_t detsim__world_liveness_deadline(void) {
   if (!S->faults_drawn) draw();
-  if (S->n_faults == 0 || detsim__opt.liveness_s == 0) return DETSIM_NO_DEADLINE;
+  if (detsim__opt.liveness_s == 0 || !any_outage()) return DETSIM_NO_DEADLINE;
   uint64_t from = S->healed_at > S->last_progress_ns ? S->healed_at : S->last_progress_ns;
   return from + detsim__opt.liveness_s * 1000000000ull;
 }
