@@ -31,8 +31,6 @@ static const char *const event_names[DETSIM_EV_COUNT] = {
 struct detsim_trace_state detsim__trace = { NULL, 0, 0, DETSIM_HISTORY_START, 0 };
 #define T detsim__trace
 
-static inline uint8_t lap_mark(uint64_t n) { return (uint8_t)(1u | ((n >> T.shift) << 1)); }
-
 const char *detsim__event_name(enum detsim_event_kind kind) {
   return (unsigned)kind < DETSIM_EV_COUNT ? event_names[kind] : "?";
 }
@@ -113,11 +111,6 @@ static int format_record(char *buf, size_t len, uint64_t n, const struct detsim_
                   detsim__event_name((enum detsim_event_kind)r->kind), r->obj, r->aux, site);
 }
 
-static uint64_t first_kept(void) {
-  uint64_t cap = T.mask + 1;
-  return T.events > cap ? T.events - cap : 0;
-}
-
 /* Appends `arg` to line[used..cap) as a shell word (quoted when it needs
  * it, as the first line quotes it); returns the new length. */
 static size_t append_word(char *line, size_t used, size_t cap, const char *arg) {
@@ -183,7 +176,7 @@ int detsim__trace_write(const char *path) {
   int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   if (fd < 0) return -1;
   char line[512];
-  uint64_t first = first_kept();
+  uint64_t first = detsim__trace_first_kept();
   dprintf(fd, "# detsim trace: events %" PRIu64 "..%" PRIu64 " of %" PRIu64 " (older events dropped: trace_events=%" PRIu64 ")\n",
           first, T.events ? T.events - 1 : 0, T.events, T.mask + 1);
   write_identity(fd);
@@ -193,7 +186,7 @@ int detsim__trace_write(const char *path) {
   size_t used = 0;
   int rc = 0;
   for (uint64_t n = first; n < T.events && rc == 0; n++) {
-    if (T.ring[n & T.mask].pad != lap_mark(n)) continue;
+    if (!detsim__trace_holds(n)) continue;
     int k = format_record(line, sizeof line, n, &T.ring[n & T.mask]);
     if (k <= 0) continue;
     size_t len = (size_t)k < sizeof line ? (size_t)k : sizeof line - 1;
@@ -210,16 +203,16 @@ int detsim__trace_write(const char *path) {
 }
 
 void detsim__trace_print_tail(int fd, unsigned count) {
-  uint64_t first = first_kept();
+  uint64_t first = detsim__trace_first_kept();
   /* The last `count` records this process wrote. */
   uint64_t start = T.events;
   for (unsigned found = 0; start > first && found < count;) {
     start--;
-    if (T.ring[start & T.mask].pad == lap_mark(start)) found++;
+    if (detsim__trace_holds(start)) found++;
   }
   char line[512];
   for (uint64_t n = start; n < T.events; n++) {
-    if (T.ring[n & T.mask].pad != lap_mark(n)) continue;
+    if (!detsim__trace_holds(n)) continue;
     int k = format_record(line, sizeof line, n, &T.ring[n & T.mask]);
     if (k > 0 && write(fd, "detsim: | ", 10) >= 0 &&
         write(fd, line, (size_t)k < sizeof line ? (size_t)k : sizeof line - 1) < 0)

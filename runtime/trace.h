@@ -9,6 +9,7 @@
 #ifndef DETSIM_TRACE_H
 #define DETSIM_TRACE_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "clock.h"
@@ -44,10 +45,24 @@ struct detsim_trace_state {
 };
 extern struct detsim_trace_state detsim__trace;
 
-/* Records an event by thread `tid`; returns the event number.  A record's
- * pad is the lap of the ring that wrote it (never 0): in a world a node
- * records only its own events, so a slot may hold an older lap's record or
- * none, and readers skip what the mark does not vouch for. */
+/* Which lap of the ring event n is written in (never 0): a record's pad.
+ * In a world a node records only its own events, so a slot may hold an
+ * older lap's record or none, and readers skip what the mark does not
+ * vouch for. */
+static inline uint8_t detsim__trace_lap(uint64_t n) {
+  return (uint8_t)(1u | ((n >> detsim__trace.shift) << 1));
+}
+/* Event n is in the ring, written by this process. */
+static inline bool detsim__trace_holds(uint64_t n) {
+  return detsim__trace.ring[n & detsim__trace.mask].pad == detsim__trace_lap(n);
+}
+/* The oldest event the ring can still hold. */
+static inline uint64_t detsim__trace_first_kept(void) {
+  const struct detsim_trace_state *t = &detsim__trace;
+  return t->events > t->mask + 1 ? t->events - (t->mask + 1) : 0;
+}
+
+/* Records an event by thread `tid`; returns the event number. */
 static inline uint64_t detsim__trace_event(enum detsim_event_kind kind, uint32_t tid, const void *obj,
                                            uintptr_t pc, uint32_t aux) {
   struct detsim_trace_state *t = &detsim__trace;
@@ -61,7 +76,7 @@ static inline uint64_t detsim__trace_event(enum detsim_event_kind kind, uint32_t
   r->aux = aux;
   r->tid = (uint16_t)tid;
   r->kind = (uint8_t)kind;
-  r->pad = (uint8_t)(1u | ((n >> t->shift) << 1));
+  r->pad = detsim__trace_lap(n);
   return n;
 }
 const char *detsim__event_name(enum detsim_event_kind kind);

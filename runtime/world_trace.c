@@ -40,17 +40,6 @@ static void put(struct out *o, const void *p, size_t n) {
   o->used += n;
 }
 
-/* The records this node wrote, oldest first: those the lap mark vouches for. */
-static bool own(uint64_t n) {
-  const struct detsim_trace_state *t = &detsim__trace;
-  return t->ring[n & t->mask].pad == (uint8_t)(1u | ((n >> t->shift) << 1));
-}
-
-static uint64_t first_kept(void) {
-  const struct detsim_trace_state *t = &detsim__trace;
-  return t->events > t->mask + 1 ? t->events - (t->mask + 1) : 0;
-}
-
 /* Open addressing over twice the sites a part may name. */
 #define SITE_SLOTS (2 * DETSIM_PART_SITES_MAX)
 
@@ -59,8 +48,8 @@ static int write_part(const char *path) {
   static uint64_t sites[DETSIM_PART_SITES_MAX], slots[SITE_SLOTS];
   memset(slots, 0, sizeof slots);
   uint32_t n_sites = 0, n_records = 0;
-  for (uint64_t n = first_kept(); n < t->events; n++) {
-    if (!own(n)) continue;
+  for (uint64_t n = detsim__trace_first_kept(); n < t->events; n++) {
+    if (!detsim__trace_holds(n)) continue;
     n_records++;
     uint64_t pc = t->ring[n & t->mask].pc;
     if (pc == 0 || n_sites == DETSIM_PART_SITES_MAX) continue;
@@ -89,8 +78,8 @@ static int write_part(const char *path) {
     put(&o, &len, sizeof len);
     put(&o, text, len);
   }
-  for (uint64_t n = first_kept(); n < t->events; n++) {
-    if (!own(n)) continue;
+  for (uint64_t n = detsim__trace_first_kept(); n < t->events; n++) {
+    if (!detsim__trace_holds(n)) continue;
     const struct detsim_trace_record *r = &t->ring[n & t->mask];
     struct detsim_part_record p = { n, r->time_ns, r->obj, r->pc, r->aux, r->tid, r->kind, 0 };
     put(&o, &p, sizeof p);
