@@ -21,6 +21,7 @@
 #include "prng.h"
 #include "sched.h"
 #include "world.h"
+#include "world_trace_part.h"
 
 static const char *const event_names[DETSIM_EV_COUNT] = {
 #define DETSIM_EVENT(name, desc) #name,
@@ -106,9 +107,9 @@ static int format_record(char *buf, size_t len, uint64_t n, const struct detsim_
   const char *site = detsim__site_text((uintptr_t)r->pc);
   char node[DETSIM_WORLD_NAME_BYTES + 2] = "";
   if (detsim__in_world) snprintf(node, sizeof node, "@%.*s", DETSIM_WORLD_NAME_BYTES, detsim__ws->nodes[detsim__node_index].name);
-  return snprintf(buf, len, "%10" PRIu64 " t=%" PRIu64 ".%09" PRIu64 " T%u%s %-14s obj=0x%" PRIx64 " val=%u%s\n",
-                  n, r->time_ns / UINT64_C(1000000000), r->time_ns % UINT64_C(1000000000), r->tid, node,
-                  detsim__event_name((enum detsim_event_kind)r->kind), r->obj, r->aux, site);
+  return snprintf(buf, len, DETSIM_TRACE_LINE_FORMAT, n, r->time_ns / UINT64_C(1000000000),
+                  r->time_ns % UINT64_C(1000000000), r->tid, node, detsim__event_name((enum detsim_event_kind)r->kind),
+                  r->obj, r->aux, (int)strlen(site), site);
 }
 
 /* Appends `arg` to line[used..cap) as a shell word (quoted when it needs

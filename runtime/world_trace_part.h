@@ -9,7 +9,14 @@
 #ifndef DETSIM_WORLD_TRACE_PART_H
 #define DETSIM_WORLD_TRACE_PART_H
 
+#include <inttypes.h>
 #include <stdint.h>
+
+/* One event as a line of a trace file, written by the runtime (trace.c)
+ * and by simworld's merge of a world's parts: number, seconds and
+ * nanoseconds, thread, node ("" or "@name"), kind, object, value, then the
+ * site as a counted string (" at func+off" or empty). */
+#define DETSIM_TRACE_LINE_FORMAT "%10" PRIu64 " t=%" PRIu64 ".%09" PRIu64 " T%u%s %-14s obj=0x%" PRIx64 " val=%u%.*s\n"
 
 #define DETSIM_PART_MAGIC "DSTPART1"
 /* Distinct call sites a part names; records at other sites show none. */

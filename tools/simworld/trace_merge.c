@@ -66,6 +66,8 @@ static uint64_t read_part(const char *path, const char *node, const char *data, 
     off += sites[i].len;
   }
   if (off + (size_t)h.n_records * sizeof(struct detsim_part_record) > len) goto truncated;
+  char at_node[DETSIM_WORLD_NAME_BYTES + 2];
+  snprintf(at_node, sizeof at_node, "@%s", node);
   for (uint32_t k = 0; k < h.n_records; k++, off += sizeof(struct detsim_part_record)) {
     struct detsim_part_record r;
     memcpy(&r, data + off, sizeof r);
@@ -74,8 +76,7 @@ static uint64_t read_part(const char *path, const char *node, const char *data, 
       if (sites[i].pc == r.pc && r.pc) st = &sites[i];
     if (*n == *cap) *v = st_xrealloc(*v, sizeof **v * (*cap = *cap ? *cap * 2 : 4096));
     (*v)[(*n)++] = (struct record){
-      r.n, st_xasprintf("%10" PRIu64 " t=%" PRIu64 ".%09" PRIu64 " T%u@%s %-14s obj=0x%" PRIx64 " val=%u%.*s\n", r.n,
-                        r.time_ns / 1000000000u, r.time_ns % 1000000000u, r.tid, node,
+      r.n, st_xasprintf(DETSIM_TRACE_LINE_FORMAT, r.n, r.time_ns / 1000000000u, r.time_ns % 1000000000u, r.tid, at_node,
                         r.kind < EVENT_KINDS ? event_names[r.kind] : "?", r.obj, r.aux, st ? (int)st->len : 0,
                         st ? st->text : "")
     };
