@@ -78,7 +78,7 @@ static int sim_mask(int how, const sigset_t *set, sigset_t *old, uintptr_t pc) {
   if (how == SIG_BLOCK) self->sig_mask |= bits;
   else if (how == SIG_UNBLOCK) self->sig_mask &= ~bits;
   else self->sig_mask = bits;
-  if (detsim__sig_deliverable(self)) detsim__sig_deliver(self);
+  detsim__sig_deliver_due(self);
   return 0;
 }
 
@@ -117,12 +117,6 @@ static int other_process(const char *call, pid_t pid) {
   return ESRCH;
 }
 
-/* The caller takes an unblocked signal it sent itself before the call
- * returns (POSIX's guarantee for kill and raise). */
-static void deliver_now(detsim_thread *self) {
-  if (detsim__sig_deliverable(self)) detsim__sig_deliver(self);
-}
-
 static int sim_kill(const char *call, pid_t pid, int sig, int code, int value, uintptr_t pc) {
   detsim_thread *self = detsim__self();
   detsim__yield_aux(DETSIM_EV_signal_send, NULL, pc, (uint32_t)sig);
@@ -132,7 +126,9 @@ static int sim_kill(const char *call, pid_t pid, int sig, int code, int value, u
     return detsim__world_kill(pid, sig) == 0 ? 0 : other_process(call, pid);
   if (sig == 0) return 0;
   detsim__sig_send(NULL, sig, code, value);
-  deliver_now(self);
+  /* The caller takes an unblocked signal it sent itself before the call
+   * returns (POSIX's guarantee for kill and raise). */
+  detsim__sig_deliver_due(self);
   return 0;
 }
 
@@ -166,7 +162,7 @@ static int sim_thread_kill(pthread_t thread, int sig, uintptr_t pc) {
   if (to == NULL) return ESRCH;
   if (sig == 0) return 0;
   detsim__sig_send(to, sig, SI_TKILL, 0);
-  if (to == self) deliver_now(self);
+  if (to == self) detsim__sig_deliver_due(self);
   return 0;
 }
 
@@ -316,16 +312,14 @@ DETSIM_INTERCEPT_ALIAS(ualarm)
  * that restores a mask and leaves a running handler gives the thread the
  * simulated mask it had before that handler (docs/signals.md). */
 DETSIM_EXPORT _Noreturn void __detsim_siglongjmp(sigjmp_buf env, int val) {
-  detsim_thread *self = detsim__self();
-  if (self != NULL && env[0].__mask_was_saved) detsim__sig_leave_handler(self);
+  detsim__sig_longjmp(env[0].__mask_was_saved);
   REAL(siglongjmp)(env, val);
 }
 DETSIM_INTERCEPT_ALIAS(siglongjmp)
 
 /* glibc's longjmp is siglongjmp: a buffer from sigsetjmp(env, 1) restores. */
 DETSIM_EXPORT _Noreturn void __detsim_longjmp(jmp_buf env, int val) {
-  detsim_thread *self = detsim__self();
-  if (self != NULL && env[0].__mask_was_saved) detsim__sig_leave_handler(self);
+  detsim__sig_longjmp(env[0].__mask_was_saved);
   REAL(longjmp)(env, val);
 }
 DETSIM_INTERCEPT_ALIAS(longjmp)
@@ -333,8 +327,7 @@ DETSIM_INTERCEPT_ALIAS(longjmp)
 /* The fortified form of longjmp (_FORTIFY_SOURCE). */
 _Noreturn void __longjmp_chk(jmp_buf env, int val);
 DETSIM_EXPORT _Noreturn void __detsim___longjmp_chk(jmp_buf env, int val) {
-  detsim_thread *self = detsim__self();
-  if (self != NULL && env[0].__mask_was_saved) detsim__sig_leave_handler(self);
+  detsim__sig_longjmp(env[0].__mask_was_saved);
   REAL(__longjmp_chk)(env, val);
   __builtin_unreachable();
 }

@@ -500,7 +500,7 @@ void detsim__yield_aux(enum detsim_event_kind kind, const void *obj, uintptr_t p
   self->site_pc = pc;
   self->site_step = self->steps;
   preempt_point(self);
-  if (__builtin_expect(detsim__sig_maybe(self), 0) && detsim__sig_deliverable(self)) detsim__sig_deliver(self);
+  detsim__sig_deliver_due(self);
 }
 
 void detsim__yield_at(enum detsim_event_kind kind, const void *obj, uintptr_t pc) {
@@ -523,7 +523,7 @@ void detsim__yield_to_other(uintptr_t pc) {
       switch_to(self, pick(cands, n));
     }
   }
-  if (__builtin_expect(detsim__sig_maybe(self), 0) && detsim__sig_deliverable(self)) detsim__sig_deliver(self);
+  detsim__sig_deliver_due(self);
 }
 
 /* ---- blocking ---- */

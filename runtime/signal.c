@@ -65,15 +65,10 @@ struct itimer {
   uint64_t interval;  /* virtual ns between expiries, 0: one-shot */
   uint64_t asked;     /* the interval as set, on the node's own clock */
 };
-static struct itimer itimers[3]; /* ITIMER_REAL, ITIMER_VIRTUAL, ITIMER_PROF */
+/* ITIMER_REAL, ITIMER_VIRTUAL, ITIMER_PROF, all disarmed at first. */
+static struct itimer itimers[3] = { { DETSIM_NO_DEADLINE, 0, 0 }, { DETSIM_NO_DEADLINE, 0, 0 },
+                                    { DETSIM_NO_DEADLINE, 0, 0 } };
 static const int itimer_signal[3] = { SIGALRM, SIGVTALRM, SIGPROF };
-static bool itimers_ready;
-
-static void itimers_init(void) {
-  if (itimers_ready) return;
-  for (int i = 0; i < 3; i++) itimers[i].at = DETSIM_NO_DEADLINE;
-  itimers_ready = true;
-}
 
 static void timer_at_refresh(void) {
   uint64_t at = DETSIM_NO_DEADLINE;
@@ -125,7 +120,6 @@ static void timeval_of_ns(uint64_t ns, struct timeval *tv) {
 
 int detsim__sig_getitimer(int which, struct itimerval *out) {
   if (which < 0 || which > 2) return EINVAL;
-  itimers_init();
   uint64_t now = detsim__now_ns();
   const struct itimer *it = &itimers[which];
   timeval_of_ns(it->at == DETSIM_NO_DEADLINE || it->at <= now ? 0 : it->at - now, &out->it_value);
@@ -138,7 +132,6 @@ int detsim__sig_setitimer(int which, const struct itimerval *nv, struct itimerva
   if (nv->it_value.tv_sec < 0 || nv->it_value.tv_usec < 0 || nv->it_value.tv_usec >= 1000000 ||
       nv->it_interval.tv_sec < 0 || nv->it_interval.tv_usec < 0 || nv->it_interval.tv_usec >= 1000000)
     return EINVAL;
-  itimers_init();
   fold_timers();
   if (old) detsim__sig_getitimer(which, old);
   /* Times are on the node's own monotonic clock (a skewed node's runs fast
@@ -360,8 +353,9 @@ unsigned detsim__sig_deliver(detsim_thread *self) {
   return done && all_restart ? done | DETSIM_SIG_RESTART : done;
 }
 
-void detsim__sig_leave_handler(detsim_thread *self) {
-  if (self->handler_depth == 0) return;
+void detsim__sig_longjmp(bool mask_saved) {
+  detsim_thread *self = detsim__self();
+  if (self == NULL || !mask_saved || self->handler_depth == 0) return;
   unsigned depth = --self->handler_depth;
   if (depth < sizeof self->handler_saved / sizeof self->handler_saved[0]) self->sig_mask = self->handler_saved[depth];
 }

@@ -55,6 +55,11 @@ bool detsim__sig_deliverable(const detsim_thread *t);
  * discards ignored signals, ends the run for a default action that ends the
  * process.  The caller holds the baton and is in no runtime operation. */
 unsigned detsim__sig_deliver(detsim_thread *self);
+/* Delivers what t must take now, if anything (the check is the cheap one
+ * first: it runs at every yield point). */
+static inline void detsim__sig_deliver_due(detsim_thread *t) {
+  if (__builtin_expect(detsim__sig_maybe(t), 0) && detsim__sig_deliverable(t)) detsim__sig_deliver(t);
+}
 
 /* Sends sig: to `to` (thread-directed) or to the process (to == NULL).
  * `code` is the siginfo si_code (SI_USER, SI_TKILL, SI_KERNEL, SI_QUEUE). */
@@ -87,10 +92,11 @@ void detsim__sig_set(uint64_t bits, sigset_t *out);
 uint64_t detsim__sig_mask_enter(const sigset_t *mask);
 void detsim__sig_mask_leave(uint64_t saved);
 
-/* siglongjmp out of a handler (with a saved mask): the thread's mask is the
- * one from before the innermost running handler, as the kernel restores it
- * on a handler's return. */
-void detsim__sig_leave_handler(detsim_thread *self);
+/* A longjmp to a sigsetjmp buffer that saved the mask (mask_saved) may be
+ * leaving a handler: the calling thread's mask is then the one from before
+ * the innermost running handler, as the kernel restores it on a handler's
+ * return. */
+void detsim__sig_longjmp(bool mask_saved);
 
 /* A new thread inherits its creator's mask and starts with nothing pending. */
 void detsim__sig_thread_init(detsim_thread *child, const detsim_thread *parent);
