@@ -108,7 +108,13 @@ static void add(struct detsim_world_fault f) {
   S->faults[i] = f;
 }
 
-static bool crashable(unsigned node) { return !S->nodes[node].client && !S->nodes[node].protect; }
+/* The nodes a crash or a stop may pick: servers not `protect`ed. */
+static unsigned crashable_nodes(unsigned *out) {
+  unsigned n = 0;
+  for (unsigned j = 0; j < S->n_nodes; j++)
+    if (!S->nodes[j].client && !S->nodes[j].protect) out[n++] = j;
+  return n;
+}
 
 /* A node already down at some time of [at, until]. */
 static bool down_overlaps(unsigned node, uint64_t at, uint64_t until) {
@@ -171,9 +177,7 @@ static void draw_pauses(uint64_t horizon) {
 static void draw_crashes(uint64_t horizon) {
   struct detsim_rng r;
   stream(&r, "crash");
-  unsigned cands[DETSIM_WORLD_NODES_MAX], nc = 0;
-  for (unsigned j = 0; j < S->n_nodes; j++)
-    if (crashable(j)) cands[nc++] = j;
+  unsigned cands[DETSIM_WORLD_NODES_MAX], nc = crashable_nodes(cands);
   if (nc == 0 || detsim__rng_unit(&r) >= 0.5) return;
   unsigned k = 1 + (unsigned)detsim__rng_below(&r, CRASHES_MAX);
   for (unsigned i = 0; i < k; i++) {
@@ -184,7 +188,7 @@ static void draw_crashes(uint64_t horizon) {
     f.at = detsim__rng_below(&r, horizon);
     f.until = f.at + log_uniform(&r, DOWN_MIN_NS, DOWN_MAX_NS);
     f.arg = detsim__rng_unit(&r) < 0.5; /* a dead host, or a dead process */
-    if (down_overlaps(f.node, f.at, f.until) || S->n_faults + 2 > DETSIM_WORLD_FAULTS_MAX) continue;
+    if (down_overlaps(f.node, f.at, f.until)) continue;
     add(f);
     struct detsim_world_fault back = f;
     back.kind = DETSIM_FAULT_RESTART;
@@ -213,9 +217,7 @@ static void draw_resets(uint64_t horizon) {
 static void draw_terms(uint64_t horizon) {
   struct detsim_rng r;
   stream(&r, "sigterm");
-  unsigned cands[DETSIM_WORLD_NODES_MAX], nc = 0;
-  for (unsigned j = 0; j < S->n_nodes; j++)
-    if (crashable(j)) cands[nc++] = j;
+  unsigned cands[DETSIM_WORLD_NODES_MAX], nc = crashable_nodes(cands);
   if (nc == 0 || detsim__rng_unit(&r) >= 0.5) return;
   struct detsim_world_fault f = { 0 };
   f.group = S->n_groups++;
@@ -225,7 +227,7 @@ static void draw_terms(uint64_t horizon) {
   uint64_t grace = detsim__opt.term_grace_ms * 1000000ull;
   uint64_t down = log_uniform(&r, DOWN_MIN_NS, DOWN_MAX_NS);
   f.until = f.at + grace + down;
-  if (down_overlaps(f.node, f.at, f.until) || S->n_faults + 3 > DETSIM_WORLD_FAULTS_MAX) return;
+  if (down_overlaps(f.node, f.at, f.until)) return;
   add(f);
   struct detsim_world_fault kill = f;
   kill.kind = DETSIM_FAULT_CRASH;
@@ -239,24 +241,24 @@ static void draw_terms(uint64_t horizon) {
   add(back);
 }
 
-/* A node the world's SIGTERM stopped exited before its grace period ended:
- * as an orchestrator would, it restarts its down time after the exit, not
- * after the grace period. */
 static void drop(unsigned i) {
   CHECK_LT(i, S->n_faults);
   for (unsigned j = i; j + 1 < S->n_faults; j++) S->faults[j] = S->faults[j + 1];
   S->n_faults--;
 }
 
+/* A node the world's SIGTERM stopped exited before its grace period ended:
+ * as an orchestrator would, it restarts its down time after the exit, not
+ * after the grace period. */
 void detsim__world_stopped(unsigned node) {
   for (unsigned i = S->next_fault; i < S->n_faults; i++) {
     struct detsim_world_fault f = S->faults[i];
     if (f.kind != DETSIM_FAULT_RESTART || f.node != node) continue;
     drop(i);
-    /* Its SIGKILL at the end of the grace period (drawn with the same end)
-     * is for this incarnation only: the next one must not get it. */
+    /* Its SIGKILL at the end of the grace period (the same drawn fault) is
+     * for this incarnation only: the next one must not get it. */
     for (unsigned k = S->next_fault; k < S->n_faults; k++)
-      if (S->faults[k].kind == DETSIM_FAULT_CRASH && S->faults[k].node == node && S->faults[k].until == f.until) {
+      if (S->faults[k].group == f.group && S->faults[k].kind == DETSIM_FAULT_CRASH) {
         drop(k);
         break;
       }
@@ -312,22 +314,29 @@ static void draw_skews(void) {
   }
 }
 
+/* A per-datagram or per-call fault's window, on in 1 seed of 2 (false
+ * when off); r goes on to draw its rates. */
+static bool draw_window(struct detsim_rng *r, const char *name, uint32_t kind, uint64_t horizon) {
+  stream(r, name);
+  if (detsim__rng_unit(r) >= 0.5) return false;
+  struct detsim_world_fault f = { 0 };
+  f.group = S->n_groups++;
+  f.kind = kind;
+  f.at = detsim__rng_below(r, horizon);
+  f.until = f.at + log_uniform(r, IO_WINDOW_MIN_NS, IO_WINDOW_MAX_NS);
+  add(f);
+  return true;
+}
+
 /* Datagrams between nodes get lost, duplicated and reordered for a while,
  * at rates drawn per seed (a few in a thousand to a third). */
 static void draw_udp(uint64_t horizon) {
   struct detsim_rng r;
-  stream(&r, "udp");
-  if (detsim__rng_unit(&r) >= 0.5) return;
-  struct detsim_world_fault f = { 0 };
-  f.group = S->n_groups++;
-  f.kind = DETSIM_FAULT_UDP;
-  f.at = detsim__rng_below(&r, horizon);
-  f.until = f.at + log_uniform(&r, IO_WINDOW_MIN_NS, IO_WINDOW_MAX_NS);
+  if (!draw_window(&r, "udp", DETSIM_FAULT_UDP, horizon)) return;
   S->udp_loss_ppm = (uint32_t)log_uniform(&r, 2000, 300000);
   S->udp_dup_ppm = (uint32_t)log_uniform(&r, 2000, 100000);
   S->udp_reorder_ppm = (uint32_t)log_uniform(&r, 5000, 300000);
   S->udp_reorder_max_ns = log_uniform(&r, 1000000, 50000000);
-  add(f);
 }
 
 /* TCP reads between nodes return part of what has arrived, and
@@ -335,15 +344,8 @@ static void draw_udp(uint64_t horizon) {
  * byte stream is the same, its pieces are not the ones sent. */
 static void draw_short(uint64_t horizon) {
   struct detsim_rng r;
-  stream(&r, "short");
-  if (detsim__rng_unit(&r) >= 0.5) return;
-  struct detsim_world_fault f = { 0 };
-  f.group = S->n_groups++;
-  f.kind = DETSIM_FAULT_SHORT;
-  f.at = detsim__rng_below(&r, horizon);
-  f.until = f.at + log_uniform(&r, IO_WINDOW_MIN_NS, IO_WINDOW_MAX_NS);
+  if (!draw_window(&r, "short", DETSIM_FAULT_SHORT, horizon)) return;
   S->short_ppm = (uint32_t)log_uniform(&r, 50000, 500000);
-  add(f);
 }
 
 /* fault_drop: the drawn faults to leave out (bit i: group i), as a shrink
