@@ -66,12 +66,15 @@ def trace(bins, d):
     code, out, err = run([sr, "--trace", tpath], cwd=d)
     if code != 0 or "replays exactly (1 of 1)" not in out or "@srv1" not in out or "(a world:" not in out:
         fail(f"simreplay --trace {tpath}: status {code}\n{out[-2000:]}\n{err}")
-    # A passing world, not traced: nothing left.
-    tpath = os.path.join(work, "pass.trace")
-    code, out, err = run([sw, "restart.scenario"], env={"DETSIM_SEED": str(seed), "DETSIM_OPTIONS": f"trace={tpath}"}, cwd=d)
-    left = glob.glob(tpath + "*")
-    if left:
-        fail(f"a passing world left {left}")
+    # A passing world, not traced (trace_always unset, or set false as the
+    # runtime spells it): nothing left.
+    for always in ("", ":trace_always=false"):
+        tpath = os.path.join(work, "pass.trace")
+        code, out, err = run([sw, "restart.scenario"],
+                             env={"DETSIM_SEED": str(seed), "DETSIM_OPTIONS": f"trace={tpath}{always}"}, cwd=d)
+        left = glob.glob(tpath + "*")
+        if left:
+            fail(f"a passing world ({always or 'trace_always unset'}) left {left}")
     subprocess.run(["rm", "-rf", work])
     print(f"failing world traced whole and replayed; seed {seed} of restart.scenario (crashes) traced whole, "
           f"replayed with --trace; a passing world leaves nothing")

@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 
 #include "simrun.h"
+#include "st_options.h"
 #include "st_scenario.h"
 #include "st_world.h"
 #include "st_classes.h"
@@ -25,36 +26,6 @@ void simrun_record_done(const struct simrun_record *rec, const struct simrun_swe
   struct simrun_record copy = *rec;
   copy.r.sig = simrun_stats_add(rec);
   if (out.jsonl) simrun_jsonl_write(&copy, info);
-}
-
-/* True when DETSIM_OPTIONS text sets `key`. */
-static bool options_have(const char *options, const char *key) {
-  size_t n = strlen(key);
-  for (const char *p = options; *p;) {
-    if (!strncmp(p, key, n) && p[n] == '=') return true;
-    const char *colon = strchr(p, ':');
-    if (!colon) break;
-    p = colon + 1;
-  }
-  return false;
-}
-
-/* True when DETSIM_OPTIONS text sets boolean `key` true (the runtime's
- * spellings: 1, true, yes). */
-static bool options_true(const char *options, const char *key) {
-  size_t n = strlen(key);
-  bool on = false;
-  for (const char *p = options; *p;) {
-    if (!strncmp(p, key, n) && p[n] == '=') {
-      const char *v = p + n + 1;
-      size_t len = strcspn(v, ":");
-      on = (len == 1 && *v == '1') || (len == 4 && !strncmp(v, "true", 4)) || (len == 3 && !strncmp(v, "yes", 3));
-    }
-    const char *colon = strchr(p, ':');
-    if (!colon) break;
-    p = colon + 1;
-  }
-  return on;
 }
 
 /* A writable output path, checked before the sweep. */
@@ -116,7 +87,7 @@ int main(int argc, char **argv) {
     info.level_passed = false;
     struct st_buf run_opt = { 0 };
     st_buf_puts(&run_opt, a.options);
-    if (a.level > 1 && !options_have(a.options, "level")) {
+    if (a.level > 1 && !st_options_have(a.options, "level")) {
       /* simworld's nodes take level=N (a scenario's own level comes first). */
       info.level_passed = st_is_simworld(a.argv[0]) || simrun_runtime_has_option(a.argv, "level");
       if (info.level_passed) st_buf_printf(&run_opt, "%slevel=%d", run_opt.len ? ":" : "", a.level);
@@ -134,8 +105,8 @@ int main(int argc, char **argv) {
       .a = &a,
       .seeds = &seeds,
       .run_options = run_opt.s ? run_opt.s : "",
-      .pin = !options_have(a.options, "cpu") && !options_have(a.options, "pin_cpu"),
-      .quiet_runtime = options_true(a.options, "quiet"),
+      .pin = !st_options_have(a.options, "cpu") && !st_options_have(a.options, "pin_cpu"),
+      .quiet_runtime = st_options_true(a.options, "quiet"),
       .known_simulation = known_simulation,
     };
     simrun_stats_init(mine);

@@ -18,6 +18,7 @@
 #include "simworld.h"
 #include "st_classes.h"
 #include "st_elf.h"
+#include "st_options.h"
 #include "st_util.h"
 #include "st_world.h"
 
@@ -64,33 +65,10 @@ static char *merged_options(const struct st_scenario *sc) {
   return b.s;
 }
 
-/* The value of the last `key=` in a DETSIM_OPTIONS string, or NULL. */
-static char *option_value(const char *options, const char *key) {
-  char *found = NULL;
-  size_t k = strlen(key);
-  for (const char *p = options; *p;) {
-    size_t n = strcspn(p, ":");
-    if (n > k && !strncmp(p, key, k) && p[k] == '=') {
-      free(found);
-      found = st_xasprintf("%.*s", (int)(n - k - 1), p + k + 1);
-    }
-    p += n;
-    if (*p == ':') p++;
-  }
-  return found;
-}
-
-static bool option_true(const char *options, const char *key) {
-  char *v = option_value(options, key);
-  bool on = v && strcmp(v, "0") != 0;
-  free(v);
-  return on;
-}
-
 /* Where the nodes write their trace parts (as runtime/report.c names the
  * trace), NULL for trace=none. */
 static char *trace_path(const char *options, uint64_t seed) {
-  char *v = option_value(options, "trace");
+  char *v = st_options_value(options, "trace");
   if (v && !strcmp(v, "none")) {
     free(v);
     return NULL;
@@ -215,7 +193,7 @@ int main(int argc, char **argv) {
   r.world = sw_world_create(&sc, seed, &r.fd);
   sw_start_all(&r);
   int outside = sw_supervise(&r);
-  bool traced = option_true(r.options, "trace_always");
+  bool traced = st_options_true(r.options, "trace_always");
   if (outside < 0 || r.world->end_class != ST_CLASS_pass || traced) sw_dump_all(&r);
   sw_kill_all(&r);
 
@@ -243,7 +221,7 @@ int main(int argc, char **argv) {
   /* The world's trace, as one program's: on a failure or with
    * trace_always, unless the run took the history it was expected to. */
   char *trace_base = trace_path(r.options, seed);
-  char *expect = option_value(r.options, "expect_history");
+  char *expect = st_options_value(r.options, "expect_history");
   bool as_expected = outside >= 0 && expect && expect[0] && strtoull(expect, NULL, 16) == w->end_history;
   char *trace = trace_base && (failed || traced) && !as_expected ? sw_trace_merge(&r, trace_base, replay) : NULL;
   if (trace_base) sw_trace_parts_remove(&r, trace_base);
