@@ -249,14 +249,19 @@ static void kill_and_reap(struct sw_run *r, unsigned i) {
 
 /* Asks node i for its last events (and its trace part) and waits until it
  * says it is done, or SW_DUMP_WAIT_MS. */
-static void dump_one(struct sw_run *r, unsigned i) {
-  uint32_t before = __atomic_load_n(&r->world->dumps_done, __ATOMIC_ACQUIRE);
-  if (kill(r->pids[i], DETSIM_WORLD_DUMP_SIGNAL) != 0) return;
+/* Waits until `asked` nodes more than `before` said they are done, or
+ * SW_DUMP_WAIT_MS. */
+static void wait_dumps(struct sw_run *r, uint32_t before, uint32_t asked) {
   for (int waited = 0; waited < SW_DUMP_WAIT_MS; waited += 50) {
     uint32_t done = __atomic_load_n(&r->world->dumps_done, __ATOMIC_ACQUIRE);
-    if (done != before) return;
+    if (done - before >= asked) return;
     futex_wait_ms(&r->world->dumps_done, done, 50);
   }
+}
+
+static void dump_one(struct sw_run *r, unsigned i) {
+  uint32_t before = __atomic_load_n(&r->world->dumps_done, __ATOMIC_ACQUIRE);
+  if (kill(r->pids[i], DETSIM_WORLD_DUMP_SIGNAL) == 0) wait_dumps(r, before, 1);
 }
 
 /* A crash fault marked nodes DOWN: their processes die for real now, once
@@ -328,11 +333,7 @@ void sw_dump_all(struct sw_run *r) {
         __atomic_load_n(&r->world->nodes[i].state, __ATOMIC_ACQUIRE) == DETSIM_NODE_READY &&
         kill(r->pids[i], DETSIM_WORLD_DUMP_SIGNAL) == 0)
       asked++;
-  for (int waited = 0; waited < SW_DUMP_WAIT_MS; waited += 50) {
-    uint32_t done = __atomic_load_n(&r->world->dumps_done, __ATOMIC_ACQUIRE);
-    if (done - before >= asked) return;
-    futex_wait_ms(&r->world->dumps_done, done, 50);
-  }
+  wait_dumps(r, before, asked);
 }
 
 void sw_kill_all(struct sw_run *r) {
