@@ -376,14 +376,23 @@ uint64_t net_draw(void) {
   return detsim__rng_next(&net_rng);
 }
 
+/* Log-uniform in [lo, hi] from the high bits of a draw x (the low bits say
+ * whether the link has the property at all). */
+static double log_uniform_of(uint64_t x, double lo, double hi) {
+  double u = (double)(x >> 11) * 0x1.0p-53;
+  return lo * __builtin_exp(u * __builtin_log(hi / lo));
+}
+
+/* A link time log-uniform in [1 us, max]: short and long ones both common. */
+static uint64_t link_ns_of(uint64_t x, uint64_t max) {
+  return (double)max <= 1000.0 ? max : (uint64_t)log_uniform_of(x, 1000.0, (double)max);
+}
+
 uint64_t net_jitter_draw(void) {
   uint64_t max = detsim__opt.net_jitter_max_ns;
   uint64_t x = net_draw();
   if (max == 0 || (x & 1) == 0) return 0; /* half the links: no jitter */
-  double lo = 1000.0, hi = (double)max;
-  if (hi <= lo) return max;
-  double u = (double)(x >> 11) * 0x1.0p-53;
-  return (uint64_t)(lo * __builtin_exp(u * __builtin_log(hi / lo)));
+  return link_ns_of(x, max);
 }
 
 /* The wire's time for 1 KiB: none for a quarter of the links, else a
@@ -392,18 +401,12 @@ uint64_t net_bandwidth_draw(void) {
   uint64_t min = detsim__opt.net_bandwidth_min;
   uint64_t x = net_draw();
   if (min == 0 || (x & 3) == 0 || min >= DETSIM_NET_BANDWIDTH_MAX) return 0;
-  double u = (double)(x >> 11) * 0x1.0p-53;
-  double bytes_per_s = (double)min * __builtin_exp(u * __builtin_log((double)DETSIM_NET_BANDWIDTH_MAX / (double)min));
-  return (uint64_t)(1024.0 * 1e9 / bytes_per_s);
+  return (uint64_t)(1024.0 * 1e9 / log_uniform_of(x, (double)min, (double)DETSIM_NET_BANDWIDTH_MAX));
 }
 
 uint64_t net_latency_draw(void) {
   uint64_t max = detsim__opt.net_latency_max_ns;
   uint64_t x = net_draw();
   if (max == 0 || (x & 3) == 0) return 0; /* a quarter of links: no latency */
-  /* log-uniform in [1 us, max]: short and long links both common */
-  double lo = 1000.0, hi = (double)max;
-  if (hi <= lo) return max;
-  double u = (double)(x >> 11) * 0x1.0p-53;
-  return (uint64_t)(lo * __builtin_exp(u * __builtin_log(hi / lo)));
+  return link_ns_of(x, max);
 }

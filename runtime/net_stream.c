@@ -25,6 +25,12 @@ void net_stream_init(struct net_stream *s, uint64_t cap, uint64_t latency_ns) {
   s->src = s->dst = detsim__node_index;
 }
 
+/* A partition or a clog stalls the link: what is sent waits for the heal
+ * (TCP queues and retransmits; nothing is lost or reordered). */
+static uint64_t link_open(const struct net_stream *s, uint64_t now) {
+  return s->src != s->dst ? detsim__world_link_open(s->src, s->dst, now) : now;
+}
+
 void net_stream_link(struct net_stream *s, uint64_t jitter_ns, uint64_t ns_per_kib) {
   s->jitter_ns = jitter_ns;
   s->ns_per_kib = ns_per_kib;
@@ -35,14 +41,12 @@ void net_stream_link(struct net_stream *s, uint64_t jitter_ns, uint64_t ns_per_k
  * (the bandwidth), then take the latency plus a jitter, and never arrive
  * before what was sent earlier. */
 static uint64_t data_time(struct net_stream *s, uint64_t now, uint64_t n, uint64_t *left) {
-  uint64_t depart = s->src != s->dst ? detsim__world_link_open(s->src, s->dst, now) : now;
+  uint64_t depart = link_open(s, now);
+  if (s->ns_per_kib && depart < s->wire_free_at) depart = s->wire_free_at;
+  *left = depart;
   if (s->ns_per_kib) {
-    if (depart < s->wire_free_at) depart = s->wire_free_at;
-    *left = depart;
     depart += (n * s->ns_per_kib + 1023) / 1024;
     s->wire_free_at = depart;
-  } else {
-    *left = depart;
   }
   uint64_t at = depart + s->latency_ns;
   if (s->jitter_ns) at += net_draw() % (s->jitter_ns + 1);
@@ -104,10 +108,7 @@ uint64_t net_stream_arrived_segments(const struct net_stream *s, uint64_t now) {
 }
 
 uint64_t net_stream_send_time(const struct net_stream *s, uint64_t now) {
-  /* A partition stalls the link: what is sent waits for the heal (TCP
-   * queues and retransmits; nothing is lost or reordered). */
-  uint64_t from = s->src != s->dst ? detsim__world_link_open(s->src, s->dst, now) : now;
-  uint64_t at = from + s->latency_ns;
+  uint64_t at = link_open(s, now) + s->latency_ns;
   return at < s->last_at ? s->last_at : at;
 }
 
