@@ -133,18 +133,16 @@ static void dump_request(int sig) {
   if (__atomic_load_n(&self_node()->state, __ATOMIC_ACQUIRE) == DETSIM_NODE_DOWN) {
     /* Crashed: the launcher kills it next; its records would go with it. */
     detsim__world_trace_part();
-    __atomic_add_fetch(&S->dumps_done, 1, __ATOMIC_RELEASE);
-    futex_wake_shared(&S->dumps_done);
-    return;
+  } else {
+    bool failed = S->end_class != DETSIM_CLASS_pass;
+    if (failed) {
+      if (S->end_class == DETSIM_CLASS_deadlock) detsim__world_print_blocked();
+      detsim__msg("the world ended in another node; this node's last events (event time thread kind object value site):");
+      detsim__trace_print_tail(2, (unsigned)detsim__opt.trace_tail);
+    }
+    bool as_expected = detsim__opt.expect_history[0] && strtoull(detsim__opt.expect_history, NULL, 16) == S->end_history;
+    if ((failed || detsim__opt.trace_always) && !as_expected) detsim__world_trace_part();
   }
-  bool failed = S->end_class != DETSIM_CLASS_pass;
-  if (failed) {
-    if (S->end_class == DETSIM_CLASS_deadlock) detsim__world_print_blocked();
-    detsim__msg("the world ended in another node; this node's last events (event time thread kind object value site):");
-    detsim__trace_print_tail(2, (unsigned)detsim__opt.trace_tail);
-  }
-  bool as_expected = detsim__opt.expect_history[0] && strtoull(detsim__opt.expect_history, NULL, 16) == S->end_history;
-  if ((failed || detsim__opt.trace_always) && !as_expected) detsim__world_trace_part();
   __atomic_add_fetch(&S->dumps_done, 1, __ATOMIC_RELEASE);
   futex_wake_shared(&S->dumps_done);
 }

@@ -24,7 +24,7 @@
 #include <stdint.h>
 
 #define DETSIM_WORLD_MAGIC 0x646c726f776d6973ull /* "simworld" */
-#define DETSIM_WORLD_VERSION 8u
+#define DETSIM_WORLD_VERSION 9u
 /* Far from where Linux places programs, heaps, libraries and stacks without
  * address randomization. */
 #define DETSIM_WORLD_ADDR 0x200000000000ull
@@ -81,9 +81,9 @@ struct detsim_world_node {
   uint32_t kill_me;        /* DOWN and out of the world's way: the launcher
                               may kill its process now */
   uint32_t term_sent;      /* this incarnation was sent the world's SIGTERM */
-  uint32_t term_pending;   /* ... which it takes when the world next comes to it */
-  uint64_t sig_inbox;      /* signals other nodes sent it by pid (bit s-1), taken
-                              when the world next comes to it */
+  uint64_t sig_inbox;      /* signals for it (bit s-1) from another node's kill()
+                              or the world's SIGTERM, taken when the world next
+                              comes to it */
   struct detsim_node_clock clock; /* kept across restarts: the same host */
   char name[DETSIM_WORLD_NAME_BYTES];
 };

@@ -68,7 +68,7 @@ void detsim__world_restart(unsigned node) {
   if (n->down_silent) net_node_restart(node);
   n->down_silent = 0;
   n->term_sent = 0;
-  n->term_pending = 0;
+  n->sig_inbox = 0;
   detsim__world_touch();
 }
 
@@ -81,16 +81,12 @@ void detsim__world_term(unsigned node) {
     detsim__sig_send(NULL, SIGTERM, SI_USER, 0);
     return;
   }
-  n->term_pending = 1;
-  n->idle = 0;
+  n->sig_inbox |= 1ull << (SIGTERM - 1);
+  detsim__world_post(node, detsim__now_ns());
 }
 
 void detsim__world_take_signals(void) {
   struct detsim_world_node *me = &S->nodes[detsim__node_index];
-  if (me->term_pending) {
-    me->term_pending = 0;
-    detsim__sig_send(NULL, SIGTERM, SI_USER, 0);
-  }
   for (uint64_t in = me->sig_inbox; in; in &= in - 1) detsim__sig_send(NULL, __builtin_ctzll(in) + 1, SI_USER, 0);
   me->sig_inbox = 0;
 }
