@@ -112,21 +112,8 @@ int sr_shrink(const struct sr_args *a, struct sr_target *t) {
   /* 1. The failing run, recorded. */
   struct sr_trial orig;
   run_trial(&s, NULL, recorded, &orig);
-  if (!orig.result)
-    st_die(ST_EXIT_HARNESS, "harness error: seed %llu of '%s' ended without a result line (killed at the timeout?)",
-           (unsigned long long)t->seed, t->argv[0]);
-  if (t->expect && (orig.history != t->history || (t->cls >= 0 && orig.cls != t->cls))) {
-    printf("simreplay: seed %llu: diverged: the run took %s history=%016llx, not the history of %s (%016llx): "
-           "nothing to shrink until it replays (simreplay without --shrink locates the divergence)\n",
-           (unsigned long long)t->seed, st_class_name(orig.cls), (unsigned long long)orig.history, t->expect_from,
-           (unsigned long long)t->history);
-    return st_class_status(ST_CLASS_diverged);
-  }
-  if (orig.cls == ST_CLASS_pass || orig.cls == ST_CLASS_inconclusive) {
-    printf("simreplay: seed %llu: %s: nothing to shrink (--shrink needs a failing run)\n", (unsigned long long)t->seed,
-           st_class_name(orig.cls));
-    return 1;
-  }
+  int early = sr_shrink_first_run(t, &orig);
+  if (early >= 0) return early;
   s.want_cls = orig.cls;
   s.want_signature = orig.signature;
   struct st_plan plan = load_or_die(recorded, "recorded plan");
@@ -163,21 +150,16 @@ int sr_shrink(const struct sr_args *a, struct sr_target *t) {
     st_die(ST_EXIT_HARNESS, "harness error: the shrunk plan stopped failing when run again (%s)",
            fin.result ? st_class_name(fin.cls) : "no result line");
   struct st_plan shrunk = load_or_die(final_rec, "shrunk plan");
-  struct st_buf cmd = { 0 };
-  st_buf_printf(&cmd, "DETSIM_SEED=%llu ", (unsigned long long)t->seed);
-  struct st_buf opts = { 0 };
-  st_buf_printf(&opts, "%s%splan=%s", base, base[0] ? ":" : "", out);
-  st_buf_puts(&cmd, "DETSIM_OPTIONS=");
-  st_shell_quote(&cmd, opts.s);
-  st_buf_puts(&cmd, " ");
-  st_shell_join(&cmd, t->argv);
+  char *opts = st_xasprintf("%s%splan=%s", base, base[0] ? ":" : "", out);
+  char *replay = sr_replay_line(t, opts);
+  free(opts);
   char *c_outcome = st_xasprintf("class=%s events=%llu history=%016llx", st_class_name(fin.cls),
                                  (unsigned long long)fin.events, (unsigned long long)fin.history);
   char *c_sig = st_xasprintf("signature: %s", fin.signature);
   char *c_from = st_xasprintf("shrunk from %zu decisions and %llu events to %zu and %llu, in %llu runs%s",
                               plan.n, (unsigned long long)orig.events, shrunk.n, (unsigned long long)fin.events,
                               (unsigned long long)s.runs, budget_spent ? " (the run budget ran out first)" : "");
-  char *c_replay = st_xasprintf("replay: %s", cmd.s);
+  char *c_replay = st_xasprintf("replay: %s", replay);
   const char *comments[] = { c_outcome, c_replay, c_sig, c_from };
   if (st_plan_write(out, &shrunk, NULL, comments, 4) != 0)
     st_die(ST_EXIT_HARNESS, "harness error: cannot write %s: %s", out, strerror(errno));
@@ -196,5 +178,6 @@ int sr_shrink(const struct sr_args *a, struct sr_target *t) {
   sr_trial_free(&check);
   st_plan_free(&plan);
   st_plan_free(&shrunk);
+  free(replay);
   return exact ? 0 : st_class_status(ST_CLASS_diverged);
 }

@@ -88,20 +88,8 @@ int sr_shrink_faults(const struct sr_args *a, struct sr_target *t) {
 
   struct fault_trial orig;
   run_with_drop(&s, 0, &orig);
-  if (!orig.r.result)
-    st_die(ST_EXIT_HARNESS, "harness error: seed %" PRIu64 " of '%s' ended without a result line (killed at the timeout?)",
-           t->seed, t->argv[0]);
-  if (t->expect && (orig.r.history != t->history || (t->cls >= 0 && orig.r.cls != t->cls))) {
-    printf("simreplay: seed %" PRIu64 ": diverged: the run took %s history=%016" PRIx64 ", not the history of %s "
-           "(%016" PRIx64 "): nothing to shrink until it replays\n",
-           t->seed, st_class_name(orig.r.cls), orig.r.history, t->expect_from, t->history);
-    return st_class_status(ST_CLASS_diverged);
-  }
-  if (orig.r.cls == ST_CLASS_pass || orig.r.cls == ST_CLASS_inconclusive) {
-    printf("simreplay: seed %" PRIu64 ": %s: nothing to shrink (--shrink needs a failing run)\n", t->seed,
-           st_class_name(orig.r.cls));
-    return 1;
-  }
+  int early = sr_shrink_first_run(t, &orig.r);
+  if (early >= 0) return early;
   s.want_cls = orig.r.cls;
   s.want_signature = orig.r.signature;
   unsigned groups = orig.groups < GROUPS_MAX ? orig.groups : GROUPS_MAX;
@@ -131,20 +119,14 @@ int sr_shrink_faults(const struct sr_args *a, struct sr_target *t) {
          " runs%s\n", t->seed, st_class_name(fin.r.cls), fin.r.signature, orig.groups, kept, orig.r.events, fin.r.events, s.runs,
          budget_spent ? " (run budget spent: smaller, maybe not minimal)" : "");
   if (kept == 0) printf("simreplay: the failure needs none of the faults: the schedule alone finds it\n");
-  struct st_buf cmd = { 0 };
-  st_buf_printf(&cmd, "DETSIM_SEED=%" PRIu64 " ", t->seed);
-  struct st_buf opts = { 0 };
-  st_buf_printf(&opts, "%s%sfault_drop=%" PRIu64, s.base_options, s.base_options[0] ? ":" : "", drop);
-  st_buf_puts(&cmd, "DETSIM_OPTIONS=");
-  st_shell_quote(&cmd, opts.s);
-  st_buf_puts(&cmd, " ");
-  st_shell_join(&cmd, t->argv);
+  char *opts = st_xasprintf("%s%sfault_drop=%" PRIu64, s.base_options, s.base_options[0] ? ":" : "", drop);
+  char *replay = sr_replay_line(t, opts);
   printf("simreplay: %s; replay: %s\n", exact ? "it replays exactly" : "but running it again took another history",
-         cmd.s);
+         replay);
   sr_trial_free(&orig.r);
   sr_trial_free(&fin.r);
   sr_trial_free(&check.r);
-  st_buf_free(&cmd);
-  st_buf_free(&opts);
+  free(opts);
+  free(replay);
   return exact ? 0 : st_class_status(ST_CLASS_diverged);
 }

@@ -130,6 +130,11 @@ struct sr_trial {
 char *sr_trial_run(const struct sr_target *t, const char *options, double timeout_s, struct sr_trial *out);
 bool sr_trial_same(const struct sr_trial *r, int cls, const char *signature);
 void sr_trial_free(struct sr_trial *r);
+/* What a shrink says of its first run: -1 when it failed and replays (the
+ * shrink goes on); else, after saying why not, the exit status. */
+int sr_shrink_first_run(const struct sr_target *t, const struct sr_trial *orig);
+/* "DETSIM_SEED=N DETSIM_OPTIONS='options' program args", for a shell. */
+char *sr_replay_line(const struct sr_target *t, const char *options);
 
 /* Delta debugging (ddmin.c): shrinks keep[0..total) to a small subset for
  * which keeps() still holds, while may_run() allows another run. */
