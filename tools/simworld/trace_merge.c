@@ -44,6 +44,11 @@ struct site {
   uint32_t len;
 };
 
+static int by_pc(const void *a, const void *b) {
+  uint64_t x = ((const struct site *)a)->pc, y = ((const struct site *)b)->pc;
+  return x < y ? -1 : x > y;
+}
+
 /* Reads one node's part and appends its records as trace lines; returns
  * its ring size, 0 when the part is not one (a message says why). */
 static uint64_t read_part(const char *path, const char *node, const char *data, size_t len, struct record **v,
@@ -66,14 +71,14 @@ static uint64_t read_part(const char *path, const char *node, const char *data, 
     off += sites[i].len;
   }
   if (off + (size_t)h.n_records * sizeof(struct detsim_part_record) > len) goto truncated;
+  qsort(sites, h.n_sites, sizeof *sites, by_pc);
   char at_node[DETSIM_WORLD_NAME_BYTES + 2];
   snprintf(at_node, sizeof at_node, "@%s", node);
   for (uint32_t k = 0; k < h.n_records; k++, off += sizeof(struct detsim_part_record)) {
     struct detsim_part_record r;
     memcpy(&r, data + off, sizeof r);
-    const struct site *st = NULL;
-    for (uint32_t i = 0; i < h.n_sites && !st; i++)
-      if (sites[i].pc == r.pc && r.pc) st = &sites[i];
+    struct site key = { r.pc, NULL, 0 };
+    const struct site *st = r.pc ? bsearch(&key, sites, h.n_sites, sizeof *sites, by_pc) : NULL;
     if (*n == *cap) *v = st_xrealloc(*v, sizeof **v * (*cap = *cap ? *cap * 2 : 4096));
     (*v)[(*n)++] = (struct record){
       r.n, st_xasprintf(DETSIM_TRACE_LINE_FORMAT, r.n, r.time_ns / 1000000000u, r.time_ns % 1000000000u, r.tid, at_node,
