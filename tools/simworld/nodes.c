@@ -259,7 +259,11 @@ static void wait_dumps(struct sw_run *r, uint32_t before, uint32_t asked) {
   }
 }
 
-static void dump_one(struct sw_run *r, unsigned i) {
+/* A crashed node's process writes what it recorded before it is killed:
+ * once per incarnation. */
+static void dump_crashed(struct sw_run *r, unsigned i) {
+  if (r->dumped[i]) return;
+  r->dumped[i] = true;
   uint32_t before = __atomic_load_n(&r->world->dumps_done, __ATOMIC_ACQUIRE);
   if (kill(r->pids[i], DETSIM_WORLD_DUMP_SIGNAL) == 0) wait_dumps(r, before, 1);
 }
@@ -269,8 +273,7 @@ static void dump_one(struct sw_run *r, unsigned i) {
 static void kill_crashed(struct sw_run *r) {
   for (unsigned i = 0; i < r->sc->n_nodes; i++)
     if (r->pids[i] > 0 && __atomic_load_n(&r->world->nodes[i].kill_me, __ATOMIC_ACQUIRE)) {
-      if (!r->dumped[i]) dump_one(r, i);
-      r->dumped[i] = true;
+      dump_crashed(r, i);
       kill(r->pids[i], SIGKILL);
     }
 }
@@ -284,11 +287,8 @@ static void restart_requested(struct sw_run *r) {
   unsigned i = req - 1;
   /* A crashed process not yet killed writes its records first (an exited
    * one wrote them on its way out). */
-  if (r->pids[i] > 0 && !r->dumped[i] &&
-      __atomic_load_n(&r->world->nodes[i].state, __ATOMIC_ACQUIRE) == DETSIM_NODE_DOWN) {
-    dump_one(r, i);
-    r->dumped[i] = true;
-  }
+  if (r->pids[i] > 0 && __atomic_load_n(&r->world->nodes[i].state, __ATOMIC_ACQUIRE) == DETSIM_NODE_DOWN)
+    dump_crashed(r, i);
   kill_and_reap(r, i);
   char *err = log_path(r, i, "err");
   FILE *f = fopen(err, "a");
