@@ -13,12 +13,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#define CONNS 40
+#include "node_dial.h"
 
-static void pause_ms(long ms) {
-  struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
-  nanosleep(&ts, NULL);
-}
+#define CONNS 40
 
 int main(int argc, char **argv) {
   if (argc != 3) {
@@ -29,16 +26,10 @@ int main(int argc, char **argv) {
   if (getaddrinfo(argv[1], argv[2], &hints, &res) != 0) return 2;
   int fds[CONNS];
   for (int i = 0; i < CONNS; i++) {
-    /* The sink may not listen yet (nodes start one after another). */
-    for (int tries = 0;; tries++) {
-      fds[i] = socket(AF_INET, SOCK_STREAM, 0);
-      if (connect(fds[i], res->ai_addr, res->ai_addrlen) == 0) break;
-      close(fds[i]);
-      if (tries == 100) {
-        perror("abort_client: connect");
-        return 3;
-      }
-      pause_ms(10);
+    fds[i] = dial_retry(res, 101, 10);
+    if (fds[i] < 0) {
+      perror("abort_client: connect");
+      return 3;
     }
   }
   char msg[100];

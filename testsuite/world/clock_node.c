@@ -35,6 +35,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "node_dial.h"
+
 #define NS_PER_S 1000000000ll
 /* The relative sleep of each round: long enough for a drifting clock's
  * rate to show, short next to the rounds. */
@@ -46,7 +48,7 @@
 #define TIMER_PERIOD_NS 1000000000ll
 #define COND_NS 500000000ll
 #define DIAL_ATTEMPTS 50
-#define DIAL_RETRY_NS 20000000l
+#define DIAL_RETRY_MS 20
 
 static int64_t read_ns(clockid_t id) {
   struct timespec ts;
@@ -103,18 +105,13 @@ static int dial(const char *host, const char *port) {
     fprintf(stderr, "clock_node: getaddrinfo %s: %s\n", host, gai_strerror(e));
     exit(2);
   }
-  for (int attempt = 0; attempt < DIAL_ATTEMPTS; attempt++) {
-    int fd = socket(AF_INET, SOCK_STREAM, 0);
-    if (connect(fd, res->ai_addr, res->ai_addrlen) == 0) {
-      freeaddrinfo(res);
-      return fd;
-    }
-    close(fd);
-    struct timespec ts = { 0, DIAL_RETRY_NS };
-    nanosleep(&ts, NULL); /* the server may not listen yet */
+  int fd = dial_retry(res, DIAL_ATTEMPTS, DIAL_RETRY_MS);
+  if (fd < 0) {
+    fprintf(stderr, "clock_node: cannot connect to %s\n", host);
+    exit(3);
   }
-  fprintf(stderr, "clock_node: cannot connect to %s\n", host);
-  exit(3);
+  freeaddrinfo(res);
+  return fd;
 }
 
 /* CLOCK_MONOTONIC, which must never read less than it read before. */

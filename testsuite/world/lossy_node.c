@@ -28,14 +28,11 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "node_dial.h"
+
 #define MESSAGE_BYTES 100
 #define COUNT_MAX 4096
 #define DIAL_ATTEMPTS 100
-
-static void pause_ms(long ms) {
-  struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
-  nanosleep(&ts, NULL);
-}
 
 /* ---- sink ---- */
 
@@ -110,16 +107,6 @@ static int sink(int port) {
 
 /* ---- source ---- */
 
-static int dial(const struct addrinfo *a) {
-  for (int tries = 0; tries < DIAL_ATTEMPTS; tries++) {
-    int fd = socket(AF_INET, SOCK_STREAM, 0);
-    if (connect(fd, a->ai_addr, a->ai_addrlen) == 0) return fd;
-    close(fd);
-    pause_ms(10);
-  }
-  return -1;
-}
-
 /* Writes all of buf without blocking in write: counts the short writes. */
 static int write_all(int fd, const char *buf, size_t len, int *short_writes) {
   while (len > 0) {
@@ -140,7 +127,7 @@ static int write_all(int fd, const char *buf, size_t len, int *short_writes) {
 static int source(const char *port, const char *host, int count) {
   struct addrinfo hints = { .ai_family = AF_INET, .ai_socktype = SOCK_STREAM }, *res;
   if (getaddrinfo(host, port, &hints, &res) != 0 || count > COUNT_MAX) return 2;
-  int t = dial(res);
+  int t = dial_retry(res, DIAL_ATTEMPTS, 10);
   if (t < 0) return 4;
   fcntl(t, F_SETFL, fcntl(t, F_GETFL) | O_NONBLOCK);
   int u = socket(AF_INET, SOCK_DGRAM, 0);

@@ -9,6 +9,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "node_dial.h"
+
 static int dial(const char *host, const char *port) {
   struct addrinfo hints = { .ai_family = AF_INET, .ai_socktype = SOCK_STREAM }, *res;
   int e = getaddrinfo(host, port, &hints, &res);
@@ -16,18 +18,13 @@ static int dial(const char *host, const char *port) {
     fprintf(stderr, "ping_client: getaddrinfo %s: %s\n", host, gai_strerror(e));
     exit(2);
   }
-  for (int attempt = 0; attempt < 50; attempt++) {
-    int fd = socket(AF_INET, SOCK_STREAM, 0);
-    if (connect(fd, res->ai_addr, res->ai_addrlen) == 0) {
-      freeaddrinfo(res);
-      return fd;
-    }
-    close(fd);
-    struct timespec ts = { 0, 20 * 1000 * 1000 };
-    nanosleep(&ts, NULL); /* the server may not listen yet */
+  int fd = dial_retry(res, 50, 20);
+  if (fd < 0) {
+    fprintf(stderr, "ping_client: cannot connect to %s\n", host);
+    exit(3);
   }
-  fprintf(stderr, "ping_client: cannot connect to %s\n", host);
-  exit(3);
+  freeaddrinfo(res);
+  return fd;
 }
 
 int main(int argc, char **argv) {

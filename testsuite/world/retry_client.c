@@ -16,6 +16,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "node_dial.h"
+
 #ifdef __DETSIM__
 #include <detsim.h>
 #else
@@ -28,11 +30,6 @@ static void detsim_progress(void) {}
 enum seen { EOF_SEEN, RESET_SEEN, TIMEOUT_SEEN, REFUSED_SEEN, DIAL_TIMEOUT_SEEN, SEEN_KINDS };
 static const char *const seen_names[SEEN_KINDS] = { "eof", "reset", "timeout", "refused", "dial_timeout" };
 static unsigned seen[SEEN_KINDS];
-
-static void pause_ms(long ms) {
-  struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
-  nanosleep(&ts, NULL);
-}
 
 static int dial(const struct addrinfo *a) {
   int fd = socket(AF_INET, SOCK_STREAM, 0);

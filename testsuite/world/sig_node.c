@@ -17,6 +17,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "node_dial.h"
+
 static volatile sig_atomic_t got;
 
 static void on_usr1(int sig) {
@@ -44,15 +46,7 @@ static int target(int port) {
 static int sender(const char *host, const char *port) {
   struct addrinfo hints = { .ai_family = AF_INET, .ai_socktype = SOCK_STREAM }, *res;
   if (getaddrinfo(host, port, &hints, &res)) return 2;
-  int fd = -1;
-  for (int tries = 0; tries < 100; tries++) {
-    fd = socket(AF_INET, SOCK_STREAM, 0);
-    if (connect(fd, res->ai_addr, res->ai_addrlen) == 0) break;
-    close(fd);
-    fd = -1;
-    struct timespec ms = { 0, 10000000 };
-    nanosleep(&ms, NULL);
-  }
+  int fd = dial_retry(res, 100, 10);
   if (fd < 0) return 3;
   char buf[64];
   ssize_t n = read(fd, buf, sizeof buf - 1);

@@ -28,6 +28,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "node_dial.h"
+
 #define NS_PER_S 1000000000ll
 /* Sources one sink tells apart (by address), and messages per source. */
 #define SOURCES_MAX 16
@@ -37,7 +39,7 @@
  * waits this long (far above the 2 ms latency bound) before its account. */
 #define SETTLE_NS 50000000l
 #define DIAL_ATTEMPTS 50
-#define DIAL_RETRY_NS 20000000l
+#define DIAL_RETRY_MS 20
 
 static int64_t mono_ns(void) {
   struct timespec ts;
@@ -173,18 +175,6 @@ static int sink(int port) {
 
 /* ---- source ---- */
 
-static int dial(const struct addrinfo *ai) {
-  for (int attempt = 0; attempt < DIAL_ATTEMPTS; attempt++) {
-    int fd = socket(AF_INET, SOCK_STREAM, 0);
-    if (connect(fd, ai->ai_addr, ai->ai_addrlen) == 0) return fd;
-    close(fd);
-    struct timespec ts = { 0, DIAL_RETRY_NS };
-    nanosleep(&ts, NULL); /* the sink may not listen yet */
-  }
-  fprintf(stderr, "stream_node: cannot connect\n");
-  exit(3);
-}
-
 static void write_all(int fd, const char *p, size_t n) {
   while (n > 0) {
     ssize_t k = write(fd, p, n);
@@ -201,7 +191,11 @@ static int source(const char *port, const char *host, int count, long gap_ms) {
   if (count < 1 || count > MESSAGES_MAX) return 2;
   struct addrinfo hints = { .ai_family = AF_INET, .ai_socktype = SOCK_STREAM }, *res;
   if (getaddrinfo(host, port, &hints, &res) != 0) return 2;
-  int fd = dial(res);
+  int fd = dial_retry(res, DIAL_ATTEMPTS, DIAL_RETRY_MS);
+  if (fd < 0) {
+    fprintf(stderr, "stream_node: cannot connect\n");
+    return 3;
+  }
   int u = socket(AF_INET, SOCK_DGRAM, 0);
   if (connect(u, res->ai_addr, res->ai_addrlen) != 0) return 2;
   freeaddrinfo(res);

@@ -37,6 +37,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "node_dial.h"
+
 #ifdef __DETSIM__
 #include <detsim.h>
 #else
@@ -58,11 +60,6 @@ static void detsim_progress(void) {}
 static void die(const char *what) {
   fprintf(stderr, "wake_node: %s: %s\n", what, strerror(errno));
   exit(1);
-}
-
-static void pause_ms(long ms) {
-  struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
-  nanosleep(&ts, NULL);
 }
 
 static void write_all(int fd, const void *p, size_t n) {
@@ -260,15 +257,9 @@ static int dial(const char *host, int port) {
   snprintf(service, sizeof service, "%d", port);
   struct addrinfo hints = { .ai_family = AF_INET, .ai_socktype = SOCK_STREAM }, *res;
   if (getaddrinfo(host, service, &hints, &res) != 0) die("getaddrinfo");
-  for (;;) {
-    int fd = socket(AF_INET, SOCK_STREAM, 0);
-    if (connect(fd, res->ai_addr, res->ai_addrlen) == 0) {
-      freeaddrinfo(res);
-      return fd;
-    }
-    close(fd);
-    pause_ms(10); /* the server is not listening yet */
-  }
+  int fd = dial_retry(res, 0, 10);
+  freeaddrinfo(res);
+  return fd;
 }
 
 static int send_all(long rounds, int port, const char *host, const char *kinds) {
