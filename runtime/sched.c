@@ -270,8 +270,9 @@ struct choice {
   int node;               /* another node (-1: none) */
 };
 
-/* The world leaves this node for `node`; `idle`: nothing here can run. */
-static void hand_over(detsim_thread *self, unsigned node, bool idle) {
+/* The world leaves this node for `node`; `idle`: nothing here can run;
+ * `parked`: the calling thread waits for the world to come back. */
+static void hand_over(detsim_thread *self, unsigned node, bool idle, bool parked) {
   /* The choice is made: a fault due in these events (a crash of `node`)
    * waits for the next node's dispatch, at the same virtual time. */
   detsim__world_faults_held = true;
@@ -283,14 +284,14 @@ static void hand_over(detsim_thread *self, unsigned node, bool idle) {
     __atomic_store_n(&self->baton, 0, __ATOMIC_RELAXED);
   }
   W.current = NULL;
-  detsim__world_hand_to(node, idle, idle ? next_deadline() : DETSIM_NO_DEADLINE);
+  detsim__world_hand_to(node, idle, idle ? next_deadline() : DETSIM_NO_DEADLINE, parked);
 }
 
 /* The world leaves this node for `node`.  `self` (NULL for the dispatcher)
- * then waits for its baton or leaves. */
-static void leave_for(detsim_thread *self, unsigned node) {
+ * then waits for the world (`parked`) or its baton, or leaves. */
+static void leave_for(detsim_thread *self, unsigned node, bool parked) {
   detsim_thread *cands[DETSIM_MAX_THREADS];
-  hand_over(self, node, collect_runnable(cands, NULL) == 0);
+  hand_over(self, node, collect_runnable(cands, NULL) == 0, parked);
 }
 
 _Noreturn static void world_deadlock(detsim_thread *self);
@@ -336,8 +337,9 @@ static struct choice world_choose_when_stuck(detsim_thread *self, detsim_thread 
   }
 }
 
-/* The dispatcher: the world came to this node. */
-void detsim__sched_dispatch(void) {
+/* The world came to this node: what runs first.  The dispatcher's choice,
+ * whichever thread makes it: its events belong to no thread. */
+static struct choice dispatch_choice(void) {
   W.current = NULL;
   /* Other nodes sent this node something since it last looked. */
   if (detsim__world_take_posts()) W.times_stale = true;
@@ -345,9 +347,15 @@ void detsim__sched_dispatch(void) {
   detsim__world_take_signals();
   detsim__world_faults_due();
   refresh_time_stop();
-  struct choice c = world_choose_when_stuck(NULL, NULL, true);
+  return world_choose_when_stuck(NULL, NULL, true);
+}
+
+/* The dispatcher thread: the world came to this node when no thread of it
+ * was parked (its first entry, or after the thread that left it exited). */
+void detsim__sched_dispatch(void) {
+  struct choice c = dispatch_choice();
   if (c.thread) give_baton(c.thread);
-  else leave_for(NULL, (unsigned)c.node);
+  else leave_for(NULL, (unsigned)c.node, false);
 }
 
 /* The first other node that can take the world: a node leaving it gives
@@ -369,7 +377,7 @@ void detsim__sched_leave_node(void) {
   unsigned next = first_ready_other();
   detsim_thread *self = tls_self;
   tls_self = NULL; /* its exit path runs outside the simulation */
-  hand_over(self, next, false);
+  hand_over(self, next, false, false);
 }
 
 /* This node crashed while it held the world (world_lifecycle.c): the world
@@ -379,7 +387,7 @@ _Noreturn void detsim__sched_crash_self(void) {
   unsigned next = first_ready_other();
   detsim_thread *self = tls_self;
   tls_self = NULL;
-  hand_over(self, next, false);
+  hand_over(self, next, false, false);
   detsim__world_release_crashed(detsim__node_index);
   static uint32_t never;
   for (;;) REAL(syscall)(SYS_futex, &never, FUTEX_WAIT_PRIVATE, 0, NULL, NULL, 0);
@@ -391,7 +399,25 @@ static void world_switch(detsim_thread *self, struct choice c) {
     switch_to(self, c.thread);
     return;
   }
-  leave_for(self, (unsigned)c.node);
+  /* This thread waits for the world to come back and makes the
+   * dispatcher's choice itself: when that is this thread, the node runs on
+   * without a second context switch. */
+  leave_for(self, (unsigned)c.node, true);
+  for (;;) {
+    detsim__world_wait_parked();
+    tls_self = NULL; /* as on the dispatcher thread (a crash, a SIGTERM) */
+    c = dispatch_choice();
+    tls_self = self;
+    if (c.thread == self) {
+      W.current = self;
+      return;
+    }
+    if (c.thread) {
+      give_baton(c.thread);
+      break;
+    }
+    leave_for(NULL, (unsigned)c.node, true);
+  }
   wait_baton(self);
   CHECK(W.current == self);
 }
@@ -790,7 +816,7 @@ static void finish_thread(detsim_thread *self, void *retval) {
       detsim__trace_event(DETSIM_EV_switch, self->id, NULL, 0, c.thread->id);
       give_baton(c.thread);
     } else {
-      leave_for(self, (unsigned)c.node);
+      leave_for(self, (unsigned)c.node, false);
     }
     return;
   }

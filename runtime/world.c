@@ -106,6 +106,17 @@ static void take(void) {
 
 /* ---- the dispatcher ---- */
 
+/* Waits until the world comes to this node through `word` (the
+ * dispatcher's or the parked thread's), and takes its history. */
+static void take_world(uint32_t *word) {
+  for (;;) {
+    while (__atomic_load_n(word, __ATOMIC_ACQUIRE) == 0) futex_wait_shared(word, 0);
+    __atomic_store_n(word, 0, __ATOMIC_RELAXED);
+    if (!__atomic_load_n(&S->ended, __ATOMIC_ACQUIRE)) break; /* else the launcher ends us */
+  }
+  take();
+}
+
 void detsim__sched_dispatch(void);
 
 static void *dispatcher_main(void *arg) {
@@ -114,15 +125,15 @@ static void *dispatcher_main(void *arg) {
   sigset_t all;
   sigfillset(&all);
   pthread_sigmask(SIG_BLOCK, &all, NULL);
-  uint32_t *wake = &self_node()->wake;
   for (;;) {
-    while (__atomic_load_n(wake, __ATOMIC_ACQUIRE) == 0) futex_wait_shared(wake, 0);
-    __atomic_store_n(wake, 0, __ATOMIC_RELAXED);
-    if (__atomic_load_n(&S->ended, __ATOMIC_ACQUIRE)) continue; /* the launcher ends us */
-    take();
+    take_world(&self_node()->wake);
     detsim__sched_dispatch();
   }
   return NULL;
+}
+
+void detsim__world_wait_parked(void) {
+  take_world(&self_node()->wake_parked);
 }
 
 /* The launcher asks every node for its last events when the world fails:
@@ -159,6 +170,8 @@ void detsim__world_park_main(void) {
   me->idle = 0;
   me->wake_at = DETSIM_NO_DEADLINE;
   me->posted_at = DETSIM_NO_DEADLINE; /* a fresh process has no waits yet */
+  me->parked = 0;                     /* nor a thread that handed the world away */
+  me->wake_parked = 0;
   pthread_t t;
   pthread_attr_t attr;
   pthread_attr_init(&attr);
@@ -215,7 +228,7 @@ void detsim__world_wake_due(uint64_t now) {
     if (is_other_ready(j) && S->nodes[j].idle && idle_until(&S->nodes[j]) <= now) S->nodes[j].idle = 0;
 }
 
-void detsim__world_hand_to(unsigned node, bool idle, uint64_t wake_at) {
+void detsim__world_hand_to(unsigned node, bool idle, uint64_t wake_at, bool parked) {
   CHECK_LT(node, S->n_nodes);
   CHECK(node != detsim__node_index);
   /* Only a parked, attached node can take the world. */
@@ -223,14 +236,18 @@ void detsim__world_hand_to(unsigned node, bool idle, uint64_t wake_at) {
   struct detsim_world_node *me = self_node();
   me->idle = idle;
   me->wake_at = wake_at;
+  __atomic_store_n(&me->parked, parked, __ATOMIC_RELAXED); /* published by the release below */
   publish();
   /* A node leaving the world writes its records before the world moves on
    * (its hand-over is its last event): the world's trace may want them. */
   if (__atomic_load_n(&me->state, __ATOMIC_ACQUIRE) == DETSIM_NODE_EXITED) detsim__world_trace_part();
   S->current = node;
   struct detsim_world_node *next = &S->nodes[node];
-  __atomic_store_n(&next->wake, 1, __ATOMIC_RELEASE);
-  futex_wake_shared(&next->wake);
+  /* Its parked thread takes the world itself: one context switch where its
+   * dispatcher would make two (the dispatcher's, then the chosen thread's). */
+  uint32_t *word = __atomic_load_n(&next->parked, __ATOMIC_RELAXED) ? &next->wake_parked : &next->wake;
+  __atomic_store_n(word, 1, __ATOMIC_RELEASE);
+  futex_wake_shared(word);
 }
 
 /* The node's waits computed their wake times from what was in flight when

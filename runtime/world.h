@@ -33,9 +33,15 @@ uint64_t detsim__world_next_wake(void);
 /* Virtual time reached `now`: idle nodes whose time came may run again. */
 void detsim__world_wake_due(uint64_t now);
 /* Hands the world's baton to node `node`: publishes the history and wakes
- * its dispatcher.  `idle` says this node has nothing to run (until
- * `wake_at`).  The caller then waits for its own thread baton, or leaves. */
-void detsim__world_hand_to(unsigned node, bool idle, uint64_t wake_at);
+ * its parked thread, or else its dispatcher.  `idle` says this node has
+ * nothing to run (until `wake_at`).  `parked`: the calling thread waits for
+ * the world to come back (detsim__world_wait_parked) and dispatches this
+ * node then; else it waits for its own thread baton, or leaves, and the
+ * dispatcher takes the world when it comes back. */
+void detsim__world_hand_to(unsigned node, bool idle, uint64_t wake_at, bool parked);
+/* The parked thread's wait: returns when the world came back to this node,
+ * with its history taken. */
+void detsim__world_wait_parked(void);
 /* Something this node did concerns node `node`'s waits from virtual time
  * `at` on (an arrival, space freed, a close): that node looks again then,
  * idle or not.  Only for another node. */

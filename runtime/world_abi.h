@@ -24,7 +24,7 @@
 #include <stdint.h>
 
 #define DETSIM_WORLD_MAGIC 0x646c726f776d6973ull /* "simworld" */
-#define DETSIM_WORLD_VERSION 9u
+#define DETSIM_WORLD_VERSION 10u
 /* Far from where Linux places programs, heaps, libraries and stacks without
  * address randomization. */
 #define DETSIM_WORLD_ADDR 0x200000000000ull
@@ -63,10 +63,14 @@ struct detsim_node_clock {
 
 struct detsim_world_node {
   uint32_t state;          /* enum detsim_node_state */
-  uint32_t wake;           /* futex word: 1 = the node holds the world's baton */
+  uint32_t wake;           /* futex word: 1 = the node holds the world's
+                              baton, and its dispatcher thread takes it */
   int32_t pid;
   uint32_t client;         /* the world passes when every client exited 0 */
   uint32_t idle;           /* nothing of it could run when it last looked */
+  uint32_t parked;         /* 1: the thread that handed the world away waits
+                              for it (on wake_parked), not the dispatcher */
+  uint32_t wake_parked;    /* futex word: 1 = the parked thread takes it */
   uint32_t pad;
   uint64_t wake_at;        /* while idle: its earliest deadline */
   uint64_t posted_at;      /* the earliest time something other nodes sent

@@ -2,6 +2,7 @@
 import glob
 import os
 import re
+import resource
 import subprocess
 import sys
 import tempfile
@@ -102,3 +103,40 @@ def tools(bins, d):
     if code != 0:
         fail(f"simreplay --seed 5 SCENARIO: status {code}\n{out}\n{err}")
     print("simrun sweeps scenarios; simreplay replays a world")
+
+def handover(bins, d):
+    """A node hands the world to another with one context switch: the
+    thread that gave the world away waits for it and takes it back itself,
+    where a dispatcher thread would take it and then wake the chosen thread
+    (two).  In loop.scenario each node is one thread in an event loop, so
+    the thread that waits is always the one to run: the kernel's count of
+    voluntary context switches of the whole world (simworld and its three
+    nodes) must stay near the hand-overs in its trace, not twice them.
+    And the seed replays in separate processes."""
+    sw = os.path.join(bins, "simworld")
+    with tempfile.TemporaryDirectory() as tmp:
+        tpath = os.path.join(tmp, "loop.trace")
+        before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_nvcsw
+        code, out, err = run([sw, "--logs", os.path.join(tmp, "logs"), "loop.scenario"], cwd=d,
+                             env={"DETSIM_SEED": "1", "DETSIM_OPTIONS": f"trace={tpath}:trace_always=1:trace_events=1048576"})
+        switches = resource.getrusage(resource.RUSAGE_CHILDREN).ru_nvcsw - before
+        m = RESULT_RE.search(err)
+        if code != 0 or not m or m.group(1) != "pass":
+            fail(f"loop.scenario: want pass, got status {code}:\n{err}")
+        for name in ("lp1", "lp2", "lp3"):
+            printed = open(os.path.join(tmp, "logs", name + ".out")).read()
+            if f"{name} sent=600 read=" not in printed:
+                fail(f"loop.scenario: node {name} printed {printed!r}, want sent=600")
+        kinds = [line.split()[3] for line in open(tpath) if not line.startswith("#")]
+        if len(kinds) != int(m.group(3)):
+            fail(f"loop.scenario: the trace holds {len(kinds)} events of {m.group(3)}")
+        handovers = kinds.count("node_switch")
+    if handovers < 1000:
+        fail(f"loop.scenario: only {handovers} node hand-overs: too few to count switches by")
+    # Process starts, exits and the launcher's own waits add a few hundred.
+    bound = handovers * 13 // 10 + 300
+    if switches > bound:
+        fail(f"loop.scenario: {switches} voluntary context switches for {handovers} node hand-overs "
+             f"(more than {bound}): a hand-over takes two switches")
+    replays(sw, d, "loop.scenario", 1)
+    print(f"handover: {handovers} node hand-overs, {switches} voluntary context switches; the seed replays")

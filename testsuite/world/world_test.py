@@ -8,6 +8,8 @@ beyond what simtest.py checks for one program.
                                          left behind, whatever the run's end
   world_test.py tools      BIN_DIR DIR   simrun sweeps a scenario, finds the failing
                                          one, and simreplay replays a world's line
+  world_test.py handover   BIN_DIR DIR   a node hand-over costs one context switch
+                                         when the waiting thread runs next
   world_test.py faults     BIN_DIR DIR   level 2's partitions and pauses, reported
   world_test.py restart    BIN_DIR DIR   crashes (dead process, dead host) and
                                          restarts, as a client sees them
@@ -36,13 +38,13 @@ world_network.py and world_tools.py; world_common.py has what they share.
 """
 import sys
 
-from world_basics import bad_input, leftovers, tools
+from world_basics import bad_input, handover, leftovers, tools
 from world_clocks import skew
 from world_lifecycle import faults, restart, sigterm
 from world_network import abort, clog, lossy, wake
 from world_tools import canary, shrink, signal_between_nodes, trace
 
-MODES = {"bad-input": bad_input, "leftovers": leftovers, "tools": tools, "faults": faults, "restart": restart,
+MODES = {"bad-input": bad_input, "leftovers": leftovers, "tools": tools, "handover": handover, "faults": faults, "restart": restart,
          "sigterm": sigterm, "skew": skew, "clog": clog, "abort": abort, "lossy": lossy, "trace": trace,
          "shrink": shrink, "wake": wake, "canary": canary, "signal": signal_between_nodes}
 
