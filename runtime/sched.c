@@ -34,6 +34,8 @@
 
 struct detsim_world W;
 
+_Static_assert(DETSIM_MAX_THREADS == DETSIM_WORLD_THREADS_MAX, "a world holds a baton word per thread slot");
+
 static __thread detsim_thread *tls_self __attribute__((tls_model("initial-exec")));
 
 /* PCT: a thread that ran this many events in a row without a switch has its
@@ -72,27 +74,44 @@ void detsim__suppress_end(void) {
 
 /* ---- the baton ---- */
 
+/* In a world the batons are shared words (another node wakes the thread
+ * that takes the world), so the futex calls are not private there. */
+static int futex_private = FUTEX_PRIVATE_FLAG;
+
 static void futex_wait(uint32_t *word, uint32_t val) {
-  REAL(syscall)(SYS_futex, word, FUTEX_WAIT_PRIVATE, val, NULL, NULL, 0);
+  REAL(syscall)(SYS_futex, word, FUTEX_WAIT | futex_private, val, NULL, NULL, 0);
 }
 static void futex_wake(uint32_t *word) {
-  REAL(syscall)(SYS_futex, word, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
+  REAL(syscall)(SYS_futex, word, FUTEX_WAKE | futex_private, 1, NULL, NULL, 0);
+}
+
+static void init_baton(detsim_thread *t) {
+  t->baton = detsim__in_world ? detsim__world_baton((unsigned)(t - W.threads)) : &t->own_baton;
+  __atomic_store_n(t->baton, 0, __ATOMIC_RELAXED);
 }
 
 static void give_baton(detsim_thread *next) {
   W.current = next;
-  __atomic_store_n(&next->baton, 1, __ATOMIC_RELEASE);
-  futex_wake(&next->baton);
+  __atomic_store_n(next->baton, DETSIM_BATON_RUN, __ATOMIC_RELEASE);
+  futex_wake(next->baton);
 }
+
+static bool take_world(detsim_thread *self);
 
 static void wait_baton(detsim_thread *self) {
   for (;;) {
-    while (__atomic_load_n(&self->baton, __ATOMIC_ACQUIRE) == 0) futex_wait(&self->baton, 0);
+    uint32_t v;
+    while ((v = __atomic_load_n(self->baton, __ATOMIC_ACQUIRE)) == 0) futex_wait(self->baton, 0);
+    if (v == DETSIM_BATON_WORLD) {
+      __atomic_store_n(self->baton, 0, __ATOMIC_RELAXED);
+      if (take_world(self)) return;
+      continue;
+    }
     if (!self->report_request) return;
     /* The deadlock reporter lent us the baton to capture where we block. */
     self->report_request = false;
     detsim__backtrace_text(self->where, sizeof self->where, 1);
-    __atomic_store_n(&self->baton, 0, __ATOMIC_RELAXED);
+    __atomic_store_n(self->baton, 0, __ATOMIC_RELAXED);
     give_baton(W.reporter);
   }
 }
@@ -101,7 +120,7 @@ static void switch_to(detsim_thread *self, detsim_thread *next) {
   if (next == self) return;
   detsim__trace_event(DETSIM_EV_switch, self->id, NULL, 0, next->id);
   self->run_length = 0;
-  __atomic_store_n(&self->baton, 0, __ATOMIC_RELAXED);
+  __atomic_store_n(self->baton, 0, __ATOMIC_RELAXED);
   give_baton(next);
   wait_baton(self);
   CHECK(W.current == self);
@@ -270,9 +289,26 @@ struct choice {
   int node;               /* another node (-1: none) */
 };
 
+/* Which thread of this node is likely to run first when the world comes
+ * back for this node's own reasons: the first that can run, else the one
+ * whose deadline comes first, else any that waits for its baton. */
+static int32_t guess_first(detsim_thread *first_runnable) {
+  if (first_runnable) return (int32_t)(first_runnable - W.threads);
+  detsim_thread *best = NULL;
+  for (unsigned i = 0; i < W.slots_used; i++) {
+    detsim_thread *t = &W.threads[i];
+    if (t->state == DETSIM_T_BLOCKED && (best == NULL || t->deadline < best->deadline)) best = t;
+  }
+  return best ? (int32_t)(best - W.threads) : DETSIM_WORLD_NO_SLOT;
+}
+
+bool detsim__sched_slot_waits(unsigned slot) {
+  return slot < W.slots_used && (W.threads[slot].state == DETSIM_T_RUNNABLE || W.threads[slot].state == DETSIM_T_BLOCKED);
+}
+
 /* The world leaves this node for `node`; `idle`: nothing here can run;
- * `parked`: the calling thread waits for the world to come back. */
-static void hand_over(detsim_thread *self, unsigned node, bool idle, bool parked) {
+ * `first`: the first thread here that can run (NULL: none). */
+static void hand_over(detsim_thread *self, unsigned node, bool idle, detsim_thread *first) {
   /* The choice is made: a fault due in these events (a crash of `node`)
    * waits for the next node's dispatch, at the same virtual time. */
   detsim__world_faults_held = true;
@@ -281,17 +317,18 @@ static void hand_over(detsim_thread *self, unsigned node, bool idle, bool parked
   detsim__world_faults_held = false;
   if (self) {
     self->run_length = 0;
-    __atomic_store_n(&self->baton, 0, __ATOMIC_RELAXED);
+    __atomic_store_n(self->baton, 0, __ATOMIC_RELAXED);
   }
   W.current = NULL;
-  detsim__world_hand_to(node, idle, idle ? next_deadline() : DETSIM_NO_DEADLINE, parked);
+  detsim__world_hand_to(node, idle, idle ? next_deadline() : DETSIM_NO_DEADLINE, guess_first(first));
 }
 
 /* The world leaves this node for `node`.  `self` (NULL for the dispatcher)
- * then waits for the world (`parked`) or its baton, or leaves. */
-static void leave_for(detsim_thread *self, unsigned node, bool parked) {
+ * then waits for its baton, or leaves. */
+static void leave_for(detsim_thread *self, unsigned node) {
   detsim_thread *cands[DETSIM_MAX_THREADS];
-  hand_over(self, node, collect_runnable(cands, NULL) == 0, parked);
+  bool idle = collect_runnable(cands, NULL) == 0;
+  hand_over(self, node, idle, idle ? NULL : cands[0]);
 }
 
 _Noreturn static void world_deadlock(detsim_thread *self);
@@ -342,12 +379,15 @@ static struct choice world_choose_when_stuck(detsim_thread *self, detsim_thread 
 static struct choice dispatch_choice(void) {
   W.current = NULL;
   /* Other nodes sent this node something since it last looked. */
-  if (detsim__world_take_posts()) W.times_stale = true;
+  int due_from;
+  if (detsim__world_take_posts(&due_from)) W.times_stale = true;
   detsim__event(DETSIM_EV_node_enter, NULL, NULL, 0, detsim__node_index);
   detsim__world_take_signals();
   detsim__world_faults_due();
   refresh_time_stop();
-  return world_choose_when_stuck(NULL, NULL, true);
+  struct choice c = world_choose_when_stuck(NULL, NULL, true);
+  if (c.thread) detsim__world_learn_guess(due_from, (unsigned)(c.thread - W.threads));
+  return c;
 }
 
 /* The dispatcher thread: the world came to this node when no thread of it
@@ -355,7 +395,25 @@ static struct choice dispatch_choice(void) {
 void detsim__sched_dispatch(void) {
   struct choice c = dispatch_choice();
   if (c.thread) give_baton(c.thread);
-  else leave_for(NULL, (unsigned)c.node, false);
+  else leave_for(NULL, (unsigned)c.node);
+}
+
+/* The world came to this node through this thread's word, the guess of the
+ * node that handed it over: it makes the dispatcher's choice (its events
+ * belong to no thread, as the dispatcher's).  True when that is itself. */
+static bool take_world(detsim_thread *self) {
+  if (!detsim__world_enter()) return false;
+  tls_self = NULL;
+  struct choice c = dispatch_choice();
+  tls_self = self;
+  if (c.thread == self) {
+    W.current = self;
+    __atomic_store_n(self->baton, DETSIM_BATON_RUN, __ATOMIC_RELAXED);
+    return true;
+  }
+  if (c.thread) give_baton(c.thread);
+  else leave_for(NULL, (unsigned)c.node);
+  return false;
 }
 
 /* The first other node that can take the world: a node leaving it gives
@@ -377,7 +435,7 @@ void detsim__sched_leave_node(void) {
   unsigned next = first_ready_other();
   detsim_thread *self = tls_self;
   tls_self = NULL; /* its exit path runs outside the simulation */
-  hand_over(self, next, false, false);
+  hand_over(self, next, false, NULL);
 }
 
 /* This node crashed while it held the world (world_lifecycle.c): the world
@@ -387,7 +445,7 @@ _Noreturn void detsim__sched_crash_self(void) {
   unsigned next = first_ready_other();
   detsim_thread *self = tls_self;
   tls_self = NULL;
-  hand_over(self, next, false, false);
+  hand_over(self, next, false, NULL);
   detsim__world_release_crashed(detsim__node_index);
   static uint32_t never;
   for (;;) REAL(syscall)(SYS_futex, &never, FUTEX_WAIT_PRIVATE, 0, NULL, NULL, 0);
@@ -399,25 +457,7 @@ static void world_switch(detsim_thread *self, struct choice c) {
     switch_to(self, c.thread);
     return;
   }
-  /* This thread waits for the world to come back and makes the
-   * dispatcher's choice itself: when that is this thread, the node runs on
-   * without a second context switch. */
-  leave_for(self, (unsigned)c.node, true);
-  for (;;) {
-    detsim__world_wait_parked();
-    tls_self = NULL; /* as on the dispatcher thread (a crash, a SIGTERM) */
-    c = dispatch_choice();
-    tls_self = self;
-    if (c.thread == self) {
-      W.current = self;
-      return;
-    }
-    if (c.thread) {
-      give_baton(c.thread);
-      break;
-    }
-    leave_for(NULL, (unsigned)c.node, true);
-  }
+  leave_for(self, (unsigned)c.node);
   wait_baton(self);
   CHECK(W.current == self);
 }
@@ -737,6 +777,7 @@ int detsim__thread_create(pthread_t *out, const pthread_attr_t *attr,
   detsim_thread *t = alloc_slot();
   if (t == NULL) limit_reached("max_threads", DETSIM_MAX_THREADS, "no free thread slot");
   memset(t, 0, sizeof *t);
+  init_baton(t);
   detsim__sig_thread_init(t, self);
   t->id = W.next_id++;
   t->state = DETSIM_T_RUNNABLE;
@@ -816,7 +857,7 @@ static void finish_thread(detsim_thread *self, void *retval) {
       detsim__trace_event(DETSIM_EV_switch, self->id, NULL, 0, c.thread->id);
       give_baton(c.thread);
     } else {
-      leave_for(self, (unsigned)c.node, false);
+      leave_for(self, (unsigned)c.node);
     }
     return;
   }
@@ -842,9 +883,9 @@ _Noreturn void detsim__deadlock(detsim_thread *self) {
     detsim_thread *t = &W.threads[i];
     if (t == self || t->state != DETSIM_T_BLOCKED) continue;
     t->report_request = true;
-    __atomic_store_n(&self->baton, 0, __ATOMIC_RELAXED);
+    __atomic_store_n(self->baton, 0, __ATOMIC_RELAXED);
     give_baton(t);
-    while (__atomic_load_n(&self->baton, __ATOMIC_ACQUIRE) == 0) futex_wait(&self->baton, 0);
+    while (__atomic_load_n(self->baton, __ATOMIC_ACQUIRE) == 0) futex_wait(self->baton, 0);
   }
   W.current = self;
   if (self->state == DETSIM_T_BLOCKED) detsim__backtrace_text(self->where, sizeof self->where, 1);
@@ -932,7 +973,9 @@ void detsim__sched_start(uint64_t seed) {
   main_thread->id = W.next_id++;
   main_thread->state = DETSIM_T_RUNNABLE;
   main_thread->pthread = pthread_self();
-  main_thread->baton = 1;
+  if (detsim__in_world) futex_private = 0;
+  init_baton(main_thread);
+  *main_thread->baton = DETSIM_BATON_RUN;
   main_thread->priority = W.pct ? (int64_t)(DETSIM_PCT_DEPTH_MAX + 1 + (detsim__rng_next(&W.rng) >> 2)) : 0;
   W.live = 1;
   W.current = main_thread;
@@ -940,7 +983,7 @@ void detsim__sched_start(uint64_t seed) {
   W.running = true;
   if (detsim__in_world) {
     /* The node's program starts when the world first comes to it. */
-    main_thread->baton = 0;
+    *main_thread->baton = 0;
     W.current = NULL;
     detsim__world_park_main();
     wait_baton(main_thread);

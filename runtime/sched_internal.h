@@ -15,7 +15,9 @@ enum detsim_thread_state {
 };
 
 struct detsim_thread {
-  uint32_t baton;                /* futex word: 1 = this thread may run */
+  uint32_t *baton;               /* futex word: 1 = this thread may run (own_baton,
+                                    or in a world its shared word, DETSIM_BATON_*) */
+  uint32_t own_baton;
   uint32_t id;                   /* 1 = main, then creation order, never reused */
   enum detsim_thread_state state;
   unsigned suppress;             /* > 0: yield points are not yield points */

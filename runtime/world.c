@@ -106,15 +106,10 @@ static void take(void) {
 
 /* ---- the dispatcher ---- */
 
-/* Waits until the world comes to this node through `word` (the
- * dispatcher's or the parked thread's), and takes its history. */
-static void take_world(uint32_t *word) {
-  for (;;) {
-    while (__atomic_load_n(word, __ATOMIC_ACQUIRE) == 0) futex_wait_shared(word, 0);
-    __atomic_store_n(word, 0, __ATOMIC_RELAXED);
-    if (!__atomic_load_n(&S->ended, __ATOMIC_ACQUIRE)) break; /* else the launcher ends us */
-  }
+bool detsim__world_enter(void) {
+  if (__atomic_load_n(&S->ended, __ATOMIC_ACQUIRE)) return false; /* the launcher ends us */
   take();
+  return true;
 }
 
 void detsim__sched_dispatch(void);
@@ -125,15 +120,18 @@ static void *dispatcher_main(void *arg) {
   sigset_t all;
   sigfillset(&all);
   pthread_sigmask(SIG_BLOCK, &all, NULL);
+  uint32_t *wake = &self_node()->wake;
   for (;;) {
-    take_world(&self_node()->wake);
-    detsim__sched_dispatch();
+    while (__atomic_load_n(wake, __ATOMIC_ACQUIRE) == 0) futex_wait_shared(wake, 0);
+    __atomic_store_n(wake, 0, __ATOMIC_RELAXED);
+    if (detsim__world_enter()) detsim__sched_dispatch();
   }
   return NULL;
 }
 
-void detsim__world_wait_parked(void) {
-  take_world(&self_node()->wake_parked);
+uint32_t *detsim__world_baton(unsigned slot) {
+  CHECK_LT(slot, DETSIM_WORLD_THREADS_MAX);
+  return &S->batons[detsim__node_index][slot];
 }
 
 /* The launcher asks every node for its last events when the world fails:
@@ -170,8 +168,10 @@ void detsim__world_park_main(void) {
   me->idle = 0;
   me->wake_at = DETSIM_NO_DEADLINE;
   me->posted_at = DETSIM_NO_DEADLINE; /* a fresh process has no waits yet */
-  me->parked = 0;                     /* nor a thread that handed the world away */
-  me->wake_parked = 0;
+  /* Nor threads: the dispatcher takes the world the first time. */
+  me->guess = DETSIM_WORLD_NO_SLOT;
+  me->posted_by = -1;
+  for (unsigned j = 0; j < DETSIM_WORLD_NODES_MAX; j++) me->guess_after[j] = DETSIM_WORLD_NO_SLOT;
   pthread_t t;
   pthread_attr_t attr;
   pthread_attr_init(&attr);
@@ -228,7 +228,22 @@ void detsim__world_wake_due(uint64_t now) {
     if (is_other_ready(j) && S->nodes[j].idle && idle_until(&S->nodes[j]) <= now) S->nodes[j].idle = 0;
 }
 
-void detsim__world_hand_to(unsigned node, bool idle, uint64_t wake_at, bool parked) {
+/* The word that gives the world to node `node` now: its guessed thread's,
+ * else its dispatcher's. */
+static uint32_t *entry_word(unsigned node, uint32_t *value) {
+  struct detsim_world_node *n = &S->nodes[node];
+  int32_t slot = n->guess;
+  if (n->posted_by >= 0 && n->posted_at <= S->now_ns && n->guess_after[n->posted_by] != DETSIM_WORLD_NO_SLOT)
+    slot = n->guess_after[n->posted_by];
+  if (slot == DETSIM_WORLD_NO_SLOT) {
+    *value = 1;
+    return &n->wake;
+  }
+  *value = DETSIM_BATON_WORLD;
+  return &S->batons[node][slot];
+}
+
+void detsim__world_hand_to(unsigned node, bool idle, uint64_t wake_at, int32_t guess) {
   CHECK_LT(node, S->n_nodes);
   CHECK(node != detsim__node_index);
   /* Only a parked, attached node can take the world. */
@@ -236,17 +251,19 @@ void detsim__world_hand_to(unsigned node, bool idle, uint64_t wake_at, bool park
   struct detsim_world_node *me = self_node();
   me->idle = idle;
   me->wake_at = wake_at;
-  __atomic_store_n(&me->parked, parked, __ATOMIC_RELAXED); /* published by the release below */
+  /* Guesses name only threads that wait for their baton now (published
+   * by the release below). */
+  me->guess = guess;
+  for (unsigned j = 0; j < S->n_nodes; j++)
+    if (me->guess_after[j] != DETSIM_WORLD_NO_SLOT && !detsim__sched_slot_waits((unsigned)me->guess_after[j]))
+      me->guess_after[j] = DETSIM_WORLD_NO_SLOT;
   publish();
   /* A node leaving the world writes its records before the world moves on
    * (its hand-over is its last event): the world's trace may want them. */
   if (__atomic_load_n(&me->state, __ATOMIC_ACQUIRE) == DETSIM_NODE_EXITED) detsim__world_trace_part();
   S->current = node;
-  struct detsim_world_node *next = &S->nodes[node];
-  /* Its parked thread takes the world itself: one context switch where its
-   * dispatcher would make two (the dispatcher's, then the chosen thread's). */
-  uint32_t *word = __atomic_load_n(&next->parked, __ATOMIC_RELAXED) ? &next->wake_parked : &next->wake;
-  __atomic_store_n(word, 1, __ATOMIC_RELEASE);
+  uint32_t value, *word = entry_word(node, &value);
+  __atomic_store_n(word, value, __ATOMIC_RELEASE);
   futex_wake_shared(word);
 }
 
@@ -262,7 +279,10 @@ void detsim__world_post(unsigned node, uint64_t at) {
   struct detsim_world_node *n = &S->nodes[node];
   uint64_t now = detsim__now_ns();
   if (at < now) at = now;
-  if (at < n->posted_at) n->posted_at = at;
+  if (at < n->posted_at) {
+    n->posted_at = at;
+    n->posted_by = (int32_t)detsim__node_index;
+  }
   if (at == now) n->idle = 0;
 }
 
@@ -271,11 +291,17 @@ void detsim__world_touch(void) {
     if (j != detsim__node_index) detsim__world_post(j, detsim__now_ns());
 }
 
-bool detsim__world_take_posts(void) {
+bool detsim__world_take_posts(int *due_from) {
   struct detsim_world_node *me = self_node();
   bool posted = me->posted_at != DETSIM_NO_DEADLINE;
+  *due_from = posted && me->posted_at <= detsim__now_ns() ? me->posted_by : -1;
   me->posted_at = DETSIM_NO_DEADLINE;
+  me->posted_by = -1;
   return posted;
+}
+
+void detsim__world_learn_guess(int due_from, unsigned slot) {
+  if (due_from >= 0) self_node()->guess_after[due_from] = (int16_t)slot;
 }
 
 /* ---- the end of a node, the end of the world ---- */

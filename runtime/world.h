@@ -33,15 +33,22 @@ uint64_t detsim__world_next_wake(void);
 /* Virtual time reached `now`: idle nodes whose time came may run again. */
 void detsim__world_wake_due(uint64_t now);
 /* Hands the world's baton to node `node`: publishes the history and wakes
- * its parked thread, or else its dispatcher.  `idle` says this node has
- * nothing to run (until `wake_at`).  `parked`: the calling thread waits for
- * the world to come back (detsim__world_wait_parked) and dispatches this
- * node then; else it waits for its own thread baton, or leaves, and the
- * dispatcher takes the world when it comes back. */
-void detsim__world_hand_to(unsigned node, bool idle, uint64_t wake_at, bool parked);
-/* The parked thread's wait: returns when the world came back to this node,
- * with its history taken. */
-void detsim__world_wait_parked(void);
+ * the thread there guessed to run first (or its dispatcher).  `idle` says
+ * this node has nothing to run (until `wake_at`); `guess` is the slot of
+ * its thread likely to run first when the world comes back for this node's
+ * own reasons (DETSIM_WORLD_NO_SLOT: none).  The caller then waits for its
+ * baton, or leaves. */
+void detsim__world_hand_to(unsigned node, bool idle, uint64_t wake_at, int32_t guess);
+/* The world came to this node: takes its history; false when the world
+ * ended (the launcher ends this process). */
+bool detsim__world_enter(void);
+/* The futex word thread slot `slot` of this node waits on (DETSIM_BATON_*). */
+uint32_t *detsim__world_baton(unsigned slot);
+/* Whether the thread in slot `slot` waits for its baton (sched.c). */
+bool detsim__sched_slot_waits(unsigned slot);
+/* The world came with a post from node `due_from` (-1: none) and thread
+ * slot `slot` ran first: the next such hand-over wakes it. */
+void detsim__world_learn_guess(int due_from, unsigned slot);
 /* Something this node did concerns node `node`'s waits from virtual time
  * `at` on (an arrival, space freed, a close): that node looks again then,
  * idle or not.  Only for another node. */
@@ -49,8 +56,9 @@ void detsim__world_post(unsigned node, uint64_t at);
 /* Something concerns every other node now (a crash, a restart, a reset):
  * each looks again. */
 void detsim__world_touch(void);
-/* Whether other nodes posted to this node since it last looked (cleared). */
-bool detsim__world_take_posts(void);
+/* Whether other nodes posted to this node since it last looked (cleared);
+ * *due_from: the node whose post is due by now, else -1. */
+bool detsim__world_take_posts(int *due_from);
 
 /* Faults (world_faults.c).  The earliest time a link from node `src` to
  * node `dst` carries what is sent at `t`: `t`, or the end of a partition or

@@ -24,12 +24,19 @@
 #include <stdint.h>
 
 #define DETSIM_WORLD_MAGIC 0x646c726f776d6973ull /* "simworld" */
-#define DETSIM_WORLD_VERSION 10u
+#define DETSIM_WORLD_VERSION 11u
 /* Far from where Linux places programs, heaps, libraries and stacks without
  * address randomization. */
 #define DETSIM_WORLD_ADDR 0x200000000000ull
 /* Virtual size of the mapping (sparse: pages exist once touched). */
 #define DETSIM_WORLD_BYTES (1ull << 32)
+/* Simulated threads of a node: runtime/limits.h's DETSIM_MAX_THREADS. */
+#define DETSIM_WORLD_THREADS_MAX 1024
+#define DETSIM_WORLD_NO_SLOT (-1)
+/* A thread's word in `batons`: run (its node's baton, given by a thread of
+ * the node), or take the world (it came to the node from another). */
+#define DETSIM_BATON_RUN 1u
+#define DETSIM_BATON_WORLD 2u
 /* Nodes in one world, and so addresses 127.0.1.1 .. 127.0.1.64. */
 #define DETSIM_WORLD_NODES_MAX 64
 #define DETSIM_WORLD_NAME_BYTES 32
@@ -68,10 +75,17 @@ struct detsim_world_node {
   int32_t pid;
   uint32_t client;         /* the world passes when every client exited 0 */
   uint32_t idle;           /* nothing of it could run when it last looked */
-  uint32_t parked;         /* 1: the thread that handed the world away waits
-                              for it (on wake_parked), not the dispatcher */
-  uint32_t wake_parked;    /* futex word: 1 = the parked thread takes it */
-  uint32_t pad;
+  /* Which thread of the node takes the world when it comes back (through
+   * its word in `batons`), so that it is likely the one to run first: a
+   * node hand-over is then one context switch, not two.  A guess only:
+   * the thread makes the node's choice, whichever that is.  Slots of
+   * threads waiting for their baton, or DETSIM_WORLD_NO_SLOT (the
+   * dispatcher takes the world). */
+  int32_t guess;           /* when the world comes back for its own reasons */
+  int32_t posted_by;       /* the node whose post came first (posted_at) */
+  int16_t guess_after[DETSIM_WORLD_NODES_MAX]; /* when it comes back with a
+                              post from node j: the thread that ran first
+                              the last time it did */
   uint64_t wake_at;        /* while idle: its earliest deadline */
   uint64_t posted_at;      /* the earliest time something other nodes sent
                               it since it last looked concerns its waits (an
@@ -179,6 +193,10 @@ struct detsim_world_shared {
   uint64_t arena_used;
   void *arena_free[DETSIM_WORLD_ARENA_CLASSES];
   struct detsim_world_node nodes[DETSIM_WORLD_NODES_MAX];
+  /* The futex words the nodes' simulated threads wait on, by node and
+   * thread slot: shared, so that a node handing the world over wakes the
+   * thread that takes it (DETSIM_BATON_*). */
+  uint32_t batons[DETSIM_WORLD_NODES_MAX][DETSIM_WORLD_THREADS_MAX];
 };
 
 /* The arena starts here, after the header, page aligned. */

@@ -1,15 +1,20 @@
-/* A world test node with one thread: an event loop, as most servers are.
+/* A world test node in the two shapes servers have: one thread in an
+ * event loop, or a thread per connection.
  *
- *   loop_node ROUNDS PERIOD_MS PORT SELF PEER,PEER...
+ *   loop_node epoll|threads ROUNDS PERIOD_MS PORT SELF PEER,PEER...
  *
  * It listens on PORT, dials each peer but itself, then for ROUNDS rounds
- * sends a line to every peer and waits in epoll_wait (the round's rest as
- * its timeout) for its connections and their lines.  It prints what it sent
- * and read, and exits 0.  Every wait of the node is this one thread's, so
- * the thread that gave the world away is always the one to run when the
- * world comes back (world-parked-handover counts the context switches). */
+ * sends a line to every peer and waits for the round's rest.  `epoll`: the
+ * one thread waits in epoll_wait (the round's rest as its timeout) for its
+ * connections and their lines.  `threads`: an acceptor thread starts a
+ * reader thread per connection, and the main thread sleeps.  It prints
+ * what it sent and exits 0.  When the world comes back to the node, the
+ * thread to run first is the one that handed it away (epoll), or a reader
+ * or the sleeper (threads): world-handover counts the context switches. */
 #include <netdb.h>
 #include <netinet/in.h>
+#include <pthread.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -49,26 +54,68 @@ static int dial(const char *host, const char *port) {
   return fd;
 }
 
+static long send_round(const int *peers, int n, const char *self, long round) {
+  char line[64];
+  int k = snprintf(line, sizeof line, "%s %ld\n", self, round);
+  long sent = 0;
+  for (int i = 0; i < n; i++)
+    if (send(peers[i], line, (size_t)k, MSG_NOSIGNAL) == k) sent++;
+  return sent;
+}
+
+static void *reader(void *arg) {
+  int fd = (int)(long)arg;
+  char buf[512];
+  while (read(fd, buf, sizeof buf) > 0) {}
+  close(fd);
+  return NULL;
+}
+
+static void *acceptor(void *arg) {
+  int l = (int)(long)arg;
+  for (;;) {
+    int c = accept(l, NULL, NULL);
+    pthread_t t;
+    if (c >= 0 && pthread_create(&t, NULL, reader, (void *)(long)c) == 0) pthread_detach(t);
+  }
+  return NULL;
+}
+
+static long run_threads(int l, const int *peers, int n, const char *self, long rounds, long period_ms) {
+  pthread_t t;
+  pthread_create(&t, NULL, acceptor, (void *)(long)l);
+  pthread_detach(t);
+  long sent = 0;
+  for (long round = 0; round < rounds; round++) {
+    sent += send_round(peers, n, self, round);
+    pause_ms(period_ms);
+  }
+  return sent;
+}
+
 int main(int argc, char **argv) {
-  if (argc != 6) {
-    fprintf(stderr, "usage: loop_node ROUNDS PERIOD_MS PORT SELF PEER,PEER...\n");
+  bool threads = argc == 7 && strcmp(argv[1], "threads") == 0;
+  if (argc != 7 || (!threads && strcmp(argv[1], "epoll") != 0)) {
+    fprintf(stderr, "usage: loop_node epoll|threads ROUNDS PERIOD_MS PORT SELF PEER,PEER...\n");
     return 2;
   }
+  argv++;
   long rounds = atol(argv[1]), period_ms = atol(argv[2]);
   const char *port = argv[3], *self = argv[4];
   int l = listen_on(port);
   int peers[PEERS_MAX], n = 0;
   for (char *p = strtok(argv[5], ","); p && n < PEERS_MAX; p = strtok(NULL, ","))
     if (strcmp(p, self) != 0) peers[n++] = dial(p, port);
+  if (threads) {
+    printf("%s sent=%ld\n", self, run_threads(l, peers, n, self, rounds, period_ms));
+    return 0;
+  }
   int ep = epoll_create1(0);
   struct epoll_event ev = { .events = EPOLLIN, .data.fd = l };
   epoll_ctl(ep, EPOLL_CTL_ADD, l, &ev);
-  long sent = 0, lines = 0;
+  long sent = 0;
   for (long round = 0; round < rounds; round++) {
-    char line[64];
-    int k = snprintf(line, sizeof line, "%s %ld\n", self, round);
-    for (int i = 0; i < n; i++)
-      if (send(peers[i], line, (size_t)k, MSG_NOSIGNAL) == k) sent++;
+    sent += send_round(peers, n, self, round);
     for (long end = now_ms() + period_ms, left; (left = end - now_ms()) > 0;) {
       struct epoll_event ready[PEERS_MAX + 1];
       int got = epoll_wait(ep, ready, PEERS_MAX + 1, (int)left);
@@ -85,10 +132,9 @@ int main(int argc, char **argv) {
           epoll_ctl(ep, EPOLL_CTL_DEL, fd, NULL);
           close(fd);
         }
-        for (ssize_t j = 0; j < r; j++) lines += buf[j] == '\n';
       }
     }
   }
-  printf("%s sent=%ld read=%ld\n", self, sent, lines);
+  printf("%s sent=%ld\n", self, sent);
   return 0;
 }
