@@ -3,9 +3,11 @@
  *   timeit -o RESULT-FILE -- PROGRAM [ARGS...]
  *
  * The command inherits stdin/stdout/stderr.  RESULT-FILE gets one line,
- * "wall_ns=<n> user_ns=<n> sys_ns=<n> status=<n>", where status is the exit
- * status, or 128+signal.  timeit exits with that status too.  The CPU times
- * come from wait4's rusage, so they cover every thread of the child.  It is
+ * "wall_ns=<n> user_ns=<n> sys_ns=<n> status=<n> vcsw=<n>", where status is
+ * the exit status, or 128+signal.  timeit exits with that status too.  The
+ * CPU times and vcsw (voluntary context switches) come from wait4's rusage,
+ * so they cover every thread of the child, and the descendants it waited
+ * for.  It is
  * part of bench/run.sh, not of detsim: it is built with plain clang.
  */
 #define _GNU_SOURCE
@@ -57,8 +59,8 @@ int main(int argc, char **argv) {
   }
   unsigned long long wall = now_ns() - start;
   int status = WIFEXITED(wstatus) ? WEXITSTATUS(wstatus) : 128 + WTERMSIG(wstatus);
-  fprintf(out, "wall_ns=%llu user_ns=%llu sys_ns=%llu status=%d\n", wall, tv_ns(ru.ru_utime),
-          tv_ns(ru.ru_stime), status);
+  fprintf(out, "wall_ns=%llu user_ns=%llu sys_ns=%llu status=%d vcsw=%ld\n", wall, tv_ns(ru.ru_utime),
+          tv_ns(ru.ru_stime), status, ru.ru_nvcsw);
   fclose(out);
   return status;
 }
