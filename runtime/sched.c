@@ -4,6 +4,9 @@
  *  - Exactly one simulated thread holds the baton at a time; only it reads or
  *    writes W (the world).  A thread gives the baton by storing 1 into the
  *    next thread's futex word and waking it, then waits on its own word.
+ *    In a world the words are shared, and another node may store
+ *    DETSIM_BATON_WORLD there: the world came to this node, and the woken
+ *    thread makes the node's choice (take_world).
  *  - Every decision draws from W.rng (the seed's "scheduler" stream) in an
  *    order fixed by the history, so a seed replays exactly.
  *  - Blocked threads wait on predicates that the scheduler evaluates when it

@@ -2,15 +2,18 @@
  *
  * Rules of this file:
  *  - Only the node holding the world's baton reads or writes the shared
- *    header, except the futex words (`wake`, `ended`, `state`, `bell`,
- *    `restart_done`).
+ *    header, except the futex words (`wake`, `batons`, `ended`, `state`,
+ *    `bell`, `restart_done`).
  *  - The history (clock, event count, hash) lives in each process's own
  *    variables, where the fast path reads them; it is copied out to the
  *    header when the world leaves this node and copied in when it comes
  *    back, so the nodes' events form one history.
- *  - Each node has a dispatcher: a real thread outside the simulation that
- *    waits for the world's baton and then picks one of the node's threads
- *    (or passes the world on) with the same scheduler code as everywhere.
+ *  - The world comes to a node through one of its simulated threads (the
+ *    one it guessed will run first, woken through its baton word with
+ *    DETSIM_BATON_WORLD) or through its dispatcher, a real thread outside
+ *    the simulation for when no thread can be guessed (the first entry).
+ *    Either picks one of the node's threads (or passes the world on) with
+ *    the same scheduler code (sched.c's dispatch_choice).
  */
 #include "world.h"
 

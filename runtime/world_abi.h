@@ -5,8 +5,9 @@
  * processes (nodes).  Exactly one node holds the world's baton at a time;
  * inside it, exactly one thread holds the node's baton (sched.c).  A node
  * hands the world to another by publishing the history (clock, event count,
- * hash) here and waking that node's dispatcher (world.c), which picks one of
- * its own threads or passes the world on.
+ * hash) here and waking the thread of that node guessed to run first (its
+ * word in `batons`), or that node's dispatcher (world.c); either picks one
+ * of its node's threads or passes the world on.
  *
  * The mapping sits at the same fixed address in every process, so the
  * network's objects (allocated from the arena behind this header) can point
