@@ -178,8 +178,8 @@ int detsim__trace_write(const char *path) {
   if (fd < 0) return -1;
   char line[512];
   uint64_t first = detsim__trace_first_kept();
-  dprintf(fd, "# detsim trace: events %" PRIu64 "..%" PRIu64 " of %" PRIu64 " (older events dropped: trace_events=%" PRIu64 ")\n",
-          first, T.events ? T.events - 1 : 0, T.events, T.mask + 1);
+  dprintf(fd, DETSIM_TRACE_HEADER_FORMAT, first, T.events ? T.events - 1 : 0, T.events, DETSIM_TRACE_HEADER_DROPPED(first),
+          (uint64_t)(T.mask + 1));
   write_identity(fd);
   dprintf(fd, "# event time(s) thread kind object value site\n");
   /* Records go out in 64 KiB writes. */

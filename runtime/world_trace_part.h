@@ -18,6 +18,12 @@
  * site as a counted string (" at func+off" or empty). */
 #define DETSIM_TRACE_LINE_FORMAT "%10" PRIu64 " t=%" PRIu64 ".%09" PRIu64 " T%u%s %-14s obj=0x%" PRIx64 " val=%u%.*s\n"
 
+/* A trace file's first line: the events it holds (A..B of M), whether the
+ * ring (trace_events=K) dropped older ones, and K.  tools/common/st_trace.c
+ * reads it back. */
+#define DETSIM_TRACE_HEADER_FORMAT "# detsim trace: events %" PRIu64 "..%" PRIu64 " of %" PRIu64 " (%s: trace_events=%" PRIu64 ")\n"
+#define DETSIM_TRACE_HEADER_DROPPED(first) ((first) > 0 ? "older events dropped" : "none dropped")
+
 #define DETSIM_PART_MAGIC "DSTPART1"
 /* Distinct call sites a part names; records at other sites show none. */
 #define DETSIM_PART_SITES_MAX 4096

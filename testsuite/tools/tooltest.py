@@ -360,6 +360,19 @@ def case_replay_trace_file():
         open(p, "w").write(body)
         _, _, err = run([tool("simreplay"), p], expect=2)
         check(re.search(pattern, err), "%s trace: stderr does not match %r:\n%s" % (name, pattern, err))
+    # The first line says whether the ring dropped older events: not here;
+    # in a longer run with the smallest ring (16), yes, and the file is
+    # still read back and replayed.
+    need(r"\A# detsim trace: events 0\.\.%d of %d \(none dropped: trace_events=\d+\)$" % (events - 1, events), text,
+         "first line of a whole trace")
+    small = os.path.join(WORK, "small.trace")
+    run([prog("canary")], env={"DETSIM_SEED": "1", "DETSIM_OPTIONS": "trace_always=1:trace_events=16:trace=" + small}, expect=0)
+    m = need(r"\A# detsim trace: events (\d+)\.\.(\d+) of (\d+) \(older events dropped: trace_events=16\)$",
+             open(small).read(), "first line of a trace whose ring dropped events")
+    first, last, total = (int(g) for g in m.groups())
+    check(first > 0 and last == total - 1 and last - first == 15, "ring of 16 kept events %d..%d of %d" % (first, last, total))
+    _, out, _ = run([tool("simreplay"), small], expect=0)
+    need(r"replays exactly \(1 of 1\)$", out, "replay of a trace whose ring dropped events")
     return "trace file of seed %d replays; %d events printed; %d damaged copies refused" % (seed, events, len(variants))
 
 

@@ -129,8 +129,7 @@ int st_trace_parse(char *data, size_t len, const char *name, struct st_trace *t,
     size_t n = (size_t)(nl - p);
     if (lineno == 1) {
       unsigned long long a, b, m, k;
-      if (sscanf(p, "# detsim trace: events %llu..%llu of %llu (older events dropped: trace_events=%llu)", &a, &b, &m,
-                 &k) != 4)
+      if (sscanf(p, "# detsim trace: events %llu..%llu of %llu (%*[a-z ]: trace_events=%llu)", &a, &b, &m, &k) != 4)
         return bad(err, errlen, name, lineno, "not a detsim trace (expected '# detsim trace: events A..B of M ...')");
       t->first = a, t->last = b, t->total = m, t->ring = k;
       if (m > 0 && (b < a || b >= m)) return bad(err, errlen, name, lineno, "the event range A..B of M is impossible");

@@ -1,7 +1,7 @@
 /* Reading the runtime's trace files, and finding where two histories part.
  *
  * A trace file (runtime/trace.c) is
- *   # detsim trace: events A..B of M (older events dropped: trace_events=K)
+ *   # detsim trace: events A..B of M (older events dropped|none dropped: trace_events=K)
  *   # seed=S events=M history=H                        (since the replay header)
  *   # replay: DETSIM_SEED=S [DETSIM_OPTIONS=...] COMMAND...   (likewise)
  *   # event time(s) thread kind object value site

@@ -125,8 +125,7 @@ char *sw_trace_merge(const struct sw_run *r, const char *base, const char *repla
     if (f == NULL) {
       fprintf(stderr, "simworld: cannot write the world's trace %s: %s\n", base, strerror(errno));
     } else {
-      fprintf(f, "# detsim trace: events %" PRIu64 "..%" PRIu64 " of %" PRIu64 " (older events dropped: trace_events=%" PRIu64 ")\n",
-              v[0].n, v[n - 1].n, events, ring);
+      fprintf(f, DETSIM_TRACE_HEADER_FORMAT, v[0].n, v[n - 1].n, events, DETSIM_TRACE_HEADER_DROPPED(v[0].n), ring);
       fprintf(f, "# world: nodes=%s (each event as its node recorded it; what no node kept, a crashed process's "
                  "or older than a ring, is missing)\n", nodes.s);
       fprintf(f, "# seed=%" PRIu64 " events=%" PRIu64 " history=%016" PRIx64 "\n", r->seed, events, history);
