@@ -11,7 +11,7 @@
 #      run) node hand-overs per heartbeat sent, the kernel's voluntary
 #      context switches per hand-over; and the ceiling the machine sets:
 #      the compression if every hand-over cost one bare futex hand-off
-#      between two processes (measured here) and nothing else
+#      around three processes (measured here) and nothing else
 #   2. throughput: 256 MiB through one TCP connection over loopback, native
 #      against a simulation build (bytes per wall-second)
 #   3. sweep throughput: seeds per hour of the kv example's cluster (4 nodes)
@@ -92,16 +92,17 @@ for shape in threads epoll; do
   (( SENDS[$shape] > 0 )) || die "no net_send in the profile's traces"
 done
 
-# 1c. the limit: a bare futex hand-off between two processes pinned to one
-# CPU, what each node hand-over costs at the least
+# 1c. the limit: a bare futex hand-off around a ring of three processes
+# (as many as the world's nodes) pinned to one CPU, what each node
+# hand-over costs at the least
 PP_N=100000
 (( QUICK )) && PP_N=20000
-note "process hand-off: $(( 2 * PP_N )) futex hand-offs between two processes"
-"$W/timeit" -o "$W/pp.time" -- "$W/futex_pingpong" $PP_N procs > "$W/pp.out" || die "futex_pingpong procs failed"
-grep -q "^handoffs=$(( 2 * PP_N ))$" "$W/pp.out" || die "futex_pingpong: $(cat "$W/pp.out")"
-"$W/timeit" -o "$W/pp0.time" -- "$W/futex_pingpong" 0 procs > /dev/null || die "futex_pingpong procs 0 failed"
+note "process hand-off: $(( 3 * PP_N )) futex hand-offs around three processes"
+"$W/timeit" -o "$W/pp.time" -- "$W/futex_pingpong" $PP_N procs 3 > "$W/pp.out" || die "futex_pingpong procs failed"
+grep -q "^handoffs=$(( 3 * PP_N ))$" "$W/pp.out" || die "futex_pingpong: $(cat "$W/pp.out")"
+"$W/timeit" -o "$W/pp0.time" -- "$W/futex_pingpong" 0 procs 3 > /dev/null || die "futex_pingpong procs 0 failed"
 wall_of() { [[ $(cat "$1") =~ wall_ns=([0-9]+) ]] && echo "${BASH_REMATCH[1]}"; }
-handoff_ns=$(calc "($(wall_of "$W/pp.time") - $(wall_of "$W/pp0.time")) / (2 * $PP_N)")
+handoff_ns=$(calc "($(wall_of "$W/pp.time") - $(wall_of "$W/pp0.time")) / (3 * $PP_N)")
 
 # 2. one TCP connection
 MIB=256
@@ -136,7 +137,7 @@ for shape in threads epoll; do
   printf '| ceiling for %s: compression if each hand-over cost one bare process hand-off and nothing else | %.0fx |\n' \
     "$shape" "$(calc "1e9 / ($per_s * $handoff_ns)")"
 done
-printf '| bare futex hand-off between two processes pinned to one CPU | %.2f µs |\n' "$(calc "$handoff_ns / 1000")"
+printf '| bare futex hand-off around three processes pinned to one CPU | %.2f µs |\n' "$(calc "$handoff_ns / 1000")"
 printf '| one TCP connection, native loopback | %.0f MiB/s |\n' "$(calc "$MIB / $native")"
 printf '| one TCP connection, simulated | %.0f MiB/s |\n' "$(calc "$MIB / $simt")"
 printf '| **simulated / native bytes per second** | **%.2f** |\n' "$(calc "$native / $simt")"
