@@ -33,7 +33,9 @@ static int target(int port) {
   if (bind(l, (struct sockaddr *)&a, sizeof a) || listen(l, 4)) return 1;
   int c = accept(l, NULL, NULL);
   char line[64];
-  int k = snprintf(line, sizeof line, "%d\n", (int)getpid());
+  /* Fixed width: the bytes sent, and so the history, must not depend on
+   * how many digits the real pid has. */
+  int k = snprintf(line, sizeof line, "%010d\n", (int)getpid());
   if (write(c, line, (size_t)k) != k) return 1;
   while (!got) {
     struct timespec ms = { 0, 1000000 };
