@@ -98,18 +98,6 @@ DETSIM_EXPORT long __detsim_syscall(long number, ...) {
 }
 DETSIM_INTERCEPT_ALIAS(syscall)
 
-DETSIM_EXPORT int __detsim_timer_create(clockid_t clock, struct sigevent *sev, timer_t *id) {
-  unsupported("timer_create", why_timer_create, &warned_timer_create);
-  return REAL(timer_create)(clock, sev, id);
-}
-DETSIM_INTERCEPT_ALIAS(timer_create)
-
-DETSIM_EXPORT int __detsim_timer_settime(timer_t id, int flags, const struct itimerspec *nv, struct itimerspec *ov) {
-  unsupported("timer_settime", why_timer_settime, &warned_timer_settime);
-  return REAL(timer_settime)(id, flags, nv, ov);
-}
-DETSIM_INTERCEPT_ALIAS(timer_settime)
-
 DETSIM_EXPORT int __detsim_pthread_cancel(pthread_t t) {
   unsupported("pthread_cancel", why_pthread_cancel, &warned_pthread_cancel);
   return REAL(pthread_cancel)(t);

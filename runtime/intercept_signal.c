@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "check.h"
+#include "posix_timer.h"
 #include "real.h"
 #include "report.h"
 #include "sched_internal.h"
@@ -117,7 +118,7 @@ static int other_process(const char *call, pid_t pid) {
   return ESRCH;
 }
 
-static int sim_kill(const char *call, pid_t pid, int sig, int code, int value, uintptr_t pc) {
+static int sim_kill(const char *call, pid_t pid, int sig, int code, union sigval value, uintptr_t pc) {
   detsim_thread *self = detsim__self();
   detsim__yield_aux(DETSIM_EV_signal_send, NULL, pc, (uint32_t)sig);
   if (sig < 0 || sig > DETSIM_SIGNALS) return EINVAL;
@@ -134,7 +135,7 @@ static int sim_kill(const char *call, pid_t pid, int sig, int code, int value, u
 
 DETSIM_EXPORT int __detsim_kill(pid_t pid, int sig) {
   if (detsim__self() == NULL) return REAL(kill)(pid, sig);
-  int r = sim_kill("kill", pid, sig, SI_USER, 0, PC());
+  int r = sim_kill("kill", pid, sig, SI_USER, DETSIM_SIGVAL_NONE, PC());
   return r ? (int)fail(r) : 0;
 }
 DETSIM_INTERCEPT_ALIAS(kill)
@@ -142,14 +143,14 @@ DETSIM_INTERCEPT_ALIAS(kill)
 DETSIM_EXPORT int __detsim_killpg(pid_t pgrp, int sig) {
   if (detsim__self() == NULL) return REAL(killpg)(pgrp, sig);
   if (pgrp < 0) return (int)fail(EINVAL);
-  int r = sim_kill("killpg", pgrp == 0 ? 0 : -pgrp, sig, SI_USER, 0, PC());
+  int r = sim_kill("killpg", pgrp == 0 ? 0 : -pgrp, sig, SI_USER, DETSIM_SIGVAL_NONE, PC());
   return r ? (int)fail(r) : 0;
 }
 DETSIM_INTERCEPT_ALIAS(killpg)
 
 DETSIM_EXPORT int __detsim_sigqueue(pid_t pid, int sig, const union sigval value) {
   if (detsim__self() == NULL) return REAL(sigqueue)(pid, sig, value);
-  int r = sim_kill("sigqueue", pid, sig, SI_QUEUE, value.sival_int, PC());
+  int r = sim_kill("sigqueue", pid, sig, SI_QUEUE, value, PC());
   return r ? (int)fail(r) : 0;
 }
 DETSIM_INTERCEPT_ALIAS(sigqueue)
@@ -161,7 +162,7 @@ static int sim_thread_kill(pthread_t thread, int sig, uintptr_t pc) {
   detsim_thread *to = detsim__thread_of(thread);
   if (to == NULL) return ESRCH;
   if (sig == 0) return 0;
-  detsim__sig_send(to, sig, SI_TKILL, 0);
+  detsim__sig_send(to, sig, SI_TKILL, DETSIM_SIGVAL_NONE);
   if (to == self) detsim__sig_deliver_due(self);
   return 0;
 }
@@ -305,6 +306,51 @@ DETSIM_EXPORT useconds_t __detsim_ualarm(useconds_t usecs, useconds_t interval) 
   return (useconds_t)(old.it_value.tv_sec * 1000000 + old.it_value.tv_usec);
 }
 DETSIM_INTERCEPT_ALIAS(ualarm)
+
+/* ---- POSIX timers, on virtual time (posix_timer.c) ---- */
+
+DETSIM_EXPORT int __detsim_timer_create(clockid_t clock, struct sigevent *sev, timer_t *id) {
+  if (detsim__self() == NULL) return REAL(timer_create)(clock, sev, id);
+  detsim__yield_aux(DETSIM_EV_timer_call, NULL, PC(), 0);
+  if (id == NULL) return (int)fail(EFAULT);
+  int r = detsim__ptimer_create(clock, sev, id);
+  return r ? (int)fail(r) : 0;
+}
+DETSIM_INTERCEPT_ALIAS(timer_create)
+
+DETSIM_EXPORT int __detsim_timer_settime(timer_t id, int flags, const struct itimerspec *nv, struct itimerspec *ov) {
+  if (detsim__self() == NULL) return REAL(timer_settime)(id, flags, nv, ov);
+  detsim__yield_aux(DETSIM_EV_timer_call, NULL, PC(), detsim__ptimer_number(id));
+  if (nv == NULL) return (int)fail(EFAULT);
+  int r = detsim__ptimer_settime(id, flags, nv, ov);
+  return r ? (int)fail(r) : 0;
+}
+DETSIM_INTERCEPT_ALIAS(timer_settime)
+
+DETSIM_EXPORT int __detsim_timer_gettime(timer_t id, struct itimerspec *cur) {
+  if (detsim__self() == NULL) return REAL(timer_gettime)(id, cur);
+  detsim__yield_aux(DETSIM_EV_timer_call, NULL, PC(), detsim__ptimer_number(id));
+  if (cur == NULL) return (int)fail(EFAULT);
+  int r = detsim__ptimer_gettime(id, cur);
+  return r ? (int)fail(r) : 0;
+}
+DETSIM_INTERCEPT_ALIAS(timer_gettime)
+
+DETSIM_EXPORT int __detsim_timer_getoverrun(timer_t id) {
+  if (detsim__self() == NULL) return REAL(timer_getoverrun)(id);
+  detsim__yield_aux(DETSIM_EV_timer_call, NULL, PC(), detsim__ptimer_number(id));
+  int r = detsim__ptimer_getoverrun(id);
+  return r < 0 ? (int)fail(-r) : r;
+}
+DETSIM_INTERCEPT_ALIAS(timer_getoverrun)
+
+DETSIM_EXPORT int __detsim_timer_delete(timer_t id) {
+  if (detsim__self() == NULL) return REAL(timer_delete)(id);
+  detsim__yield_aux(DETSIM_EV_timer_call, NULL, PC(), detsim__ptimer_number(id));
+  int r = detsim__ptimer_delete(id);
+  return r ? (int)fail(r) : 0;
+}
+DETSIM_INTERCEPT_ALIAS(timer_delete)
 
 /* ---- leaving a handler by siglongjmp ---- */
 

@@ -14,6 +14,11 @@
  * a program needing more is better simulated with a smaller pool. */
 #define DETSIM_MAX_THREADS 1024
 
+/* POSIX timers (timer_create) alive at once: the next timer_create fails
+ * with EAGAIN, as Linux's does at its per-process limit.  The signal path
+ * scans them when one expires. */
+#define DETSIM_MAX_POSIX_TIMERS 256
+
 /* Threads created over a whole run.  Thread ids in the trace are never
  * reused, and they are 16-bit in trace records. */
 #define DETSIM_MAX_THREADS_CREATED 60000

@@ -756,6 +756,7 @@ static void *trampoline(void *arg) {
   tls_self = t;
   detsim__altstack_install();
   wait_baton(t);
+  t->tid = gettid(); /* written holding the baton: others read it so */
   detsim__event(DETSIM_EV_thread_start, t, NULL, (uintptr_t)t->start, 0);
   void *ret = t->start(t->arg);
   finish_thread(t, ret);
@@ -976,6 +977,7 @@ void detsim__sched_start(uint64_t seed) {
   main_thread->id = W.next_id++;
   main_thread->state = DETSIM_T_RUNNABLE;
   main_thread->pthread = pthread_self();
+  main_thread->tid = gettid();
   if (detsim__in_world) futex_private = 0;
   init_baton(main_thread);
   *main_thread->baton = DETSIM_BATON_RUN;

@@ -3,6 +3,9 @@
 #ifndef DETSIM_SCHED_INTERNAL_H
 #define DETSIM_SCHED_INTERNAL_H
 
+#include <signal.h>
+#include <sys/types.h>
+
 #include "limits.h"
 #include "prng.h"
 #include "sched.h"
@@ -12,6 +15,13 @@ enum detsim_thread_state {
   DETSIM_T_RUNNABLE,   /* running, or may be picked */
   DETSIM_T_BLOCKED,    /* waits for ready() or its deadline */
   DETSIM_T_FINISHED,   /* done, waiting to be joined */
+};
+
+/* What a pending signal carries into its siginfo_t. */
+struct detsim_sig_info {
+  int code;            /* si_code: SI_USER, SI_TKILL, SI_QUEUE, SI_KERNEL, SI_TIMER */
+  int timer;           /* SI_TIMER: the POSIX timer that sent it (posix_timer.h) */
+  union sigval value;  /* sigqueue's value, or the timer's sigev_value */
 };
 
 struct detsim_thread {
@@ -38,6 +48,7 @@ struct detsim_thread {
   void *(*start)(void *);
   void *arg;
   void *retval;
+  pid_t tid;                     /* the real thread's id (SIGEV_THREAD_ID names it) */
   bool detached;
   struct detsim_thread *joiner;
   /* strategy */
@@ -49,7 +60,7 @@ struct detsim_thread {
   /* signals (signal.h): bit s-1 stands for signal s */
   uint64_t sig_mask;
   uint64_t sig_pending;          /* thread-directed */
-  int sig_code[64], sig_value[64];
+  struct detsim_sig_info sig_info[64]; /* what each pending one carries */
   bool sig_restart;              /* the last EINTR of detsim__block_intr may restart */
   unsigned handler_depth;        /* handlers running on this thread ... */
   uint64_t handler_saved[8];     /* ... and the masks to restore as each returns

@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include "check.h"
+#include "posix_timer.h"
 #include "report.h"
 #include "sched.h"
 #include "trace.h"
@@ -34,9 +35,8 @@ uint64_t detsim__sig_timer_at = DETSIM_NO_DEADLINE;
 
 /* Dispositions, as sigaction() set them (sa_handler SIG_DFL: default). */
 static struct sigaction actions[DETSIM_SIGNALS + 1];
-/* The si_code and sigqueue value of each pending process-directed signal. */
-static int shared_code[DETSIM_SIGNALS + 1];
-static int shared_value[DETSIM_SIGNALS + 1];
+/* What each pending process-directed signal carries. */
+static struct detsim_sig_info shared_info[DETSIM_SIGNALS + 1];
 
 /* ---- default actions (signal(7)) ---- */
 
@@ -70,19 +70,24 @@ static struct itimer itimers[3] = { { DETSIM_NO_DEADLINE, 0, 0 }, { DETSIM_NO_DE
                                     { DETSIM_NO_DEADLINE, 0, 0 } };
 static const int itimer_signal[3] = { SIGALRM, SIGVTALRM, SIGPROF };
 
+/* The earliest expiry of the interval timers and of the POSIX timers that
+ * send signals. */
 static void timer_at_refresh(void) {
-  uint64_t at = DETSIM_NO_DEADLINE;
+  uint64_t at = detsim__ptimer_next();
   for (int i = 0; i < 3; i++)
     if (itimers[i].at < at) at = itimers[i].at;
   detsim__sig_timer_at = at;
 }
 
-static uint64_t due_timer_bits(void) {
+void detsim__sig_timers_changed(void) { timer_at_refresh(); }
+
+/* The signals of expired timers for t (NULL: the process's only). */
+static uint64_t due_timer_bits(const detsim_thread *t) {
   uint64_t now = detsim__now_ns(), bits = 0;
   if (detsim__sig_timer_at > now) return 0;
   for (int i = 0; i < 3; i++)
     if (itimers[i].at <= now) bits |= detsim__sig_bit(itimer_signal[i]);
-  return bits;
+  return bits | detsim__ptimer_due_bits(t);
 }
 
 /* Expired timers post their signal to the process; a periodic one rearms
@@ -97,11 +102,12 @@ static void fold_timers(void) {
     int sig = itimer_signal[i];
     if (!is_ignored(sig)) {
       detsim__sig_shared |= detsim__sig_bit(sig);
-      shared_code[sig] = SI_KERNEL;
+      shared_info[sig] = (struct detsim_sig_info){ .code = SI_KERNEL };
     }
     if (it->interval == 0) it->at = DETSIM_NO_DEADLINE;
     else it->at += ((now - it->at) / it->interval + 1) * it->interval;
   }
+  detsim__ptimer_fold();
   timer_at_refresh();
 }
 
@@ -149,10 +155,10 @@ int detsim__sig_setitimer(int which, const struct itimerval *nv, struct itimerva
 /* ---- pending sets ---- */
 
 uint64_t detsim__sig_pending_of(const detsim_thread *t) {
-  return t->sig_pending | detsim__sig_shared | due_timer_bits();
+  return t->sig_pending | detsim__sig_shared | due_timer_bits(t);
 }
 
-uint64_t detsim__sig_process_pending(void) { return detsim__sig_shared | due_timer_bits(); }
+uint64_t detsim__sig_process_pending(void) { return detsim__sig_shared | due_timer_bits(NULL); }
 
 bool detsim__sig_deliverable(const detsim_thread *t) {
   return (detsim__sig_pending_of(t) & ~t->sig_mask) != 0;
@@ -173,22 +179,41 @@ static bool blocked_everywhere(int sig) {
   return true;
 }
 
-void detsim__sig_send(detsim_thread *to, int sig, int code, int value) {
+static void post(detsim_thread *to, int sig, struct detsim_sig_info info) {
   CHECK(sig >= 1 && sig <= DETSIM_SIGNALS);
   /* An ignored signal is discarded when sent, unless it is blocked (then
    * sigwait may still take it). */
   if (to != NULL) {
     if (is_ignored(sig) && !(to->sig_mask & detsim__sig_bit(sig))) return;
     to->sig_pending |= detsim__sig_bit(sig);
-    to->sig_code[sig - 1] = code;
-    to->sig_value[sig - 1] = value;
+    to->sig_info[sig - 1] = info;
     return;
   }
   if (is_ignored(sig) && !blocked_everywhere(sig)) return;
   detsim__sig_sent++;
   detsim__sig_shared |= detsim__sig_bit(sig);
-  shared_code[sig] = code;
-  shared_value[sig] = value;
+  shared_info[sig] = info;
+}
+
+void detsim__sig_send(detsim_thread *to, int sig, int code, union sigval value) {
+  post(to, sig, (struct detsim_sig_info){ .code = code, .value = value });
+}
+
+void detsim__sig_orphan_timer(int timer) {
+  for (int sig = 1; sig <= DETSIM_SIGNALS; sig++) {
+    if (shared_info[sig].code == SI_TIMER && shared_info[sig].timer == timer) shared_info[sig].timer = 0;
+    for (unsigned i = 0; i < W.slots_used; i++)
+      if (W.threads[i].sig_info[sig - 1].code == SI_TIMER && W.threads[i].sig_info[sig - 1].timer == timer)
+        W.threads[i].sig_info[sig - 1].timer = 0;
+  }
+}
+
+bool detsim__sig_post_timer(detsim_thread *to, int sig, union sigval value, int timer) {
+  uint64_t pending = to ? to->sig_pending : detsim__sig_shared;
+  const struct detsim_sig_info *was = to ? &to->sig_info[sig - 1] : &shared_info[sig];
+  if ((pending & detsim__sig_bit(sig)) && was->code == SI_TIMER && was->timer == timer) return false;
+  post(to, sig, (struct detsim_sig_info){ .code = SI_TIMER, .timer = timer, .value = value });
+  return true;
 }
 
 /* Takes one pending signal of `set` for t: its own first, then the
@@ -198,27 +223,31 @@ int detsim__sig_take(detsim_thread *t, uint64_t set, siginfo_t *info) {
   uint64_t own = t->sig_pending & set, shared = detsim__sig_shared & set;
   if ((own | shared) == 0) return 0;
   int sig;
-  int code, value;
+  struct detsim_sig_info carried;
   if (own) {
     sig = __builtin_ctzll(own) + 1;
     t->sig_pending &= ~detsim__sig_bit(sig);
-    code = t->sig_code[sig - 1];
-    value = t->sig_value[sig - 1];
+    carried = t->sig_info[sig - 1];
   } else {
     sig = __builtin_ctzll(shared) + 1;
     detsim__sig_shared &= ~detsim__sig_bit(sig);
-    code = shared_code[sig];
-    value = shared_value[sig];
+    carried = shared_info[sig];
   }
+  /* Taking a timer's signal ends its overrun count (timer_getoverrun). */
+  int overrun = carried.code == SI_TIMER ? detsim__ptimer_taken(carried.timer) : 0;
   if (info) {
     memset(info, 0, sizeof *info);
     info->si_signo = sig;
-    info->si_code = code;
-    if (code == SI_USER || code == SI_TKILL || code == SI_QUEUE) {
+    info->si_code = carried.code;
+    if (carried.code == SI_USER || carried.code == SI_TKILL || carried.code == SI_QUEUE) {
       info->si_pid = getpid();
       info->si_uid = getuid();
     }
-    info->si_value.sival_int = value;
+    if (carried.code == SI_TIMER) {
+      info->si_timerid = carried.timer ? detsim__ptimer_kernel_id(carried.timer) : 0;
+      info->si_overrun = overrun;
+    }
+    info->si_value = carried.value;
   }
   return sig;
 }
@@ -365,7 +394,7 @@ void detsim__sig_raise_sync(int sig, const char *why) {
   if (self == NULL) return;
   if (is_ignored(sig)) return;
   if (self->sig_mask & detsim__sig_bit(sig)) {
-    detsim__sig_send(self, sig, SI_KERNEL, 0);
+    detsim__sig_send(self, sig, SI_KERNEL, DETSIM_SIGVAL_NONE);
     return;
   }
   siginfo_t info;

@@ -62,8 +62,20 @@ static inline void detsim__sig_deliver_due(detsim_thread *t) {
 }
 
 /* Sends sig: to `to` (thread-directed) or to the process (to == NULL).
- * `code` is the siginfo si_code (SI_USER, SI_TKILL, SI_KERNEL, SI_QUEUE). */
-void detsim__sig_send(detsim_thread *to, int sig, int code, int value);
+ * `code` is the siginfo si_code (SI_USER, SI_TKILL, SI_KERNEL, SI_QUEUE),
+ * `value` sigqueue's. */
+void detsim__sig_send(detsim_thread *to, int sig, int code, union sigval value);
+#define DETSIM_SIGVAL_NONE ((union sigval){ .sival_ptr = NULL })
+/* A POSIX timer's expiry posts sig (SI_TIMER) to `to` or the process;
+ * false when that timer's previous signal is still pending there (the
+ * expiry is an overrun).  An ignored signal is discarded (true). */
+bool detsim__sig_post_timer(detsim_thread *to, int sig, union sigval value, int timer);
+/* A POSIX timer was deleted: its signal, still pending, stays pending but
+ * no longer belongs to it (timer 0). */
+void detsim__sig_orphan_timer(int timer);
+/* The interval or POSIX timers changed: the earliest expiry is looked up
+ * again (for the yield path's check). */
+void detsim__sig_timers_changed(void);
 
 /* A signal raised by the calling thread's own operation (SIGPIPE from a
  * write): delivered before the operation returns, as the kernel does.

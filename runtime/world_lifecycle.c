@@ -78,7 +78,7 @@ void detsim__world_term(unsigned node) {
   struct detsim_world_node *n = &S->nodes[node];
   n->term_sent = 1;
   if (node == detsim__node_index) {
-    detsim__sig_send(NULL, SIGTERM, SI_USER, 0);
+    detsim__sig_send(NULL, SIGTERM, SI_USER, DETSIM_SIGVAL_NONE);
     return;
   }
   n->sig_inbox |= 1ull << (SIGTERM - 1);
@@ -87,7 +87,7 @@ void detsim__world_term(unsigned node) {
 
 void detsim__world_take_signals(void) {
   struct detsim_world_node *me = &S->nodes[detsim__node_index];
-  for (uint64_t in = me->sig_inbox; in; in &= in - 1) detsim__sig_send(NULL, __builtin_ctzll(in) + 1, SI_USER, 0);
+  for (uint64_t in = me->sig_inbox; in; in &= in - 1) detsim__sig_send(NULL, __builtin_ctzll(in) + 1, SI_USER, DETSIM_SIGVAL_NONE);
   me->sig_inbox = 0;
 }
 
