@@ -9,7 +9,7 @@ beyond what simtest.py checks for one program.
   world_test.py tools      BIN_DIR DIR   simrun sweeps a scenario, finds the failing
                                          one, and simreplay replays a world's line
   world_test.py handover   BIN_DIR DIR   a node hand-over costs one context switch
-                                         when the waiting thread runs next
+                                         when the thread guessed to run first does
   world_test.py faults     BIN_DIR DIR   level 2's partitions and pauses, reported
   world_test.py restart    BIN_DIR DIR   crashes (dead process, dead host) and
                                          restarts, as a client sees them
