@@ -126,7 +126,8 @@ static int sim_kill(const char *call, pid_t pid, int sig, int code, union sigval
   if (pid != me && pid != 0 && pid != -getpgrp())
     return detsim__world_kill(pid, sig) == 0 ? 0 : other_process(call, pid);
   if (sig == 0) return 0;
-  detsim__sig_send(NULL, sig, code, value);
+  int r = detsim__sig_send(NULL, sig, code, value);
+  if (r != 0) return r;
   /* The caller takes an unblocked signal it sent itself before the call
    * returns (POSIX's guarantee for kill and raise). */
   detsim__sig_deliver_due(self);
@@ -162,7 +163,8 @@ static int sim_thread_kill(pthread_t thread, int sig, uintptr_t pc) {
   detsim_thread *to = detsim__thread_of(thread);
   if (to == NULL) return ESRCH;
   if (sig == 0) return 0;
-  detsim__sig_send(to, sig, SI_TKILL, DETSIM_SIGVAL_NONE);
+  int r = detsim__sig_send(to, sig, SI_TKILL, DETSIM_SIGVAL_NONE);
+  if (r != 0) return r;
   if (to == self) detsim__sig_deliver_due(self);
   return 0;
 }

@@ -19,6 +19,12 @@
  * scans them when one expires. */
 #define DETSIM_MAX_POSIX_TIMERS 256
 
+/* Real-time signals queued beyond the first pending instance of each, for
+ * the whole process: a kill or sigqueue beyond fails with EAGAIN, as
+ * Linux's does beyond RLIMIT_SIGPENDING (which is larger; a program that
+ * queues a thousand signals unread is likely stuck). */
+#define DETSIM_MAX_QUEUED_SIGNALS 1024
+
 /* Threads created over a whole run.  Thread ids in the trace are never
  * reused, and they are 16-bit in trace records. */
 #define DETSIM_MAX_THREADS_CREATED 60000

@@ -6,8 +6,9 @@
  *  - Only the baton holder changes this state (dispositions may also be set
  *    before the runtime starts, by a library's constructor: nothing runs
  *    concurrently then).
- *  - Standard and real-time signals alike have at most one pending instance
- *    per target (real-time signals do not queue here; docs/signals.md).
+ *  - A standard signal has at most one pending instance per target; a
+ *    real-time one queues its instances (signal_queue.h), the first in the
+ *    target's slot as a standard one's, the later ones in the queue.
  *  - The interval timers post their signal lazily: an expired timer counts
  *    as pending from its expiry on, and is folded into the pending set
  *    whenever the set is read to be changed, so expiry needs no event of its
@@ -26,6 +27,7 @@
 #include "posix_timer.h"
 #include "report.h"
 #include "sched.h"
+#include "signal_queue.h"
 #include "trace.h"
 #include "world.h"
 
@@ -167,6 +169,7 @@ bool detsim__sig_deliverable(const detsim_thread *t) {
 void detsim__sig_thread_init(detsim_thread *child, const detsim_thread *parent) {
   child->sig_mask = parent ? parent->sig_mask : 0;
   child->sig_pending = 0;
+  detsim__sigq_drop(child, false, 0); /* a thread that had the slot before */
 }
 
 /* Every thread blocks sig: a process-directed instance stays pending. */
@@ -179,24 +182,27 @@ static bool blocked_everywhere(int sig) {
   return true;
 }
 
-static void post(detsim_thread *to, int sig, struct detsim_sig_info info) {
+/* 0, or EAGAIN when a real-time signal's queue is full. */
+static int post(detsim_thread *to, int sig, struct detsim_sig_info info) {
   CHECK(sig >= 1 && sig <= DETSIM_SIGNALS);
   /* An ignored signal is discarded when sent, unless it is blocked (then
    * sigwait may still take it). */
-  if (to != NULL) {
-    if (is_ignored(sig) && !(to->sig_mask & detsim__sig_bit(sig))) return;
-    to->sig_pending |= detsim__sig_bit(sig);
-    to->sig_info[sig - 1] = info;
-    return;
+  if (to != NULL ? is_ignored(sig) && !(to->sig_mask & detsim__sig_bit(sig)) : is_ignored(sig) && !blocked_everywhere(sig))
+    return 0;
+  uint64_t *pending = to ? &to->sig_pending : &detsim__sig_shared;
+  if ((*pending & detsim__sig_bit(sig)) && detsim__sig_queues(sig)) {
+    if (!detsim__sigq_push(to, sig, info)) return EAGAIN;
+  } else {
+    *pending |= detsim__sig_bit(sig);
+    if (to) to->sig_info[sig - 1] = info;
+    else shared_info[sig] = info;
   }
-  if (is_ignored(sig) && !blocked_everywhere(sig)) return;
-  detsim__sig_sent++;
-  detsim__sig_shared |= detsim__sig_bit(sig);
-  shared_info[sig] = info;
+  if (to == NULL) detsim__sig_sent++;
+  return 0;
 }
 
-void detsim__sig_send(detsim_thread *to, int sig, int code, union sigval value) {
-  post(to, sig, (struct detsim_sig_info){ .code = code, .value = value });
+int detsim__sig_send(detsim_thread *to, int sig, int code, union sigval value) {
+  return post(to, sig, (struct detsim_sig_info){ .code = code, .value = value });
 }
 
 void detsim__sig_orphan_timer(int timer) {
@@ -206,14 +212,16 @@ void detsim__sig_orphan_timer(int timer) {
       if (W.threads[i].sig_info[sig - 1].code == SI_TIMER && W.threads[i].sig_info[sig - 1].timer == timer)
         W.threads[i].sig_info[sig - 1].timer = 0;
   }
+  detsim__sigq_orphan_timer(timer);
 }
 
 bool detsim__sig_post_timer(detsim_thread *to, int sig, union sigval value, int timer) {
   uint64_t pending = to ? to->sig_pending : detsim__sig_shared;
   const struct detsim_sig_info *was = to ? &to->sig_info[sig - 1] : &shared_info[sig];
   if ((pending & detsim__sig_bit(sig)) && was->code == SI_TIMER && was->timer == timer) return false;
-  post(to, sig, (struct detsim_sig_info){ .code = SI_TIMER, .timer = timer, .value = value });
-  return true;
+  if (detsim__sigq_holds_timer(to, sig, timer)) return false;
+  /* A full queue: the expiry is an overrun. */
+  return post(to, sig, (struct detsim_sig_info){ .code = SI_TIMER, .timer = timer, .value = value }) == 0;
 }
 
 /* Takes one pending signal of `set` for t: its own first, then the
@@ -224,14 +232,15 @@ int detsim__sig_take(detsim_thread *t, uint64_t set, siginfo_t *info) {
   if ((own | shared) == 0) return 0;
   int sig;
   struct detsim_sig_info carried;
+  /* The next queued instance, if any, takes the slot: still pending. */
   if (own) {
     sig = __builtin_ctzll(own) + 1;
-    t->sig_pending &= ~detsim__sig_bit(sig);
     carried = t->sig_info[sig - 1];
+    if (!detsim__sig_queues(sig) || !detsim__sigq_pop(t, sig, &t->sig_info[sig - 1])) t->sig_pending &= ~detsim__sig_bit(sig);
   } else {
     sig = __builtin_ctzll(shared) + 1;
-    detsim__sig_shared &= ~detsim__sig_bit(sig);
     carried = shared_info[sig];
+    if (!detsim__sig_queues(sig) || !detsim__sigq_pop(NULL, sig, &shared_info[sig])) detsim__sig_shared &= ~detsim__sig_bit(sig);
   }
   /* Taking a timer's signal ends its overrun count (timer_getoverrun). */
   int overrun = carried.code == SI_TIMER ? detsim__ptimer_taken(carried.timer) : 0;
@@ -290,6 +299,7 @@ int detsim__sig_action(int sig, const struct sigaction *act, struct sigaction *o
   if (is_ignored(sig)) {
     detsim__sig_shared &= ~detsim__sig_bit(sig);
     for (unsigned i = 0; i < W.slots_used; i++) W.threads[i].sig_pending &= ~detsim__sig_bit(sig);
+    detsim__sigq_drop(NULL, true, sig);
   }
   return 0;
 }

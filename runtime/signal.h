@@ -63,8 +63,9 @@ static inline void detsim__sig_deliver_due(detsim_thread *t) {
 
 /* Sends sig: to `to` (thread-directed) or to the process (to == NULL).
  * `code` is the siginfo si_code (SI_USER, SI_TKILL, SI_KERNEL, SI_QUEUE),
- * `value` sigqueue's. */
-void detsim__sig_send(detsim_thread *to, int sig, int code, union sigval value);
+ * `value` sigqueue's.  0, or EAGAIN when a real-time signal's queue is
+ * full (DETSIM_MAX_QUEUED_SIGNALS). */
+int detsim__sig_send(detsim_thread *to, int sig, int code, union sigval value);
 #define DETSIM_SIGVAL_NONE ((union sigval){ .sival_ptr = NULL })
 /* A POSIX timer's expiry posts sig (SI_TIMER) to `to` or the process;
  * false when that timer's previous signal is still pending there (the

@@ -11,6 +11,8 @@
  *   signals signalfd    blocked signals read from a signalfd in an epoll set
  *   signals jump        a handler left by siglongjmp: its mask does not stay
  *   signals default     SIGTERM with its default action ends the run
+ *   signals queue_limit real-time signals queue up to the named limit, then
+ *                       sigqueue fails with EAGAIN; each is taken once
  */
 #define _GNU_SOURCE
 #include <assert.h>
@@ -361,6 +363,28 @@ static void jump(void) {
   printf("jump ok: %d jumps out of the handler, SIGUSR1 unblocked\n", (int)jumps);
 }
 
+/* ---- queue_limit ---- */
+
+static void queue_limit(void) {
+  sigset_t rt;
+  sigemptyset(&rt);
+  sigaddset(&rt, SIGRTMIN);
+  assert(sigprocmask(SIG_BLOCK, &rt, NULL) == 0);
+  int sent = 0;
+  while (sent < 5000 && sigqueue(getpid(), SIGRTMIN, (union sigval){ .sival_int = sent }) == 0) sent++;
+  assert(errno == EAGAIN);
+  /* One pending in the process's slot, 1024 queued (DETSIM_MAX_QUEUED_SIGNALS). */
+  assert(sent == 1025);
+  struct timespec none = { 0, 0 };
+  siginfo_t si;
+  for (int i = 0; i < sent; i++) assert(sigtimedwait(&rt, &si, &none) == SIGRTMIN && si.si_value.sival_int == i);
+  errno = 0;
+  assert(sigtimedwait(&rt, &si, &none) == -1 && errno == EAGAIN);
+  /* Room again. */
+  assert(sigqueue(getpid(), SIGRTMIN, (union sigval){ .sival_int = 7 }) == 0);
+  printf("queue_limit ok: %d queued, then EAGAIN; each taken once, in order\n", sent);
+}
+
 int main(int argc, char **argv) {
   setvbuf(stdout, NULL, _IONBF, 0);
   const char *mode = argc > 1 ? argv[1] : "";
@@ -371,12 +395,13 @@ int main(int argc, char **argv) {
   else if (!strcmp(mode, "chooser")) chooser();
   else if (!strcmp(mode, "signalfd")) signalfds();
   else if (!strcmp(mode, "jump")) jump();
+  else if (!strcmp(mode, "queue_limit")) queue_limit();
   else if (!strcmp(mode, "default")) {
     printf("before\n");
     kill(getpid(), SIGTERM);
     printf("after (never printed)\n");
   } else {
-    fprintf(stderr, "usage: signals handlers|interrupt|timers|sigwait|chooser|signalfd|jump|default\n");
+    fprintf(stderr, "usage: signals handlers|interrupt|timers|sigwait|chooser|signalfd|jump|default|queue_limit\n");
     return 2;
   }
   return 0;
