@@ -14,8 +14,8 @@
 #      around three processes (measured here) and nothing else
 #   2. throughput: 256 MiB through one TCP connection over loopback, native
 #      against a simulation build (bytes per wall-second)
-#   3. sweep throughput: seeds per hour of the kv example's cluster (4 nodes)
-#      at level 2, simrun -j on every core
+#   3. sweep throughput: seeds per hour (and per core) of the kv example's
+#      cluster (4 nodes) at level 2, simrun -j on every core
 #
 # Every run is checked (the heartbeats counted, the bytes counted, the
 # result lines' classes), so a broken build fails instead of timing fast.
@@ -143,3 +143,4 @@ printf '| one TCP connection, simulated | %.0f MiB/s |\n' "$(calc "$MIB / $simt"
 printf '| **simulated / native bytes per second** | **%.2f** |\n' "$(calc "$native / $simt")"
 printf '| kv cluster (4 nodes) at level 2, simrun -j %s | %d seeds in %.1f s |\n' "$(nproc)" "$SEEDS" "$sweep"
 printf '| **seeds per hour** | **%.0f** |\n' "$(calc "$SEEDS * 3600 / $sweep")"
+printf '| **seeds per hour per core** | **%.0f** |\n' "$(calc "$SEEDS * 3600 / $sweep / $(nproc)")"
