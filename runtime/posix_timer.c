@@ -41,6 +41,9 @@ struct ptimer {
 };
 
 static struct ptimer timers[DETSIM_MAX_POSIX_TIMERS];
+/* Slots ever used: the scans on the signal path stop there (a program
+ * with no timers pays nothing). */
+static unsigned slots_used;
 
 /* timer_t values: far from the small numbers the kernel gives its timers. */
 #define ID_BASE 0x7d500000u
@@ -93,14 +96,14 @@ static void add_overrun(struct ptimer *p, uint64_t n) {
 
 uint64_t detsim__ptimer_next(void) {
   uint64_t at = DETSIM_NO_DEADLINE;
-  for (unsigned i = 0; i < DETSIM_MAX_POSIX_TIMERS; i++)
+  for (unsigned i = 0; i < slots_used; i++)
     if (signals(&timers[i]) && timers[i].at < at) at = timers[i].at;
   return at;
 }
 
 uint64_t detsim__ptimer_due_bits(const detsim_thread *t) {
   uint64_t now = detsim__now_ns(), bits = 0;
-  for (unsigned i = 0; i < DETSIM_MAX_POSIX_TIMERS; i++) {
+  for (unsigned i = 0; i < slots_used; i++) {
     const struct ptimer *p = &timers[i];
     if (!signals(p) || p->at > now) continue;
     if (p->notify == SIGEV_SIGNAL || (t != NULL && t->tid == p->tid)) bits |= detsim__sig_bit(p->sig);
@@ -110,7 +113,7 @@ uint64_t detsim__ptimer_due_bits(const detsim_thread *t) {
 
 void detsim__ptimer_fold(void) {
   uint64_t now = detsim__now_ns();
-  for (unsigned i = 0; i < DETSIM_MAX_POSIX_TIMERS; i++) {
+  for (unsigned i = 0; i < slots_used; i++) {
     struct ptimer *p = &timers[i];
     if (!signals(p)) continue;
     uint64_t n = expiries_due(p, now);
@@ -213,6 +216,7 @@ int detsim__ptimer_create(clockid_t clock, const struct sigevent *sev, timer_t *
   for (unsigned i = 0; i < DETSIM_MAX_POSIX_TIMERS && p == NULL; i++)
     if (!timers[i].live) p = &timers[i];
   if (p == NULL) return EAGAIN;
+  if ((unsigned)(p - timers) >= slots_used) slots_used = (unsigned)(p - timers) + 1;
   *p = (struct ptimer){
     .live = true, .generation = p->generation + 1, .clock = clock, .notify = notify, .sig = sev->sigev_signo,
     .tid = notify == SIGEV_THREAD_ID ? sev->_sigev_un._tid : 0,
