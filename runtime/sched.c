@@ -394,7 +394,8 @@ static struct choice dispatch_choice(void) {
 }
 
 /* The dispatcher thread: the world came to this node when no thread of it
- * was parked (its first entry, or after the thread that left it exited). */
+ * could be guessed to take it (its first entry, or no thread waited for
+ * its baton when it left). */
 void detsim__sched_dispatch(void) {
   struct choice c = dispatch_choice();
   if (c.thread) give_baton(c.thread);
