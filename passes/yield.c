@@ -58,6 +58,10 @@ static unsigned access_kind(const struct detsim_module *st, LLVMValueRef inst,
         callee != NULL ? detsim__callee_info(st, callee) : NULL;
     if (info == NULL || info->cls != DETSIM_CLASS_YIELD)
       return 0;
+    if (strcmp(info->canonical, "sigsetjmp") == 0) {
+      *addr = LLVMGetNumArgOperands(inst) > 0 ? LLVMGetOperand(inst, 0) : NULL;
+      return DETSIM_ACCESS_SETJMP;
+    }
     *addr = libatomic_address(inst, info);
     return DETSIM_ACCESS_LIBATOMIC_CALL;
   }

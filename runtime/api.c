@@ -11,11 +11,13 @@
 #include "prng.h"
 #include "report.h"
 #include "sched_internal.h"
+#include "signal.h"
 #include "trace.h"
 #include "world.h"
 
 DETSIM_EXPORT void __detsim_yield_access(void *addr, uint32_t kind) {
   detsim__yield_aux(DETSIM_EV_access, addr, (uintptr_t)__builtin_return_address(0), kind);
+  if (kind == DETSIM_ACCESS_SETJMP) detsim__sig_note_setjmp(addr);
 }
 
 DETSIM_EXPORT void __detsim_verify_begin(void) { detsim__suppress_begin(); }

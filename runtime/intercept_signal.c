@@ -360,14 +360,14 @@ DETSIM_INTERCEPT_ALIAS(timer_delete)
  * that restores a mask and leaves a running handler gives the thread the
  * simulated mask it had before that handler (docs/signals.md). */
 DETSIM_EXPORT _Noreturn void __detsim_siglongjmp(sigjmp_buf env, int val) {
-  detsim__sig_longjmp(env[0].__mask_was_saved);
+  detsim__sig_longjmp(env, env[0].__mask_was_saved);
   REAL(siglongjmp)(env, val);
 }
 DETSIM_INTERCEPT_ALIAS(siglongjmp)
 
 /* glibc's longjmp is siglongjmp: a buffer from sigsetjmp(env, 1) restores. */
 DETSIM_EXPORT _Noreturn void __detsim_longjmp(jmp_buf env, int val) {
-  detsim__sig_longjmp(env[0].__mask_was_saved);
+  detsim__sig_longjmp(env, env[0].__mask_was_saved);
   REAL(longjmp)(env, val);
 }
 DETSIM_INTERCEPT_ALIAS(longjmp)
@@ -375,7 +375,7 @@ DETSIM_INTERCEPT_ALIAS(longjmp)
 /* The fortified form of longjmp (_FORTIFY_SOURCE). */
 _Noreturn void __longjmp_chk(jmp_buf env, int val);
 DETSIM_EXPORT _Noreturn void __detsim___longjmp_chk(jmp_buf env, int val) {
-  detsim__sig_longjmp(env[0].__mask_was_saved);
+  detsim__sig_longjmp(env, env[0].__mask_was_saved);
   REAL(__longjmp_chk)(env, val);
   __builtin_unreachable();
 }

@@ -25,6 +25,11 @@
  * queues a thousand signals unread is likely stuck). */
 #define DETSIM_MAX_QUEUED_SIGNALS 1024
 
+/* sigsetjmp buffers remembered per thread (their simulated masks): a
+ * longjmp to an older one restores as if it had none.  Buffers nest as
+ * calls do; eight deep is more than handlers that jump out need. */
+#define DETSIM_JMP_MARKS 8
+
 /* Threads created over a whole run.  Thread ids in the trace are never
  * reused, and they are 16-bit in trace records. */
 #define DETSIM_MAX_THREADS_CREATED 60000

@@ -27,6 +27,10 @@ enum detsim_access_kind {
   DETSIM_ACCESS_LIBATOMIC_CALL = 6,
   DETSIM_ACCESS_VOLATILE_LOAD = 7,
   DETSIM_ACCESS_VOLATILE_STORE = 8,
+  /* Not an access: a sigsetjmp or _setjmp call, `addr` its buffer.  The
+   * runtime notes the thread's simulated mask and running handlers there,
+   * for a siglongjmp back to it (signal.h). */
+  DETSIM_ACCESS_SETJMP = 9,
 };
 
 /* A yield point in front of a memory access; `addr` is the accessed address

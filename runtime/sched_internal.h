@@ -65,6 +65,12 @@ struct detsim_thread {
   unsigned handler_depth;        /* handlers running on this thread ... */
   uint64_t handler_saved[8];     /* ... and the masks to restore as each returns
                                     (or a siglongjmp leaves it) */
+  struct {                       /* the last sigsetjmp buffers (signal.h) */
+    const void *env;
+    uint64_t mask;
+    unsigned handler_depth;
+  } jmp_marks[DETSIM_JMP_MARKS];
+  unsigned jmp_next;             /* the mark the next sigsetjmp replaces */
   /* reports */
   bool report_request;
   char where[2048];

@@ -392,9 +392,32 @@ unsigned detsim__sig_deliver(detsim_thread *self) {
   return done && all_restart ? done | DETSIM_SIG_RESTART : done;
 }
 
-void detsim__sig_longjmp(bool mask_saved) {
+void detsim__sig_note_setjmp(const void *env) {
   detsim_thread *self = detsim__self();
-  if (self == NULL || !mask_saved || self->handler_depth == 0) return;
+  if (self == NULL || env == NULL) return;
+  unsigned i = DETSIM_JMP_MARKS;
+  for (unsigned k = 0; k < DETSIM_JMP_MARKS && i == DETSIM_JMP_MARKS; k++)
+    if (self->jmp_marks[k].env == env) i = k; /* the same buffer again */
+  if (i == DETSIM_JMP_MARKS) {
+    i = self->jmp_next;
+    self->jmp_next = (i + 1) % DETSIM_JMP_MARKS;
+  }
+  self->jmp_marks[i].env = env;
+  self->jmp_marks[i].mask = self->sig_mask;
+  self->jmp_marks[i].handler_depth = self->handler_depth;
+}
+
+void detsim__sig_longjmp(const void *env, bool mask_saved) {
+  detsim_thread *self = detsim__self();
+  if (self == NULL) return;
+  for (unsigned k = 0; k < DETSIM_JMP_MARKS; k++) {
+    if (self->jmp_marks[k].env != env) continue;
+    /* The handlers running since that sigsetjmp never return. */
+    if (self->jmp_marks[k].handler_depth <= self->handler_depth) self->handler_depth = self->jmp_marks[k].handler_depth;
+    if (mask_saved) self->sig_mask = self->jmp_marks[k].mask;
+    return;
+  }
+  if (!mask_saved || self->handler_depth == 0) return;
   unsigned depth = --self->handler_depth;
   if (depth < sizeof self->handler_saved / sizeof self->handler_saved[0]) self->sig_mask = self->handler_saved[depth];
 }

@@ -105,11 +105,16 @@ void detsim__sig_set(uint64_t bits, sigset_t *out);
 uint64_t detsim__sig_mask_enter(const sigset_t *mask);
 void detsim__sig_mask_leave(uint64_t saved);
 
-/* A longjmp to a sigsetjmp buffer that saved the mask (mask_saved) may be
- * leaving a handler: the calling thread's mask is then the one from before
- * the innermost running handler, as the kernel restores it on a handler's
- * return. */
-void detsim__sig_longjmp(bool mask_saved);
+/* sigsetjmp saves the kernel's mask, not the simulation's: the pass puts a
+ * note before each sigsetjmp (and _setjmp) call, and the calling thread's
+ * simulated mask and running handlers are kept for that buffer (the last
+ * DETSIM_JMP_MARKS buffers of each thread).  A longjmp back to it ends the
+ * handlers it leaves, and restores that mask if the buffer saved one
+ * (mask_saved).  A buffer with no note (set outside instrumented code):
+ * the innermost running handler ends, and a saved mask is the one from
+ * before it. */
+void detsim__sig_note_setjmp(const void *env);
+void detsim__sig_longjmp(const void *env, bool mask_saved);
 
 /* A new thread inherits its creator's mask and starts with nothing pending. */
 void detsim__sig_thread_init(detsim_thread *child, const detsim_thread *parent);
