@@ -40,6 +40,13 @@ void detsim__clock_init(uint64_t realtime_offset_ns) {
 void detsim__clock_follow(const struct detsim_node_clock *skew) {
   CHECK(skew != NULL);
   C.skew = skew;
+  C.step_seen_ns = skew->step_ns; /* steps before this process are no jump for it */
+}
+
+int64_t detsim__clock_take_step(void) {
+  int64_t delta = C.skew->step_ns - C.step_seen_ns;
+  C.step_seen_ns = C.skew->step_ns;
+  return delta;
 }
 
 static int64_t drift_ppb(void) {
@@ -49,7 +56,7 @@ static int64_t drift_ppb(void) {
 }
 
 static int64_t realtime_offset_ns(void) {
-  int64_t o = C.skew->realtime_offset_ns;
+  int64_t o = C.skew->realtime_offset_ns + C.skew->step_ns;
   CHECK_LE(o < 0 ? -(uint64_t)o : (uint64_t)o, DETSIM_CLOCK_OFFSET_NS_MAX);
   return o;
 }
@@ -104,6 +111,8 @@ static bool is_realtime(clockid_t id) {
   return id == CLOCK_REALTIME || id == CLOCK_REALTIME_COARSE || id == CLOCK_REALTIME_ALARM || id == CLOCK_TAI;
 }
 
+bool detsim__clock_is_realtime(clockid_t id) { return is_realtime(id); }
+
 /* Dynamic CPU-time clocks (pthread_getcpuclockid, clock_getcpuclockid) have
  * negative ids; they read virtual time like the others. */
 static bool clock_known(clockid_t id) {
@@ -129,16 +138,39 @@ int detsim__clock_read(clockid_t id, struct timespec *out) {
   return 0;
 }
 
+uint64_t detsim__deadline_of_abs_ns(clockid_t id, uint64_t abs_ns) {
+  uint64_t base = clock_base(id) + (id == CLOCK_TAI ? 37ull * 1000000000ull : 0);
+  /* The node's clock reads abs_ns at the first virtual time its local
+   * time reaches abs_ns - base: a drifting node wakes on its own clock. */
+  uint64_t deadline = detsim__clock_virtual_ns(abs_ns <= base ? 0 : abs_ns - base);
+  return deadline < C.now_ns ? C.now_ns : deadline;
+}
+
+/* The last absolute realtime time turned into a deadline. */
+static struct {
+  bool valid;
+  clockid_t id;
+  uint64_t abs_ns, deadline_ns;
+} last_abs;
+
+bool detsim__clock_take_abs(uint64_t deadline_ns, clockid_t *id, uint64_t *abs_ns) {
+  if (!last_abs.valid || last_abs.deadline_ns != deadline_ns) return false;
+  last_abs.valid = false;
+  *id = last_abs.id;
+  *abs_ns = last_abs.abs_ns;
+  return true;
+}
+
 int detsim__deadline_from_abstime(clockid_t id, const struct timespec *abstime, uint64_t *deadline_ns) {
   if (!clock_known(id) || !detsim__timespec_valid(abstime)) return EINVAL;
-  uint64_t base = clock_base(id) + (id == CLOCK_TAI ? 37ull * 1000000000ull : 0);
   uint64_t sec = (uint64_t)abstime->tv_sec;
   if (sec > UINT64_MAX / NS_PER_S - 1) { *deadline_ns = NEVER_NS; return 0; }
   uint64_t abs_ns = sec * NS_PER_S + (uint64_t)abstime->tv_nsec;
-  /* The node's clock reads abs_ns at the first virtual time its local
-   * time reaches abs_ns - base: a drifting node wakes on its own clock. */
-  *deadline_ns = detsim__clock_virtual_ns(abs_ns <= base ? 0 : abs_ns - base);
-  if (*deadline_ns < C.now_ns) *deadline_ns = C.now_ns;
+  *deadline_ns = detsim__deadline_of_abs_ns(id, abs_ns);
+  last_abs.valid = is_realtime(id);
+  last_abs.id = id;
+  last_abs.abs_ns = abs_ns;
+  last_abs.deadline_ns = *deadline_ns;
   return 0;
 }
 

@@ -31,6 +31,8 @@ struct detsim_clock_state {
   /* This node's offset and drift: its record in the world's header (a
    * fault may set it while another node holds the world), or none. */
   const struct detsim_node_clock *skew;
+  int64_t step_seen_ns;       /* the node's clock steps this process has
+                                 taken account of (detsim__clock_take_step) */
 };
 extern struct detsim_clock_state detsim__clock;
 
@@ -54,6 +56,20 @@ bool detsim__timespec_valid(const struct timespec *ts);
  * the identity. */
 uint64_t detsim__clock_local_ns(uint64_t virtual_ns);
 uint64_t detsim__clock_virtual_ns(uint64_t local_ns);
+
+/* Clock steps: a `step` fault of a world moves a node's CLOCK_REALTIME at
+ * once, as NTP stepping a host's clock does.  A wait or a timer set for an
+ * absolute CLOCK_REALTIME time must end when the clock reads that time,
+ * steps included, as Linux re-arms them.  The last absolute realtime time
+ * turned into a deadline is kept, and the blocking call that uses that
+ * deadline takes it (false when its deadline is another), so the scheduler
+ * can recompute the deadline after a step. */
+bool detsim__clock_take_abs(uint64_t deadline_ns, clockid_t *id, uint64_t *abs_ns);
+uint64_t detsim__deadline_of_abs_ns(clockid_t id, uint64_t abs_ns);
+bool detsim__clock_is_realtime(clockid_t id);
+/* How far this node's CLOCK_REALTIME jumped since the last call (0: no
+ * step); the caller re-arms what depends on it. */
+int64_t detsim__clock_take_step(void);
 
 /* For the scheduler. */
 void detsim__clock_init(uint64_t realtime_offset_ns);

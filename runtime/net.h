@@ -314,6 +314,9 @@ uint64_t net_signalfd_gen(void);
 struct itimerspec;
 int net_timerfd_create(int clockid, int flags);
 /* 0 or an errno. */
+/* This node's CLOCK_REALTIME jumped by delta ns (a clock step): timers
+ * armed at an absolute realtime time move with it (net_timerfd.c). */
+void net_timerfd_clock_stepped(int64_t delta);
 int net_timerfd_settime(struct net_file *f, int flags, const struct itimerspec *value, struct itimerspec *old);
 int net_timerfd_gettime(struct net_file *f, struct itimerspec *out);
 /* Reads the expirations since the last read (blocks while there are none). */

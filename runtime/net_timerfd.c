@@ -13,8 +13,11 @@
  * timer's periods are the node's and every clock measures relative times
  * alike; only a deadline handed to the scheduler becomes virtual time.  The
  * timer's clock only matters for TFD_TIMER_ABSTIME, which reads it through
- * clock.c, so an absolute time means what clock_gettime on that clock says.  The virtual realtime clock
- * is never set, so TFD_TIMER_CANCEL_ON_SET is accepted and never cancels.
+ * clock.c, so an absolute time means what clock_gettime on that clock says.
+ * A node's CLOCK_REALTIME may step (a `step` fault): a timer armed at an
+ * absolute realtime time moves with it, and one armed with
+ * TFD_TIMER_CANCEL_ON_SET as well is canceled: its next read fails with
+ * ECANCELED (it is readable until then), as Linux's is.
  * Linux's rules kept: a periodic timer that expired unread is moved on by
  * timerfd_gettime and timerfd_settime (its expirations kept for the next
  * read, which is then a new edge for epoll); settime forgets unread
@@ -40,6 +43,11 @@ struct net_timerfd {
                          read since: Linux's timer stopped at that
                          expiration, so the periods after it count but
                          raise no new edge (as when next <= now) */
+  bool rt_abs;        /* armed at an absolute CLOCK_REALTIME time: `next`
+                         moves with the node's clock steps */
+  bool cancel_on_set; /* rt_abs and TFD_TIMER_CANCEL_ON_SET ... */
+  bool canceled;      /* ... and the clock stepped since: a read says so */
+  uint32_t step_gen;  /* the last clock step applied to it */
 };
 
 #define NS_PER_S 1000000000ull
@@ -189,11 +197,34 @@ int net_timerfd_settime(struct net_file *f, int flags, const struct itimerspec *
   t->stopped = false;
   t->interval = ts_ns(&value->it_interval);
   arm(t, (flags & TFD_TIMER_ABSTIME) != 0, &value->it_value, now);
+  t->rt_abs = (flags & TFD_TIMER_ABSTIME) && detsim__clock_is_realtime(t->clock);
+  t->cancel_on_set = t->rt_abs && (flags & TFD_TIMER_CANCEL_ON_SET);
+  t->canceled = false;
   f->changes++;
   /* A reader or poller blocked on this timer re-checks at its expiration. */
   net_wake_node(f->node, virtual_at(t->next));
   if (old != NULL) *old = was;
   return 0;
+}
+
+/* A step of delta ns: the realtime time a timer waits for comes delta
+ * sooner on the node's clocks (later for a step back).  Each timerfd once,
+ * whatever descriptors share it. */
+void net_timerfd_clock_stepped(int64_t delta) {
+  static uint32_t gen;
+  gen++;
+  for (int fd = 0; fd < DETSIM_NET_FD_NUMBER_MAX; fd++) {
+    struct net_file *f = net_fd_get(fd);
+    if (f == NULL || f->kind != NET_TIMERFD) continue;
+    struct net_timerfd *t = f->obj;
+    if (t->step_gen == gen || !t->rt_abs || t->next == DETSIM_NO_DEADLINE) continue;
+    t->step_gen = gen;
+    if (delta > 0) t->next = t->next > (uint64_t)delta ? t->next - (uint64_t)delta : 0;
+    else t->next = later(t->next, (uint64_t)-delta);
+    if (t->cancel_on_set) t->canceled = true;
+    f->changes++;
+    net_wake_node(f->node, virtual_at(t->next));
+  }
 }
 
 int net_timerfd_gettime(struct net_file *f, struct itimerspec *out) {
@@ -206,7 +237,8 @@ int net_timerfd_gettime(struct net_file *f, struct itimerspec *out) {
 
 static bool timerfd_ready(void *arg) {
   struct net_file *f = arg;
-  return expirations(f->obj, node_now()) > 0;
+  const struct net_timerfd *t = f->obj;
+  return t->canceled || expirations(t, node_now()) > 0;
 }
 
 static uint64_t timerfd_next(void *arg) { return net_timerfd_next_change(arg, detsim__now_ns()); }
@@ -228,6 +260,12 @@ ssize_t net_timerfd_read(struct net_file *f, void *buf, size_t len) {
       return -1;
     }
   }
+  if (t->canceled) {
+    t->canceled = false;
+    f->changes++;
+    errno = ECANCELED;
+    return -1;
+  }
   fold(t, node_now());
   uint64_t v = t->ticks;
   CHECK_GE(v, 1);
@@ -242,7 +280,8 @@ ssize_t net_timerfd_read(struct net_file *f, void *buf, size_t len) {
  * being the node's. */
 uint32_t net_timerfd_poll(struct net_file *f, uint64_t now) {
   /* Linux's timerfd_poll reports EPOLLIN alone (no EPOLLRDNORM). */
-  return expirations(f->obj, detsim__clock_local_ns(now)) > 0 ? EPOLLIN : 0;
+  const struct net_timerfd *t = f->obj;
+  return t->canceled || expirations(t, detsim__clock_local_ns(now)) > 0 ? EPOLLIN : 0;
 }
 
 uint64_t net_timerfd_next_change(struct net_file *f, uint64_t now) {
@@ -255,5 +294,5 @@ uint64_t net_timerfd_next_change(struct net_file *f, uint64_t now) {
  * Linux's hrtimer stops at an expiration nobody has consumed. */
 uint64_t net_timerfd_gen(struct net_file *f, uint64_t now) {
   const struct net_timerfd *t = f->obj;
-  return t->stopped || t->next <= detsim__clock_local_ns(now) ? 1 : 0;
+  return t->stopped || t->canceled || t->next <= detsim__clock_local_ns(now) ? 1 : 0;
 }

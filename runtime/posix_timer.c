@@ -36,6 +36,8 @@ struct ptimer {
   uint64_t at;              /* next expiry, DETSIM_NO_DEADLINE when disarmed */
   uint64_t interval;        /* virtual ns between expiries, 0: one-shot */
   uint64_t asked;           /* the interval as set, on the node's clock */
+  bool rt_abs;              /* armed at an absolute CLOCK_REALTIME time ... */
+  uint64_t rt_next;         /* ... and the time it reads at the next expiry */
   int overrun;              /* expiries since its signal was posted, not taken */
   int last_overrun;         /* timer_getoverrun: the count of the last one taken */
 };
@@ -85,6 +87,16 @@ static uint64_t expiries_due(const struct ptimer *p, uint64_t now) {
 
 static void move_on(struct ptimer *p, uint64_t n) {
   p->at = p->interval == 0 ? DETSIM_NO_DEADLINE : p->at + n * p->interval;
+  p->rt_next += n * p->asked;
+}
+
+void detsim__ptimer_clock_stepped(void) {
+  for (unsigned i = 0; i < slots_used; i++) {
+    struct ptimer *p = &timers[i];
+    if (p->live && p->rt_abs && p->at != DETSIM_NO_DEADLINE) p->at = detsim__deadline_of_abs_ns(p->clock, p->rt_next);
+  }
+  detsim__sig_timers_changed();
+  detsim__sched_times_changed(); /* a SIGEV_THREAD helper waits for `at` */
 }
 
 static void add_overrun(struct ptimer *p, uint64_t n) {
@@ -272,11 +284,14 @@ int detsim__ptimer_settime(timer_t id, int flags, const struct itimerspec *value
   uint64_t v = (uint64_t)value->it_value.tv_sec * 1000000000u + (uint64_t)value->it_value.tv_nsec;
   uint64_t now = detsim__now_ns();
   p->asked = (uint64_t)value->it_interval.tv_sec * 1000000000u + (uint64_t)value->it_interval.tv_nsec;
+  p->rt_abs = false;
   if (v == 0) {
     p->at = DETSIM_NO_DEADLINE;
     p->asked = 0;
   } else if (flags & TIMER_ABSTIME) {
     CHECK_EQ(detsim__deadline_from_abstime(p->clock, &value->it_value, &p->at), 0);
+    p->rt_abs = detsim__clock_is_realtime(p->clock);
+    p->rt_next = v;
   } else {
     p->at = detsim__deadline_after(&value->it_value);
   }

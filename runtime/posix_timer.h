@@ -37,6 +37,9 @@ uint64_t detsim__ptimer_next(void);
 uint64_t detsim__ptimer_due_bits(const detsim_thread *t);
 void detsim__ptimer_fold(void);
 int detsim__ptimer_taken(int timer);
+/* This node's CLOCK_REALTIME stepped: timers armed at an absolute realtime
+ * time expire when the clock reads it (clock.h). */
+void detsim__ptimer_clock_stepped(void);
 /* si_timerid of a timer's signal. */
 int detsim__ptimer_kernel_id(int timer);
 

@@ -27,7 +27,9 @@
 #include "clock.h"
 #include "limits.h"
 #include "options.h"
+#include "net.h"
 #include "plan.h"
+#include "posix_timer.h"
 #include "prng.h"
 #include "real.h"
 #include "report.h"
@@ -384,6 +386,7 @@ static struct choice dispatch_choice(void) {
   /* Other nodes sent this node something since it last looked. */
   int due_from;
   if (detsim__world_take_posts(&due_from)) W.times_stale = true;
+  detsim__sched_clock_check();
   detsim__event(DETSIM_EV_node_enter, NULL, NULL, 0, detsim__node_index);
   detsim__world_take_signals();
   detsim__world_faults_due();
@@ -639,13 +642,12 @@ static int block_once(detsim_thread *self, enum detsim_event_kind kind, const vo
  * delivered here.  An interruptible wait then returns EINTR if a handler
  * ran (self->sig_restart: every such handler had SA_RESTART); any other
  * wait goes on waiting, as a futex wait restarts after a handler. */
-static int block_on(enum detsim_event_kind kind, const void *obj, bool (*ready)(void *arg),
-                    uint64_t (*next)(void *arg), void *arg, uint64_t deadline_ns, bool interruptible,
-                    uintptr_t caller) {
-  detsim_thread *self = tls_self;
-  CHECK(self != NULL);
-  CHECK_EQ(self->state, DETSIM_T_RUNNABLE);
+static int block_loop(detsim_thread *self, enum detsim_event_kind kind, const void *obj, bool (*ready)(void *arg),
+                      uint64_t (*next)(void *arg), void *arg, uint64_t deadline_ns, bool interruptible,
+                      uintptr_t caller) {
   for (;;) {
+    /* A clock step since the last look moved an absolute realtime time. */
+    if (self->rt_abs) deadline_ns = detsim__deadline_of_abs_ns(self->rt_clock, self->rt_abs_ns);
     if (ready(arg)) return 0;
     if (deadline_ns <= detsim__now_ns()) return ETIMEDOUT;
     if (detsim__sig_maybe(self) && detsim__sig_deliverable(self)) {
@@ -659,6 +661,31 @@ static int block_on(enum detsim_event_kind kind, const void *obj, bool (*ready)(
     int r = block_once(self, kind, obj, ready, next, arg, deadline_ns, caller);
     if (r != EINTR) return r;
   }
+}
+
+static int block_on(enum detsim_event_kind kind, const void *obj, bool (*ready)(void *arg),
+                    uint64_t (*next)(void *arg), void *arg, uint64_t deadline_ns, bool interruptible,
+                    uintptr_t caller) {
+  detsim_thread *self = tls_self;
+  CHECK(self != NULL);
+  CHECK_EQ(self->state, DETSIM_T_RUNNABLE);
+  self->rt_abs = detsim__clock_take_abs(deadline_ns, &self->rt_clock, &self->rt_abs_ns);
+  int r = block_loop(self, kind, obj, ready, next, arg, deadline_ns, interruptible, caller);
+  self->rt_abs = false;
+  return r;
+}
+
+void detsim__sched_clock_check(void) {
+  int64_t delta = detsim__clock_take_step();
+  if (delta == 0) return;
+  for (unsigned i = 0; i < W.slots_used; i++) {
+    detsim_thread *t = &W.threads[i];
+    if (t->state != DETSIM_T_BLOCKED || !t->rt_abs) continue;
+    t->until = detsim__deadline_of_abs_ns(t->rt_clock, t->rt_abs_ns);
+    t->deadline = t->next ? follow_deadline(t) : t->until;
+  }
+  detsim__ptimer_clock_stepped();
+  net_timerfd_clock_stepped(delta);
 }
 
 int detsim__block(enum detsim_event_kind kind, const void *obj,

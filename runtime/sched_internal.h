@@ -41,6 +41,11 @@ struct detsim_thread {
    * and when ready() may next turn true by itself (NULL for other waits). */
   uint64_t until;
   uint64_t (*next)(void *);
+  /* A wait until an absolute CLOCK_REALTIME time: its deadline follows the
+   * node's clock steps (clock.h). */
+  bool rt_abs;
+  clockid_t rt_clock;
+  uint64_t rt_abs_ns;
   uintptr_t block_pc;
   bool waiting, woken;
   /* lifecycle */

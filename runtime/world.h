@@ -46,6 +46,10 @@ bool detsim__world_enter(void);
 uint32_t *detsim__world_baton(unsigned slot);
 /* Whether the thread in slot `slot` waits for its baton (sched.c). */
 bool detsim__sched_slot_waits(unsigned slot);
+/* Whether this node's CLOCK_REALTIME stepped since the last look (a `step`
+ * fault): if so, waits and timers set for an absolute realtime time follow
+ * it (sched.c). */
+void detsim__sched_clock_check(void);
 /* The world came with a post from node `due_from` (-1: none) and thread
  * slot `slot` ran first: the next such hand-over wakes it. */
 void detsim__world_learn_guess(int due_from, unsigned slot);

@@ -25,7 +25,7 @@
 #include <stdint.h>
 
 #define DETSIM_WORLD_MAGIC 0x646c726f776d6973ull /* "simworld" */
-#define DETSIM_WORLD_VERSION 11u
+#define DETSIM_WORLD_VERSION 12u
 /* Far from where Linux places programs, heaps, libraries and stacks without
  * address randomization. */
 #define DETSIM_WORLD_ADDR 0x200000000000ull
@@ -65,8 +65,10 @@ enum detsim_node_state {
  * runtime/clock.c reads it): its CLOCK_REALTIME is offset from the other
  * nodes', and all its clocks run at 1 + drift_ppb / 1e9 of virtual time. */
 struct detsim_node_clock {
-  int64_t realtime_offset_ns;
+  int64_t realtime_offset_ns;  /* skew: from the start */
   int64_t drift_ppb;
+  int64_t step_ns;             /* the sum of its clock steps so far: a `step`
+                                  fault moves CLOCK_REALTIME at once */
 };
 
 struct detsim_world_node {

@@ -21,7 +21,10 @@
  *    runs at the end of its grace period is killed (a crash as a dead
  *    process), and either way it restarts;
  *  - skew: a node's clocks run at their own rate from the start, and its
- *    CLOCK_REALTIME is offset (clock.c), as an unsynchronized host's are.
+ *    CLOCK_REALTIME is offset (clock.c), as an unsynchronized host's are;
+ *  - steps: a node's CLOCK_REALTIME jumps, forward or back, as NTP steps a
+ *    host's clock; waits and timers for an absolute realtime time follow
+ *    it (sched.c), relative ones and CLOCK_MONOTONIC do not.
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -63,6 +66,10 @@ bool detsim__world_faults_held;
 #define SKEW_DRIFT_MAX_PPB 500000ull
 _Static_assert(SKEW_OFFSET_MAX_NS <= (uint64_t)DETSIM_CLOCK_OFFSET_NS_MAX, "a drawn offset is one clock.c accepts");
 _Static_assert(SKEW_DRIFT_MAX_PPB <= DETSIM_CLOCK_DRIFT_PPB_MAX, "a drawn drift is one clock.c accepts");
+/* A step moves CLOCK_REALTIME by 1 ms to 10 min either way (a host whose
+ * clock NTP sets after a long drift, or an operator's `date -s`). */
+#define STEP_MIN_NS 1000000ull
+#define STEP_MAX_NS 600000000000ull
 
 /* The most of each kind one seed draws, and the schedule entries each takes
  * (a partition has its heal, a crash its restart); they all fit. */
@@ -74,10 +81,13 @@ _Static_assert(SKEW_DRIFT_MAX_PPB <= DETSIM_CLOCK_DRIFT_PPB_MAX, "a drawn drift 
 #define SKEWED_NODES_MAX 16
 /* A SIGTERM stop is three entries: the signal, the kill, the restart. */
 #define TERMS_MAX 1
+#define STEPS_MAX 3
+_Static_assert(SKEW_OFFSET_MAX_NS + STEPS_MAX * STEP_MAX_NS <= (uint64_t)DETSIM_CLOCK_OFFSET_NS_MAX,
+               "a node's skew and all its steps stay an offset clock.c accepts");
 /* The datagram and short-I/O faults are one window each. */
 #define IO_WINDOWS_MAX 2
 _Static_assert(2 * PARTITIONS_MAX + PAUSES_MAX + 2 * CRASHES_MAX + RESETS_MAX + CLOGS_MAX + SKEWED_NODES_MAX +
-                       3 * TERMS_MAX + IO_WINDOWS_MAX <=
+                       3 * TERMS_MAX + IO_WINDOWS_MAX + STEPS_MAX <=
                    DETSIM_WORLD_FAULTS_MAX,
                "a seed's whole swarm fits the schedule");
 
@@ -314,6 +324,22 @@ static void draw_skews(void) {
   }
 }
 
+static void draw_steps(uint64_t horizon) {
+  struct detsim_rng r;
+  stream(&r, "step");
+  if (detsim__rng_unit(&r) >= 0.5) return;
+  unsigned k = 1 + (unsigned)detsim__rng_below(&r, STEPS_MAX);
+  for (unsigned i = 0; i < k; i++) {
+    struct detsim_world_fault f = { 0 };
+    f.group = S->n_groups++;
+    f.kind = DETSIM_FAULT_STEP;
+    f.node = (uint32_t)detsim__rng_below(&r, S->n_nodes);
+    f.at = f.until = detsim__rng_below(&r, horizon);
+    f.arg = (uint64_t)signed_log_uniform(&r, STEP_MIN_NS, STEP_MAX_NS);
+    add(f);
+  }
+}
+
 /* A per-datagram or per-call fault's window, on in 1 seed of 2 (false
  * when off); r goes on to draw its rates. */
 static bool draw_window(struct detsim_rng *r, const char *name, uint32_t kind, uint64_t horizon) {
@@ -392,6 +418,7 @@ static void draw(void) {
   if (on & DETSIM_FAULTS_SIGTERM) draw_terms(horizon);
   if (on & DETSIM_FAULTS_UDP) draw_udp(horizon);
   if (on & DETSIM_FAULTS_SHORT) draw_short(horizon);
+  if (on & DETSIM_FAULTS_STEP) draw_steps(horizon);
   drop_groups(detsim__opt.fault_drop);
   for (unsigned i = 0; i < S->n_faults; i++)
     if (S->faults[i].until > S->healed_at) S->healed_at = S->faults[i].until;
@@ -421,6 +448,7 @@ static uint32_t fault_value(const struct detsim_world_fault *f) {
   switch (f->kind) {
   case DETSIM_FAULT_CLOG: detail = (uint32_t)f->arg; break;
   case DETSIM_FAULT_SKEW: detail = 0; break;
+  case DETSIM_FAULT_STEP: detail = (int64_t)f->arg > 0; break;
   default: detail = (uint32_t)(f->arg & 1); break;
   }
   return f->kind | f->node << 8 | detail << 16;
@@ -461,6 +489,13 @@ static void apply(const struct detsim_world_fault *f) {
     break;
   case DETSIM_FAULT_SKEW:
     skew(f);
+    break;
+  case DETSIM_FAULT_STEP:
+    S->nodes[f->node].clock.step_ns += (int64_t)f->arg;
+    /* Its waits and timers for a realtime time move now (that node's
+     * process, when the world comes to it, at once). */
+    if (f->node == detsim__node_index) detsim__sched_clock_check();
+    else detsim__world_post(f->node, detsim__now_ns());
     break;
   case DETSIM_FAULT_PAUSE:
     if (S->nodes[f->node].paused_until < f->until) S->nodes[f->node].paused_until = f->until;
@@ -513,11 +548,11 @@ void detsim__world_progress(void) {
   S->progress_calls++;
 }
 
-/* Skew never heals and is no outage: a world whose only faults are skewed
- * clocks has no liveness phase, as a world without faults has none. */
+/* Skew and steps are no outage: a world whose only faults are clocks has
+ * no liveness phase, as a world without faults has none. */
 static bool any_outage(void) {
   for (unsigned i = 0; i < S->n_faults; i++)
-    if (S->faults[i].kind != DETSIM_FAULT_SKEW) return true;
+    if (S->faults[i].kind != DETSIM_FAULT_SKEW && S->faults[i].kind != DETSIM_FAULT_STEP) return true;
   return false;
 }
 

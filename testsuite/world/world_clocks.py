@@ -126,3 +126,66 @@ def skew(bins, d):
         fail(f"seed {SKEW_REPLAY_SEED} drew no skew: its replay shows nothing")
     print(f"skew: {on} runs with, {off} without; worst seen {seen}")
     print(f"seed {SKEW_REPLAY_SEED} ({len(skews)} nodes askew) replays: history {history}, {events} events, same readings")
+
+
+# step.scenario: each node waits 50 times, 250 ms ahead on CLOCK_REALTIME.
+STEP_WAITS = 50
+STEP_SEEDS = range(1, 41)
+STEP_RE = re.compile(r"^detsim: step node=(\S+) at_ns=(\d+) delta_ns=(-?\d+)$", re.M)
+STEP_WAIT_RE = re.compile(r"^wait (\d+) kind=(\w+) armed=(\d+) target=(\d+) rt=(\d+) mono=(\d+) canceled=(\d+)$", re.M)
+# CLOCK_MONOTONIC reads virtual time plus an hour (clock.c) when no skew.
+MONO_BOOT_NS = 3600 * 10**9
+
+def step(bins, d):
+    """Level 2's clock steps (step.scenario): a wait until a time on
+    CLOCK_REALTIME (clock_nanosleep, a condition variable's timeout, a
+    timerfd, a POSIX timer) ends when the clock reads that time, steps
+    included, as Linux re-arms them (and a TFD_TIMER_CANCEL_ON_SET timerfd's
+    read fails with ECANCELED once per step): a step back during the wait makes it
+    longer by the step on CLOCK_MONOTONIC (and never ends it early: the
+    node fails by itself then), a step forward past the time ends it at
+    the step, any other wait ends at its time.  Over the seeds steps land
+    in waits of every kind, both ways; a seed with steps replays."""
+    sw = os.path.join(bins, "simworld")
+    spanned, ways, with_steps = {}, set(), None
+    for seed in STEP_SEEDS:
+        with tempfile.TemporaryDirectory() as logs:
+            code, out, err = run([sw, "--logs", logs, "step.scenario"], env={"DETSIM_SEED": str(seed)}, cwd=d)
+            m = RESULT_RE.search(err)
+            if code != 0 or not m or m.group(1) != "pass":
+                fail(f"step.scenario seed {seed}: want pass, got status {code}:\n{err}")
+            steps = [(n, int(at), int(delta)) for n, at, delta in STEP_RE.findall(err)]
+            counted = FAULTS_RE.search(err)
+            if len(steps) != int(re.search(r"step=(\d+)", counted.group(1)).group(1) if "step=" in counted.group(1) else 0):
+                fail(f"seed {seed}: the steps listed are not the steps counted:\n{err}")
+            if steps and with_steps is None:
+                with_steps = seed
+            for node in ("st1", "st2", "st3"):
+                waits = STEP_WAIT_RE.findall(open(os.path.join(logs, node + ".out")).read())
+                if len(waits) != STEP_WAITS:
+                    fail(f"seed {seed} {node}: {len(waits)} waits, want {STEP_WAITS}")
+                for k, kind, armed, target, rt, mono, canceled in waits:
+                    armed_v, wake_v = int(armed) - MONO_BOOT_NS, int(mono) - MONO_BOOT_NS
+                    target, rt = int(target), int(rt)
+                    inside = [(at, delta) for n, at, delta in steps if n == node and armed_v <= at <= wake_v]
+                    late = rt - target
+                    # A TFD_TIMER_CANCEL_ON_SET timerfd: one ECANCELED per
+                    # step while it waited, none without.
+                    if kind == "cancel" and int(canceled) != len(inside):
+                        fail(f"seed {seed} {node} wait {k}: {canceled} reads canceled, {len(inside)} steps during it")
+                    if inside:
+                        spanned[kind] = spanned.get(kind, 0) + 1
+                        ways.add(inside[-1][1] > 0)
+                    if late <= WAKE_LATE_MAX_NS:
+                        continue
+                    # Late: only a step forward across the time, and the
+                    # wait ended with it.
+                    at, delta = inside[-1] if inside else (None, 0)
+                    if not inside or delta <= 0 or rt - delta >= target or wake_v - at > WAKE_LATE_MAX_NS:
+                        fail(f"seed {seed} {node} wait {k} ({kind}): until {target} on CLOCK_REALTIME ended at {rt} "
+                             f"({late:+d} ns), steps during it: {inside}")
+    missing = [k for k in ("sleep", "cond", "timerfd", "ptimer", "cancel") if spanned.get(k, 0) < 1]
+    if missing or ways != {True, False}:
+        fail(f"steps did not land in waits of every kind both ways: {spanned}, forward/back seen {ways}")
+    replays(sw, d, "step.scenario", with_steps)
+    print(f"step: waits spanning a step, by kind {spanned}; seed {with_steps} replays")

@@ -28,6 +28,8 @@ beyond what simtest.py checks for one program.
                                          ignored (killed after the grace period)
   world_test.py skew       BIN_DIR DIR   level 2's clock skew and drift, as the
                                          nodes' own clocks show them
+  world_test.py step       BIN_DIR DIR   level 2's clock steps: waits and timers for
+                                         a realtime time follow them
   world_test.py clog       BIN_DIR DIR   level 2's clogs: every byte and datagram
                                          arrives, in order, some late
   world_test.py wake       BIN_DIR DIR   every arrival wakes the idle node it is
@@ -39,13 +41,13 @@ world_network.py and world_tools.py; world_common.py has what they share.
 import sys
 
 from world_basics import bad_input, handover, leftovers, tools
-from world_clocks import skew
+from world_clocks import skew, step
 from world_lifecycle import faults, restart, sigterm
 from world_network import abort, clog, lossy, wake
 from world_tools import canary, shrink, signal_between_nodes, trace
 
 MODES = {"bad-input": bad_input, "leftovers": leftovers, "tools": tools, "handover": handover, "faults": faults, "restart": restart,
-         "sigterm": sigterm, "skew": skew, "clog": clog, "abort": abort, "lossy": lossy, "trace": trace,
+         "sigterm": sigterm, "skew": skew, "step": step, "clog": clog, "abort": abort, "lossy": lossy, "trace": trace,
          "shrink": shrink, "wake": wake, "canary": canary, "signal": signal_between_nodes}
 
 if __name__ == "__main__":

@@ -137,6 +137,12 @@ static void print_faults(const struct detsim_world_shared *w) {
     fprintf(stderr, "detsim: skew node=%.*s realtime_offset_ns=%" PRId64 " drift_ppb=%" PRId64 "\n",
             DETSIM_WORLD_NAME_BYTES, w->nodes[i].name, c->realtime_offset_ns, c->drift_ppb);
   }
+  for (unsigned i = 0; i < w->next_fault && i < DETSIM_WORLD_FAULTS_MAX; i++) {
+    const struct detsim_world_fault *f = &w->faults[i];
+    if (f->kind != DETSIM_FAULT_STEP || f->node >= w->n_nodes) continue;
+    fprintf(stderr, "detsim: step node=%.*s at_ns=%" PRIu64 " delta_ns=%" PRId64 "\n", DETSIM_WORLD_NAME_BYTES,
+            w->nodes[f->node].name, f->at, (int64_t)f->arg);
+  }
   if (w->n_groups)
     fprintf(stderr, "detsim: fault groups=%u dropped=%u\n", w->n_groups, w->groups_dropped);
   if (w->fault_counts[DETSIM_FAULT_UDP])
