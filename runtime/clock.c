@@ -146,16 +146,17 @@ uint64_t detsim__deadline_of_abs_ns(clockid_t id, uint64_t abs_ns) {
   return deadline < C.now_ns ? C.now_ns : deadline;
 }
 
-/* The last absolute realtime time turned into a deadline. */
-static struct {
+/* The last absolute realtime time this thread turned into a deadline: kept
+ * (not taken once), as a wait that loops (a mutex lost again after a wake)
+ * blocks again with the same deadline. */
+static __thread struct {
   bool valid;
   clockid_t id;
   uint64_t abs_ns, deadline_ns;
-} last_abs;
+} last_abs __attribute__((tls_model("initial-exec")));
 
 bool detsim__clock_take_abs(uint64_t deadline_ns, clockid_t *id, uint64_t *abs_ns) {
   if (!last_abs.valid || last_abs.deadline_ns != deadline_ns) return false;
-  last_abs.valid = false;
   *id = last_abs.id;
   *abs_ns = last_abs.abs_ns;
   return true;

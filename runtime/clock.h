@@ -61,9 +61,9 @@ uint64_t detsim__clock_virtual_ns(uint64_t local_ns);
  * once, as NTP stepping a host's clock does.  A wait or a timer set for an
  * absolute CLOCK_REALTIME time must end when the clock reads that time,
  * steps included, as Linux re-arms them.  The last absolute realtime time
- * turned into a deadline is kept, and the blocking call that uses that
- * deadline takes it (false when its deadline is another), so the scheduler
- * can recompute the deadline after a step. */
+ * a thread turned into a deadline is kept, and a blocking call of that
+ * thread with that deadline takes it (false when its deadline is another),
+ * so the scheduler can recompute the deadline after a step. */
 bool detsim__clock_take_abs(uint64_t deadline_ns, clockid_t *id, uint64_t *abs_ns);
 uint64_t detsim__deadline_of_abs_ns(clockid_t id, uint64_t abs_ns);
 bool detsim__clock_is_realtime(clockid_t id);
