@@ -6,7 +6,7 @@
  *    next thread's futex word and waking it, then waits on its own word.
  *    In a world the words are shared, and another node may store
  *    DETSIM_BATON_WORLD there: the world came to this node, and the woken
- *    thread makes the node's choice (take_world).
+ *    thread makes the node's choice (sched_world.c).
  *  - Every decision draws from W.rng (the seed's "scheduler" stream) in an
  *    order fixed by the history, so a seed replays exactly.
  *  - Blocked threads wait on predicates that the scheduler evaluates when it
@@ -27,12 +27,11 @@
 #include "clock.h"
 #include "limits.h"
 #include "options.h"
-#include "net.h"
 #include "plan.h"
-#include "posix_timer.h"
 #include "prng.h"
 #include "real.h"
 #include "report.h"
+#include "sched_core.h"
 #include "sched_internal.h"
 #include "signal.h"
 #include "world.h"
@@ -49,6 +48,7 @@ static __thread detsim_thread *tls_self __attribute__((tls_model("initial-exec")
 #define PCT_STARVATION_EVENTS 10000
 
 detsim_thread *detsim__self(void) { return tls_self; }
+void detsim__sched_set_self(detsim_thread *t) { tls_self = t; }
 uint32_t detsim__thread_id(const detsim_thread *t) { return t->id; }
 uint64_t detsim__event_count(void) { return detsim__events(); }
 uint64_t detsim__seed(void) { return W.seed; }
@@ -95,21 +95,19 @@ static void init_baton(detsim_thread *t) {
   __atomic_store_n(t->baton, 0, __ATOMIC_RELAXED);
 }
 
-static void give_baton(detsim_thread *next) {
+void detsim__sched_give_baton(detsim_thread *next) {
   W.current = next;
   __atomic_store_n(next->baton, DETSIM_BATON_RUN, __ATOMIC_RELEASE);
   futex_wake(next->baton);
 }
 
-static bool take_world(detsim_thread *self);
-
-static void wait_baton(detsim_thread *self) {
+void detsim__sched_wait_baton(detsim_thread *self) {
   for (;;) {
     uint32_t v;
     while ((v = __atomic_load_n(self->baton, __ATOMIC_ACQUIRE)) == 0) futex_wait(self->baton, 0);
     if (v == DETSIM_BATON_WORLD) {
       __atomic_store_n(self->baton, 0, __ATOMIC_RELAXED);
-      if (take_world(self)) return;
+      if (detsim__sched_take_world(self)) return;
       continue;
     }
     if (!self->report_request) return;
@@ -117,17 +115,17 @@ static void wait_baton(detsim_thread *self) {
     self->report_request = false;
     detsim__backtrace_text(self->where, sizeof self->where, 1);
     __atomic_store_n(self->baton, 0, __ATOMIC_RELAXED);
-    give_baton(W.reporter);
+    detsim__sched_give_baton(W.reporter);
   }
 }
 
-static void switch_to(detsim_thread *self, detsim_thread *next) {
+void detsim__sched_switch_to(detsim_thread *self, detsim_thread *next) {
   if (next == self) return;
   detsim__trace_event(DETSIM_EV_switch, self->id, NULL, 0, next->id);
   self->run_length = 0;
   __atomic_store_n(self->baton, 0, __ATOMIC_RELAXED);
-  give_baton(next);
-  wait_baton(self);
+  detsim__sched_give_baton(next);
+  detsim__sched_wait_baton(self);
   CHECK(W.current == self);
 }
 
@@ -135,7 +133,7 @@ static void switch_to(detsim_thread *self, detsim_thread *next) {
 
 /* The virtual time at which detsim__event must look up: the time limit, or
  * in a world the next fault, whichever comes first. */
-static void refresh_time_stop(void) {
+void detsim__sched_refresh_time_stop(void) {
   W.time_stop = W.max_sim_time_ns;
   if (!detsim__in_world) return;
   uint64_t f = detsim__world_next_fault();
@@ -167,7 +165,7 @@ static void event_limits(void) {
     detsim__world_faults_due();
     if (detsim__now_ns() >= detsim__world_liveness_deadline() && !detsim__world_faults_held)
       detsim__world_liveness_failed();
-    refresh_time_stop();
+    detsim__sched_refresh_time_stop();
   }
   W.event_stop = detsim__opt.max_events < W.break_at ? detsim__opt.max_events : W.break_at;
 }
@@ -185,7 +183,7 @@ uint64_t detsim__event(enum detsim_event_kind kind, detsim_thread *t, const void
 
 /* When a following wait looks again: at its own deadline, or at the next
  * arrival before it. */
-static uint64_t follow_deadline(detsim_thread *t) {
+uint64_t detsim__sched_follow_deadline(detsim_thread *t) {
   uint64_t x = t->next(t->ready_arg);
   return x < t->until ? x : t->until;
 }
@@ -199,7 +197,7 @@ static void refollow_all(void) {
   W.times_stale = false;
   for (unsigned i = 0; i < W.slots_used; i++) {
     detsim_thread *t = &W.threads[i];
-    if (t->state == DETSIM_T_BLOCKED && t->next != NULL) t->deadline = follow_deadline(t);
+    if (t->state == DETSIM_T_BLOCKED && t->next != NULL) t->deadline = detsim__sched_follow_deadline(t);
   }
 }
 
@@ -210,7 +208,7 @@ static void refollow_all(void) {
  * wakes and its wait looks again, as any spurious wake-up. */
 static bool deadline_wakes(detsim_thread *t, uint64_t now) {
   if (t->next == NULL || t->until <= now) return true;
-  t->deadline = follow_deadline(t);
+  t->deadline = detsim__sched_follow_deadline(t);
   return t->deadline <= now;
 }
 
@@ -224,7 +222,7 @@ static bool can_run(detsim_thread *t) {
 }
 
 /* Runnable threads, in slot order (a fixed order keeps draws replayable). */
-static unsigned collect_runnable(detsim_thread **out, detsim_thread *exclude) {
+unsigned detsim__sched_collect_runnable(detsim_thread **out, detsim_thread *exclude) {
   unsigned n = 0;
   for (unsigned i = 0; i < W.slots_used; i++) {
     detsim_thread *t = &W.threads[i];
@@ -233,7 +231,7 @@ static unsigned collect_runnable(detsim_thread **out, detsim_thread *exclude) {
   return n;
 }
 
-static uint64_t next_deadline(void) {
+uint64_t detsim__sched_next_deadline(void) {
   if (W.times_stale) refollow_all();
   uint64_t d = detsim__sig_next_timer();
   for (unsigned i = 0; i < W.slots_used; i++) {
@@ -274,218 +272,13 @@ static detsim_thread *pick(detsim_thread **cands, unsigned n) {
 static detsim_thread *pick_when_stuck(detsim_thread *self, detsim_thread *exclude) {
   detsim_thread *cands[DETSIM_MAX_THREADS];
   for (;;) {
-    unsigned n = collect_runnable(cands, exclude);
+    unsigned n = detsim__sched_collect_runnable(cands, exclude);
     if (n > 0) return pick(cands, n);
-    uint64_t d = next_deadline();
+    uint64_t d = detsim__sched_next_deadline();
     if (d == DETSIM_NO_DEADLINE) detsim__deadlock(self);
     detsim__clock_advance_to(d);
     detsim__event(DETSIM_EV_time_jump, self, NULL, 0, 0);
   }
-}
-
-/* ---- worlds: choices that include other nodes (world.h) ----
- *
- * In a world every choice is over this node's runnable threads and the
- * other nodes that may have something to run, drawn uniformly; when nothing
- * anywhere can run, time jumps to the earliest deadline of any node. */
-
-struct choice {
-  detsim_thread *thread;  /* a thread of this node, or */
-  int node;               /* another node (-1: none) */
-};
-
-/* Which thread of this node is likely to run first when the world comes
- * back for this node's own reasons: the first that can run, else the one
- * whose deadline comes first, else any that waits for its baton. */
-static int32_t guess_first(detsim_thread *first_runnable) {
-  if (first_runnable) return (int32_t)(first_runnable - W.threads);
-  detsim_thread *best = NULL;
-  for (unsigned i = 0; i < W.slots_used; i++) {
-    detsim_thread *t = &W.threads[i];
-    if (t->state == DETSIM_T_BLOCKED && (best == NULL || t->deadline < best->deadline)) best = t;
-  }
-  return best ? (int32_t)(best - W.threads) : DETSIM_WORLD_NO_SLOT;
-}
-
-bool detsim__sched_slot_waits(unsigned slot) {
-  return slot < W.slots_used && (W.threads[slot].state == DETSIM_T_RUNNABLE || W.threads[slot].state == DETSIM_T_BLOCKED);
-}
-
-/* The world leaves this node for `node`; `idle`: nothing here can run;
- * `first`: the first thread here that can run (NULL: none). */
-static void hand_over(detsim_thread *self, unsigned node, bool idle, detsim_thread *first) {
-  /* The choice is made: a fault due in these events (a crash of `node`)
-   * waits for the next node's dispatch, at the same virtual time. */
-  detsim__world_faults_held = true;
-  detsim__event(DETSIM_EV_node_switch, self, NULL, 0, node);
-  if (idle) detsim__event(DETSIM_EV_node_idle, self, NULL, 0, detsim__node_index);
-  detsim__world_faults_held = false;
-  if (self) {
-    self->run_length = 0;
-    __atomic_store_n(self->baton, 0, __ATOMIC_RELAXED);
-  }
-  W.current = NULL;
-  detsim__world_hand_to(node, idle, idle ? next_deadline() : DETSIM_NO_DEADLINE, guess_first(first));
-}
-
-/* The world leaves this node for `node`.  `self` (NULL for the dispatcher)
- * then waits for its baton, or leaves. */
-static void leave_for(detsim_thread *self, unsigned node) {
-  detsim_thread *cands[DETSIM_MAX_THREADS];
-  bool idle = collect_runnable(cands, NULL) == 0;
-  hand_over(self, node, idle, idle ? NULL : cands[0]);
-}
-
-_Noreturn static void world_deadlock(detsim_thread *self);
-
-static struct choice world_choose(detsim_thread *exclude, bool local) {
-  detsim_thread *cands[DETSIM_MAX_THREADS];
-  unsigned nodes[DETSIM_WORLD_NODES_MAX];
-  /* A paused node gives the world away at its next choice. */
-  if (detsim__world_paused(detsim__node_index)) local = false;
-  /* Another node's time may have come while this one ran, as a deadline
-   * here makes its thread runnable at the next choice. */
-  detsim__world_wake_due(detsim__now_ns());
-  unsigned nl = local ? collect_runnable(cands, exclude) : 0;
-  unsigned nr = detsim__world_candidates(nodes);
-  struct choice c = { NULL, -1 };
-  if (nl + nr == 0) return c;
-  uint64_t r = detsim__rng_below(&W.rng, nl + nr);
-  if (r < nl) c.thread = cands[r];
-  else c.node = (int)nodes[r - nl];
-  return c;
-}
-
-static struct choice world_choose_when_stuck(detsim_thread *self, detsim_thread *exclude, bool local) {
-  for (;;) {
-    struct choice c = world_choose(exclude, local);
-    if (c.thread || c.node >= 0) return c;
-    bool paused = detsim__world_paused(detsim__node_index);
-    uint64_t d = local && !paused ? next_deadline() : DETSIM_NO_DEADLINE;
-    uint64_t w = detsim__world_next_wake();
-    if (w < d) d = w;
-    uint64_t f = detsim__world_next_fault();
-    if (f < d) d = f;
-    if (local && paused && detsim__ws->nodes[detsim__node_index].paused_until < d)
-      d = detsim__ws->nodes[detsim__node_index].paused_until;
-    if (d == DETSIM_NO_DEADLINE) world_deadlock(self);
-    /* An idle node's time may have come while this one ran: no jump then. */
-    if (d > detsim__now_ns()) {
-      detsim__clock_advance_to(d);
-      detsim__event(DETSIM_EV_time_jump, self, NULL, 0, 0);
-    }
-    detsim__world_wake_due(detsim__now_ns());
-    detsim__world_faults_due();
-  }
-}
-
-/* The world came to this node: what runs first.  The dispatcher's choice,
- * whichever thread makes it: its events belong to no thread. */
-static struct choice dispatch_choice(void) {
-  W.current = NULL;
-  /* Other nodes sent this node something since it last looked. */
-  int due_from;
-  if (detsim__world_take_posts(&due_from)) W.times_stale = true;
-  detsim__sched_clock_check();
-  detsim__event(DETSIM_EV_node_enter, NULL, NULL, 0, detsim__node_index);
-  detsim__world_take_signals();
-  detsim__world_faults_due();
-  refresh_time_stop();
-  struct choice c = world_choose_when_stuck(NULL, NULL, true);
-  if (c.thread) detsim__world_learn_guess(due_from, (unsigned)(c.thread - W.threads));
-  return c;
-}
-
-/* The dispatcher thread: the world came to this node when no thread of it
- * could be guessed to take it (its first entry, or no thread waited for
- * its baton when it left). */
-void detsim__sched_dispatch(void) {
-  struct choice c = dispatch_choice();
-  if (c.thread) give_baton(c.thread);
-  else leave_for(NULL, (unsigned)c.node);
-}
-
-/* The world came to this node through this thread's word, the guess of the
- * node that handed it over: it makes the dispatcher's choice (its events
- * belong to no thread, as the dispatcher's).  True when that is itself. */
-static bool take_world(detsim_thread *self) {
-  if (!detsim__world_enter()) return false;
-  tls_self = NULL;
-  struct choice c = dispatch_choice();
-  tls_self = self;
-  if (c.thread == self) {
-    W.current = self;
-    __atomic_store_n(self->baton, DETSIM_BATON_RUN, __ATOMIC_RELAXED);
-    return true;
-  }
-  if (c.thread) give_baton(c.thread);
-  else leave_for(NULL, (unsigned)c.node);
-  return false;
-}
-
-/* The first other node that can take the world: a node leaving it gives
- * the world there, and that node's dispatcher makes the choices (a leaving
- * node must not: its own faults, deadlines and wait predicates are over). */
-static unsigned first_ready_other(void) {
-  unsigned next = DETSIM_WORLD_NODES_MAX;
-  for (unsigned j = 0; j < detsim__ws->n_nodes && next == DETSIM_WORLD_NODES_MAX; j++)
-    if (j != detsim__node_index && __atomic_load_n(&detsim__ws->nodes[j].state, __ATOMIC_ACQUIRE) == DETSIM_NODE_READY)
-      next = j;
-  /* Clients never crash nor stop, and the world ends when the last one
-   * exits: a live client is always there. */
-  CHECK_LT(next, detsim__ws->n_nodes);
-  return next;
-}
-
-/* This node's process ends: the world goes on elsewhere. */
-void detsim__sched_leave_node(void) {
-  unsigned next = first_ready_other();
-  detsim_thread *self = tls_self;
-  tls_self = NULL; /* its exit path runs outside the simulation */
-  hand_over(self, next, false, NULL);
-}
-
-/* This node crashed while it held the world (world_lifecycle.c): the world
- * goes to another node, and this thread never runs again; the launcher
- * kills the process. */
-_Noreturn void detsim__sched_crash_self(void) {
-  unsigned next = first_ready_other();
-  detsim_thread *self = tls_self;
-  tls_self = NULL;
-  hand_over(self, next, false, NULL);
-  detsim__world_release_crashed(detsim__node_index);
-  static uint32_t never;
-  for (;;) REAL(syscall)(SYS_futex, &never, FUTEX_WAIT_PRIVATE, 0, NULL, NULL, 0);
-}
-
-/* Runs `c` after `self` (runnable or blocked) gave up the CPU. */
-static void world_switch(detsim_thread *self, struct choice c) {
-  if (c.thread) {
-    switch_to(self, c.thread);
-    return;
-  }
-  leave_for(self, (unsigned)c.node);
-  wait_baton(self);
-  CHECK(W.current == self);
-}
-
-void detsim__world_print_blocked(void) {
-  const char *node = detsim__ws->nodes[detsim__node_index].name;
-  for (unsigned i = 0; i < W.slots_used; i++) {
-    detsim_thread *t = &W.threads[i];
-    if (t->state != DETSIM_T_BLOCKED) continue;
-    detsim__msg("blocked: node %.*s: thread T%u waits in %s%s", DETSIM_WORLD_NAME_BYTES, node, t->id,
-                detsim__event_name(t->block_kind), detsim__site_text(t->block_pc));
-  }
-}
-
-_Noreturn static void world_deadlock(detsim_thread *self) {
-  (void)self;
-  detsim__msg("deadlock: no thread of any node of the world can run, and no timer is pending");
-  /* The other nodes list theirs when the launcher asks (world.c). */
-  detsim__world_print_blocked();
-  /* The result line names the node (report.c adds node= in a world). */
-  detsim__finish(DETSIM_CLASS_deadlock, 0, NULL);
 }
 
 static void pct_lower(detsim_thread *t, int64_t prio) {
@@ -502,12 +295,12 @@ static void pct_step(detsim_thread *self) {
   }
   if (++self->run_length > PCT_STARVATION_EVENTS) pct_lower(self, W.pct_lowest--);
   detsim_thread *cands[DETSIM_MAX_THREADS];
-  unsigned c = collect_runnable(cands, NULL);
+  unsigned c = detsim__sched_collect_runnable(cands, NULL);
   detsim_thread *best = cands[0];
   for (unsigned i = 1; i < c; i++)
     if (cands[i]->priority > best->priority) best = cands[i];
   if (best != self) detsim__plan_record(self->id, self->steps, DETSIM_PLAN_SWITCH, best->id);
-  switch_to(self, best);
+  detsim__sched_switch_to(self, best);
 }
 
 /* A plan's yield point: switch only where the plan says. */
@@ -515,11 +308,11 @@ static void plan_step(detsim_thread *self) {
   uint32_t id = detsim__plan_take(self->id, self->steps, DETSIM_PLAN_SWITCH);
   if (id == 0 || id == self->id) return;
   detsim_thread *cands[DETSIM_MAX_THREADS];
-  unsigned n = collect_runnable(cands, self);
+  unsigned n = detsim__sched_collect_runnable(cands, self);
   detsim_thread *next = find_candidate(cands, n, id);
   if (next == NULL) return;
   detsim__plan_record(self->id, self->steps, DETSIM_PLAN_SWITCH, id);
-  switch_to(self, next);
+  detsim__sched_switch_to(self, next);
 }
 
 /* Yield points until the next preemption: drawn once per preemption from
@@ -549,16 +342,16 @@ static __attribute__((noinline)) void preempt_slow(detsim_thread *self) {
   }
   W.preempt_countdown = preempt_gap();
   if (detsim__in_world) {
-    struct choice c = world_choose(self, true);
-    if (c.thread || c.node >= 0) world_switch(self, c);
+    struct choice c = detsim__sched_world_choose(self, true);
+    if (c.thread || c.node >= 0) detsim__sched_world_switch(self, c);
     return;
   }
   detsim_thread *cands[DETSIM_MAX_THREADS];
-  unsigned n = collect_runnable(cands, self);
+  unsigned n = detsim__sched_collect_runnable(cands, self);
   if (n == 0) return;
   detsim_thread *next = cands[detsim__rng_below(&W.rng, n)];
   detsim__plan_record(self->id, self->steps, DETSIM_PLAN_SWITCH, next->id);
-  switch_to(self, next);
+  detsim__sched_switch_to(self, next);
 }
 
 static inline void preempt_point(detsim_thread *self) {
@@ -586,14 +379,14 @@ void detsim__yield_to_other(uintptr_t pc) {
   if (self == NULL || self->suppress) return;
   detsim__event(DETSIM_EV_yield, self, NULL, pc, 0);
   if (detsim__in_world) {
-    struct choice c = world_choose(self, true);
-    if (c.thread || c.node >= 0) world_switch(self, c);
+    struct choice c = detsim__sched_world_choose(self, true);
+    if (c.thread || c.node >= 0) detsim__sched_world_switch(self, c);
   } else {
     detsim_thread *cands[DETSIM_MAX_THREADS];
-    unsigned n = collect_runnable(cands, self);
+    unsigned n = detsim__sched_collect_runnable(cands, self);
     if (n > 0) {
       if (W.pct) pct_lower(self, W.pct_lowest--);
-      switch_to(self, pick(cands, n));
+      detsim__sched_switch_to(self, pick(cands, n));
     }
   }
   detsim__sig_deliver_due(self);
@@ -619,14 +412,14 @@ static int block_once(detsim_thread *self, enum detsim_event_kind kind, const vo
   self->ready_arg = arg;
   self->until = deadline_ns;
   self->next = next;
-  self->deadline = next ? follow_deadline(self) : deadline_ns;
+  self->deadline = next ? detsim__sched_follow_deadline(self) : deadline_ns;
   detsim__event(DETSIM_EV_block, self, obj, self->block_pc, kind);
   if (detsim__in_world) {
-    world_switch(self, world_choose_when_stuck(self, NULL, true));
+    detsim__sched_world_switch(self, detsim__sched_world_choose_when_stuck(self, NULL, true));
   } else {
     detsim_thread *cands[DETSIM_MAX_THREADS];
-    unsigned n = collect_runnable(cands, NULL);
-    switch_to(self, n ? pick(cands, n) : pick_when_stuck(self, NULL));
+    unsigned n = detsim__sched_collect_runnable(cands, NULL);
+    detsim__sched_switch_to(self, n ? pick(cands, n) : pick_when_stuck(self, NULL));
   }
   bool ok = ready(arg);
   bool late = detsim__now_ns() >= self->deadline;
@@ -675,18 +468,6 @@ static int block_on(enum detsim_event_kind kind, const void *obj, bool (*ready)(
   return r;
 }
 
-void detsim__sched_clock_check(void) {
-  int64_t delta = detsim__clock_take_step();
-  if (delta == 0) return;
-  for (unsigned i = 0; i < W.slots_used; i++) {
-    detsim_thread *t = &W.threads[i];
-    if (t->state != DETSIM_T_BLOCKED || !t->rt_abs) continue;
-    t->until = detsim__deadline_of_abs_ns(t->rt_clock, t->rt_abs_ns);
-    t->deadline = t->next ? follow_deadline(t) : t->until;
-  }
-  detsim__ptimer_clock_stepped();
-  net_timerfd_clock_stepped(delta);
-}
 
 int detsim__block(enum detsim_event_kind kind, const void *obj,
                   bool (*ready)(void *arg), void *arg, uint64_t deadline_ns) {
@@ -783,7 +564,7 @@ static void *trampoline(void *arg) {
   detsim_thread *t = arg;
   tls_self = t;
   detsim__altstack_install();
-  wait_baton(t);
+  detsim__sched_wait_baton(t);
   t->tid = gettid(); /* written holding the baton: others read it so */
   detsim__event(DETSIM_EV_thread_start, t, NULL, (uintptr_t)t->start, 0);
   void *ret = t->start(t->arg);
@@ -883,20 +664,20 @@ static void finish_thread(detsim_thread *self, void *retval) {
     return;
   }
   if (detsim__in_world) {
-    struct choice c = world_choose_when_stuck(self, self, true);
+    struct choice c = detsim__sched_world_choose_when_stuck(self, self, true);
     tls_self = NULL;
     if (c.thread) {
       detsim__trace_event(DETSIM_EV_switch, self->id, NULL, 0, c.thread->id);
-      give_baton(c.thread);
+      detsim__sched_give_baton(c.thread);
     } else {
-      leave_for(self, (unsigned)c.node);
+      detsim__sched_leave_for(self, (unsigned)c.node);
     }
     return;
   }
   detsim_thread *next = pick_when_stuck(self, self);
   detsim__trace_event(DETSIM_EV_switch, self->id, NULL, 0, next->id);
   tls_self = NULL;
-  give_baton(next);
+  detsim__sched_give_baton(next);
 }
 
 _Noreturn void detsim__thread_exit(void *retval) {
@@ -916,7 +697,7 @@ _Noreturn void detsim__deadlock(detsim_thread *self) {
     if (t == self || t->state != DETSIM_T_BLOCKED) continue;
     t->report_request = true;
     __atomic_store_n(self->baton, 0, __ATOMIC_RELAXED);
-    give_baton(t);
+    detsim__sched_give_baton(t);
     while (__atomic_load_n(self->baton, __ATOMIC_ACQUIRE) == 0) futex_wait(self->baton, 0);
   }
   W.current = self;
@@ -1019,7 +800,7 @@ void detsim__sched_start(uint64_t seed) {
     *main_thread->baton = 0;
     W.current = NULL;
     detsim__world_park_main();
-    wait_baton(main_thread);
+    detsim__sched_wait_baton(main_thread);
   }
   detsim__event(DETSIM_EV_start, main_thread, NULL, 0, 0);
 }

@@ -1,0 +1,228 @@
+/* The scheduler's choices in a world (world.h): over this node's runnable
+ * threads and the other nodes that may have something to run, drawn
+ * uniformly from the seed; when nothing anywhere can run, time jumps to the
+ * earliest deadline of any node.  How the world comes to a node and leaves
+ * it (the guessed thread, the dispatcher), and a node's exit, crash and
+ * clock steps.  The rest of the scheduler is sched.c.
+ */
+#include <linux/futex.h>
+#include <sys/syscall.h>
+
+#include "check.h"
+#include "clock.h"
+#include "net.h"
+#include "posix_timer.h"
+#include "real.h"
+#include "report.h"
+#include "sched_core.h"
+#include "signal.h"
+#include "trace.h"
+#include "world.h"
+
+/* Which thread of this node is likely to run first when the world comes
+ * back for this node's own reasons: the first that can run, else the one
+ * whose deadline comes first, else any that waits for its baton. */
+static int32_t guess_first(detsim_thread *first_runnable) {
+  if (first_runnable) return (int32_t)(first_runnable - W.threads);
+  detsim_thread *best = NULL;
+  for (unsigned i = 0; i < W.slots_used; i++) {
+    detsim_thread *t = &W.threads[i];
+    if (t->state == DETSIM_T_BLOCKED && (best == NULL || t->deadline < best->deadline)) best = t;
+  }
+  return best ? (int32_t)(best - W.threads) : DETSIM_WORLD_NO_SLOT;
+}
+
+bool detsim__sched_slot_waits(unsigned slot) {
+  return slot < W.slots_used && (W.threads[slot].state == DETSIM_T_RUNNABLE || W.threads[slot].state == DETSIM_T_BLOCKED);
+}
+
+/* The world leaves this node for `node`; `idle`: nothing here can run;
+ * `first`: the first thread here that can run (NULL: none). */
+static void hand_over(detsim_thread *self, unsigned node, bool idle, detsim_thread *first) {
+  /* The choice is made: a fault due in these events (a crash of `node`)
+   * waits for the next node's dispatch, at the same virtual time. */
+  detsim__world_faults_held = true;
+  detsim__event(DETSIM_EV_node_switch, self, NULL, 0, node);
+  if (idle) detsim__event(DETSIM_EV_node_idle, self, NULL, 0, detsim__node_index);
+  detsim__world_faults_held = false;
+  if (self) {
+    self->run_length = 0;
+    __atomic_store_n(self->baton, 0, __ATOMIC_RELAXED);
+  }
+  W.current = NULL;
+  detsim__world_hand_to(node, idle, idle ? detsim__sched_next_deadline() : DETSIM_NO_DEADLINE, guess_first(first));
+}
+
+/* The world leaves this node for `node`.  `self` (NULL for the dispatcher)
+ * then waits for its baton, or leaves. */
+void detsim__sched_leave_for(detsim_thread *self, unsigned node) {
+  detsim_thread *cands[DETSIM_MAX_THREADS];
+  bool idle = detsim__sched_collect_runnable(cands, NULL) == 0;
+  hand_over(self, node, idle, idle ? NULL : cands[0]);
+}
+
+_Noreturn static void world_deadlock(detsim_thread *self);
+
+struct choice detsim__sched_world_choose(detsim_thread *exclude, bool local) {
+  detsim_thread *cands[DETSIM_MAX_THREADS];
+  unsigned nodes[DETSIM_WORLD_NODES_MAX];
+  /* A paused node gives the world away at its next choice. */
+  if (detsim__world_paused(detsim__node_index)) local = false;
+  /* Another node's time may have come while this one ran, as a deadline
+   * here makes its thread runnable at the next choice. */
+  detsim__world_wake_due(detsim__now_ns());
+  unsigned nl = local ? detsim__sched_collect_runnable(cands, exclude) : 0;
+  unsigned nr = detsim__world_candidates(nodes);
+  struct choice c = { NULL, -1 };
+  if (nl + nr == 0) return c;
+  uint64_t r = detsim__rng_below(&W.rng, nl + nr);
+  if (r < nl) c.thread = cands[r];
+  else c.node = (int)nodes[r - nl];
+  return c;
+}
+
+struct choice detsim__sched_world_choose_when_stuck(detsim_thread *self, detsim_thread *exclude, bool local) {
+  for (;;) {
+    struct choice c = detsim__sched_world_choose(exclude, local);
+    if (c.thread || c.node >= 0) return c;
+    bool paused = detsim__world_paused(detsim__node_index);
+    uint64_t d = local && !paused ? detsim__sched_next_deadline() : DETSIM_NO_DEADLINE;
+    uint64_t w = detsim__world_next_wake();
+    if (w < d) d = w;
+    uint64_t f = detsim__world_next_fault();
+    if (f < d) d = f;
+    if (local && paused && detsim__ws->nodes[detsim__node_index].paused_until < d)
+      d = detsim__ws->nodes[detsim__node_index].paused_until;
+    if (d == DETSIM_NO_DEADLINE) world_deadlock(self);
+    /* An idle node's time may have come while this one ran: no jump then. */
+    if (d > detsim__now_ns()) {
+      detsim__clock_advance_to(d);
+      detsim__event(DETSIM_EV_time_jump, self, NULL, 0, 0);
+    }
+    detsim__world_wake_due(detsim__now_ns());
+    detsim__world_faults_due();
+  }
+}
+
+/* The world came to this node: what runs first.  The dispatcher's choice,
+ * whichever thread makes it: its events belong to no thread. */
+static struct choice dispatch_choice(void) {
+  W.current = NULL;
+  /* Other nodes sent this node something since it last looked. */
+  int due_from;
+  if (detsim__world_take_posts(&due_from)) W.times_stale = true;
+  detsim__sched_clock_check();
+  detsim__event(DETSIM_EV_node_enter, NULL, NULL, 0, detsim__node_index);
+  detsim__world_take_signals();
+  detsim__world_faults_due();
+  detsim__sched_refresh_time_stop();
+  struct choice c = detsim__sched_world_choose_when_stuck(NULL, NULL, true);
+  if (c.thread) detsim__world_learn_guess(due_from, (unsigned)(c.thread - W.threads));
+  return c;
+}
+
+/* The dispatcher thread: the world came to this node when no thread of it
+ * could be guessed to take it (its first entry, or no thread waited for
+ * its baton when it left). */
+void detsim__sched_dispatch(void) {
+  struct choice c = dispatch_choice();
+  if (c.thread) detsim__sched_give_baton(c.thread);
+  else detsim__sched_leave_for(NULL, (unsigned)c.node);
+}
+
+/* The world came to this node through this thread's word, the guess of the
+ * node that handed it over: it makes the dispatcher's choice (its events
+ * belong to no thread, as the dispatcher's).  True when that is itself. */
+bool detsim__sched_take_world(detsim_thread *self) {
+  if (!detsim__world_enter()) return false;
+  detsim__sched_set_self(NULL);
+  struct choice c = dispatch_choice();
+  detsim__sched_set_self(self);
+  if (c.thread == self) {
+    W.current = self;
+    __atomic_store_n(self->baton, DETSIM_BATON_RUN, __ATOMIC_RELAXED);
+    return true;
+  }
+  if (c.thread) detsim__sched_give_baton(c.thread);
+  else detsim__sched_leave_for(NULL, (unsigned)c.node);
+  return false;
+}
+
+/* The first other node that can take the world: a node leaving it gives
+ * the world there, and that node's dispatcher makes the choices (a leaving
+ * node must not: its own faults, deadlines and wait predicates are over). */
+static unsigned first_ready_other(void) {
+  unsigned next = DETSIM_WORLD_NODES_MAX;
+  for (unsigned j = 0; j < detsim__ws->n_nodes && next == DETSIM_WORLD_NODES_MAX; j++)
+    if (j != detsim__node_index && __atomic_load_n(&detsim__ws->nodes[j].state, __ATOMIC_ACQUIRE) == DETSIM_NODE_READY)
+      next = j;
+  /* Clients never crash nor stop, and the world ends when the last one
+   * exits: a live client is always there. */
+  CHECK_LT(next, detsim__ws->n_nodes);
+  return next;
+}
+
+/* This node's process ends: the world goes on elsewhere. */
+void detsim__sched_leave_node(void) {
+  unsigned next = first_ready_other();
+  detsim_thread *self = detsim__self();
+  detsim__sched_set_self(NULL); /* its exit path runs outside the simulation */
+  hand_over(self, next, false, NULL);
+}
+
+/* This node crashed while it held the world (world_lifecycle.c): the world
+ * goes to another node, and this thread never runs again; the launcher
+ * kills the process. */
+_Noreturn void detsim__sched_crash_self(void) {
+  unsigned next = first_ready_other();
+  detsim_thread *self = detsim__self();
+  detsim__sched_set_self(NULL);
+  hand_over(self, next, false, NULL);
+  detsim__world_release_crashed(detsim__node_index);
+  static uint32_t never;
+  for (;;) REAL(syscall)(SYS_futex, &never, FUTEX_WAIT_PRIVATE, 0, NULL, NULL, 0);
+}
+
+/* Runs `c` after `self` (runnable or blocked) gave up the CPU. */
+void detsim__sched_world_switch(detsim_thread *self, struct choice c) {
+  if (c.thread) {
+    detsim__sched_switch_to(self, c.thread);
+    return;
+  }
+  detsim__sched_leave_for(self, (unsigned)c.node);
+  detsim__sched_wait_baton(self);
+  CHECK(W.current == self);
+}
+
+void detsim__world_print_blocked(void) {
+  const char *node = detsim__ws->nodes[detsim__node_index].name;
+  for (unsigned i = 0; i < W.slots_used; i++) {
+    detsim_thread *t = &W.threads[i];
+    if (t->state != DETSIM_T_BLOCKED) continue;
+    detsim__msg("blocked: node %.*s: thread T%u waits in %s%s", DETSIM_WORLD_NAME_BYTES, node, t->id,
+                detsim__event_name(t->block_kind), detsim__site_text(t->block_pc));
+  }
+}
+
+_Noreturn static void world_deadlock(detsim_thread *self) {
+  (void)self;
+  detsim__msg("deadlock: no thread of any node of the world can run, and no timer is pending");
+  /* The other nodes list theirs when the launcher asks (world.c). */
+  detsim__world_print_blocked();
+  /* The result line names the node (report.c adds node= in a world). */
+  detsim__finish(DETSIM_CLASS_deadlock, 0, NULL);
+}
+
+
+void detsim__sched_clock_check(void) {
+  int64_t delta = detsim__clock_take_step();
+  if (delta == 0) return;
+  for (unsigned i = 0; i < W.slots_used; i++) {
+    detsim_thread *t = &W.threads[i];
+    if (t->state != DETSIM_T_BLOCKED || !t->rt_abs) continue;
+    t->until = detsim__deadline_of_abs_ns(t->rt_clock, t->rt_abs_ns);
+    t->deadline = t->next ? detsim__sched_follow_deadline(t) : t->until;
+  }
+  detsim__ptimer_clock_stepped();
+  net_timerfd_clock_stepped(delta);
+}
