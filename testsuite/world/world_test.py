@@ -11,6 +11,8 @@ beyond what simtest.py checks for one program.
   world_test.py handover   BIN_DIR DIR   a node hand-over costs one context switch
                                          when the thread guessed to run first does
   world_test.py faults     BIN_DIR DIR   level 2's partitions and pauses, reported
+  world_test.py faults-all BIN_DIR DIR   every fault kind at once: seeds fail only as
+                                         the program, never as detsim or the world
   world_test.py restart    BIN_DIR DIR   crashes (dead process, dead host) and
                                          restarts, as a client sees them
   world_test.py lossy      BIN_DIR DIR   level 2's udp (loss, duplication,
@@ -42,13 +44,14 @@ import sys
 
 from world_basics import bad_input, handover, leftovers, tools
 from world_clocks import skew, step
-from world_lifecycle import faults, restart, sigterm
+from world_lifecycle import faults, faults_all, restart, sigterm
 from world_network import abort, clog, lossy, wake
 from world_tools import canary, shrink, signal_between_nodes, trace
 
-MODES = {"bad-input": bad_input, "leftovers": leftovers, "tools": tools, "handover": handover, "faults": faults, "restart": restart,
-         "sigterm": sigterm, "skew": skew, "step": step, "clog": clog, "abort": abort, "lossy": lossy, "trace": trace,
-         "shrink": shrink, "wake": wake, "canary": canary, "signal": signal_between_nodes}
+MODES = {"bad-input": bad_input, "leftovers": leftovers, "tools": tools, "handover": handover, "faults": faults,
+         "faults-all": faults_all, "restart": restart, "sigterm": sigterm, "skew": skew, "step": step, "clog": clog,
+         "abort": abort, "lossy": lossy, "trace": trace, "shrink": shrink, "wake": wake, "canary": canary,
+         "signal": signal_between_nodes}
 
 if __name__ == "__main__":
     mode, bins, d = sys.argv[1], sys.argv[2], sys.argv[3]
