@@ -21,6 +21,7 @@
 #include <signal.h>
 #include <stdarg.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
@@ -470,35 +471,116 @@ DETSIM_INTERCEPT_ALIAS(timerfd_gettime)
 
 /* Calls that would move bytes between a simulated descriptor and the kernel
  * directly: refused loudly on simulated descriptors. */
+/* sendfile to a simulated descriptor: the bytes of a real file, read with
+ * pread from the offset (or the file position), go through the simulated
+ * write 64 KiB at a time, and the offset or position moves by what was
+ * sent, as the kernel's does.  A simulated source is refused loudly. */
+#define SENDFILE_CHUNK_BYTES (64 * 1024)
+
+static ssize_t sim_sendfile(struct net_file *out, int in_fd, off_t *offset, size_t count) {
+  if (net_fd_get(in_fd) != NULL) {
+    net_unsupported("sendfile from a simulated descriptor", "its source must be a regular file; copy with read and write");
+    return fail(EINVAL);
+  }
+  off_t pos = offset != NULL ? *offset : lseek(in_fd, 0, SEEK_CUR);
+  if (pos < 0) return fail(offset != NULL ? EINVAL : errno == ESPIPE ? EINVAL : errno);
+  size_t cap = count < SENDFILE_CHUNK_BYTES ? count : SENDFILE_CHUNK_BYTES;
+  char *buf = malloc(cap ? cap : 1);
+  if (buf == NULL) return fail(ENOMEM);
+  size_t done = 0;
+  int err = 0;
+  while (done < count) {
+    size_t want = count - done < cap ? count - done : cap;
+    ssize_t n = pread(in_fd, buf, want, pos + (off_t)done);
+    if (n <= 0) {
+      err = n < 0 ? errno : 0;
+      break;
+    }
+    struct iovec iov;
+    struct msghdr m = one_iov(&iov, buf, (size_t)n);
+    ssize_t sent = sim_send(out, &m, 0, false);
+    if (sent < 0) {
+      err = errno;
+      break;
+    }
+    done += (size_t)sent;
+    if (sent < n) break; /* a non-blocking socket took part of it */
+  }
+  free(buf);
+  if (done == 0 && err != 0) return fail(err);
+  if (offset != NULL) *offset = pos + (off_t)done;
+  else lseek(in_fd, pos + (off_t)done, SEEK_SET);
+  return (ssize_t)done;
+}
+
 DETSIM_EXPORT ssize_t __detsim_sendfile(int out_fd, int in_fd, off_t *offset, size_t count) {
   PC();
-  if (net_fd_get(out_fd) == NULL && net_fd_get(in_fd) == NULL) return REAL(sendfile)(out_fd, in_fd, offset, count);
-  net_unsupported("sendfile on a simulated descriptor", "copy with read and write instead");
-  return fail(EINVAL);
+  struct net_file *o = net_fd_get(out_fd);
+  if (o == NULL && net_fd_get(in_fd) == NULL) return REAL(sendfile)(out_fd, in_fd, offset, count);
+  if (o == NULL) {
+    net_unsupported("sendfile from a simulated descriptor to a real one", "copy with read and write");
+    return fail(EINVAL);
+  }
+  struct net_file *f = enter(DETSIM_EV_net_send, out_fd, clamp32(count));
+  if (f == NULL) return fail(EBADF);
+  return leave(f, sim_sendfile(f, in_fd, offset, count));
 }
 DETSIM_INTERCEPT_ALIAS(sendfile)
 
 DETSIM_EXPORT ssize_t __detsim_sendfile64(int out_fd, int in_fd, off64_t *offset, size_t count) {
-  PC();
-  if (net_fd_get(out_fd) == NULL && net_fd_get(in_fd) == NULL) return REAL(sendfile64)(out_fd, in_fd, offset, count);
-  net_unsupported("sendfile on a simulated descriptor", "copy with read and write instead");
-  return fail(EINVAL);
+  _Static_assert(sizeof(off64_t) == sizeof(off_t), "sendfile64 is sendfile on a 64-bit system");
+  return __detsim_sendfile(out_fd, in_fd, (off_t *)offset, count);
 }
 DETSIM_INTERCEPT_ALIAS(sendfile64)
 
+/* Batches of messages, as the kernel's: one sendmsg or recvmsg after the
+ * other, a failure after the first ends the batch with what was done (its
+ * error is lost, as Linux's is).  At most UIO_MAXIOV messages a call. */
+#define MMSG_MAX 1024
+
 DETSIM_EXPORT int __detsim_sendmmsg(int fd, struct mmsghdr *v, unsigned int n, int flags) {
-  PC();
-  if (net_fd_get(fd) == NULL) return REAL(sendmmsg)(fd, v, n, flags);
-  net_unsupported("sendmmsg on a simulated descriptor", "datagram batches are not simulated yet");
-  return (int)fail(EOPNOTSUPP);
+  SOCK_ENTER(DETSIM_EV_net_send, fd, n, REAL(sendmmsg)(fd, v, n, flags));
+  if (f->kind != NET_SOCK) return (int)leave(f, fail(ENOTSOCK));
+  if (v == NULL && n > 0) return (int)leave(f, fail(EFAULT));
+  if (n > MMSG_MAX) n = MMSG_MAX;
+  unsigned i = 0;
+  for (; i < n; i++) {
+    ssize_t r = net_sendmsg(f, &v[i].msg_hdr, flags);
+    if (r < 0) {
+      if (i == 0) return (int)leave(f, -1);
+      break;
+    }
+    v[i].msg_len = (unsigned)r;
+  }
+  return (int)leave(f, (long)i);
 }
 DETSIM_INTERCEPT_ALIAS(sendmmsg)
 
+/* MSG_WAITFORONE: after the first message the rest are taken without
+ * waiting.  The timeout is looked at only after each message, as Linux's
+ * is (a recvmmsg can wait past it for the first one). */
 DETSIM_EXPORT int __detsim_recvmmsg(int fd, struct mmsghdr *v, unsigned int n, int flags, struct timespec *t) {
-  PC();
-  if (net_fd_get(fd) == NULL) return REAL(recvmmsg)(fd, v, n, flags, t);
-  net_unsupported("recvmmsg on a simulated descriptor", "datagram batches are not simulated yet");
-  return (int)fail(EOPNOTSUPP);
+  SOCK_ENTER(DETSIM_EV_net_recv, fd, n, REAL(recvmmsg)(fd, v, n, flags, t));
+  if (f->kind != NET_SOCK) return (int)leave(f, fail(ENOTSOCK));
+  if ((v == NULL && n > 0) || (t != NULL && !detsim__timespec_valid(t))) return (int)leave(f, fail(v == NULL ? EFAULT : EINVAL));
+  uint64_t deadline = t != NULL ? detsim__deadline_after(t) : DETSIM_NO_DEADLINE;
+  if (n > MMSG_MAX) n = MMSG_MAX;
+  int each = flags & ~MSG_WAITFORONE;
+  unsigned i = 0;
+  for (; i < n; i++) {
+    ssize_t r = net_recvmsg(f, &v[i].msg_hdr, each);
+    if (r < 0) {
+      if (i == 0) return (int)leave(f, -1);
+      break;
+    }
+    v[i].msg_len = (unsigned)r;
+    if (flags & MSG_WAITFORONE) each |= MSG_DONTWAIT;
+    if (detsim__now_ns() >= deadline) {
+      i++;
+      break;
+    }
+  }
+  return (int)leave(f, (long)i);
 }
 DETSIM_INTERCEPT_ALIAS(recvmmsg)
 
