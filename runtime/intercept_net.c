@@ -21,6 +21,7 @@
 #include <signal.h>
 #include <stdarg.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
@@ -583,6 +584,34 @@ DETSIM_EXPORT int __detsim_recvmmsg(int fd, struct mmsghdr *v, unsigned int n, i
   return (int)leave(f, (long)i);
 }
 DETSIM_INTERCEPT_ALIAS(recvmmsg)
+
+/* ---- unix socket files ----
+ * A simulated unix socket's path has no file on disk: unlink removes the
+ * name from the simulation (and runs for real, for a file of that name),
+ * and succeeds as the file's unlink would have. */
+
+DETSIM_EXPORT int __detsim_unlink(const char *path) {
+  if (detsim__self() == NULL || path == NULL || !net_unix_unlink(path)) return REAL(unlink)(path);
+  REAL(unlink)(path);
+  return 0;
+}
+DETSIM_INTERCEPT_ALIAS(unlink)
+
+DETSIM_EXPORT int __detsim_unlinkat(int dirfd, const char *path, int flags) {
+  bool from_cwd = path != NULL && (path[0] == '/' || dirfd == AT_FDCWD);
+  if (detsim__self() == NULL || !from_cwd || (flags & AT_REMOVEDIR) || !net_unix_unlink(path))
+    return REAL(unlinkat)(dirfd, path, flags);
+  REAL(unlinkat)(dirfd, path, flags);
+  return 0;
+}
+DETSIM_INTERCEPT_ALIAS(unlinkat)
+
+DETSIM_EXPORT int __detsim_remove(const char *path) {
+  if (detsim__self() == NULL || path == NULL || !net_unix_unlink(path)) return REAL(remove)(path);
+  REAL(remove)(path);
+  return 0;
+}
+DETSIM_INTERCEPT_ALIAS(remove)
 
 /* ---- descriptors ---- */
 

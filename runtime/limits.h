@@ -113,6 +113,14 @@
 
 /* A pipe's capacity: Linux's default (16 pages). */
 #define DETSIM_NET_PIPE_BYTES 65536u
+/* Datagrams an AF_UNIX SOCK_DGRAM socket holds unread before a sender that
+ * is not its own peer waits (Linux's default net.unix.max_dgram_qlen: the
+ * queue is full once it holds more than this). */
+#define DETSIM_NET_UNIX_DGRAM_QLEN 10
+/* Paths of closed unix sockets remembered until unlinked (the kernel leaves
+ * a socket file): beyond, the oldest is forgotten (then ENOENT, not
+ * ECONNREFUSED, for a connect there). */
+#define DETSIM_NET_UNIX_STALE_PATHS 256
 
 /* Segments in flight in one direction before new bytes are merged into the
  * last one (which then arrives when the new bytes would): bounds memory per

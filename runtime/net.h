@@ -314,6 +314,9 @@ uint64_t net_signalfd_gen(void);
 struct itimerspec;
 int net_timerfd_create(int clockid, int flags);
 /* 0 or an errno. */
+/* unlink(path) of a simulated unix socket's path (closed, or still bound):
+ * the name is gone; true when path was one (net_sock.c). */
+bool net_unix_unlink(const char *path);
 /* This node's CLOCK_REALTIME jumped by delta ns (a clock step): timers
  * armed at an absolute realtime time move with it (net_timerfd.c). */
 void net_timerfd_clock_stepped(int64_t delta);

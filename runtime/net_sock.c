@@ -126,7 +126,7 @@ static bool acceptable(const struct net_sock *s, uint64_t now) {
 }
 
 uint32_t net_sock_poll(struct net_sock *s, uint64_t now) {
-  if (s->type == SOCK_DGRAM) return net_udp_poll(s, now);
+  if (s->type == SOCK_DGRAM) return is_unix(s) ? net_unix_dgram_poll(s, now) : net_udp_poll(s, now);
   if (s->state == SS_LISTEN) return acceptable(s, now) ? (EPOLLIN | EPOLLRDNORM) : 0;
   struct view v;
   view(s, now, &v);
@@ -279,10 +279,7 @@ static int check_kind(int domain, int base, int protocol) {
     return EPROTONOSUPPORT;
   }
   if (base == SOCK_DGRAM) {
-    if (domain == AF_UNIX) {
-      net_unsupported("AF_UNIX SOCK_DGRAM", "unix datagram sockets are not simulated yet");
-      return EPROTONOSUPPORT;
-    }
+    if (domain == AF_UNIX) return protocol == 0 ? 0 : EPROTONOSUPPORT;
     return protocol == 0 || protocol == IPPROTO_UDP ? 0 : EPROTONOSUPPORT;
   }
   if (base == SOCK_SEQPACKET) {
@@ -359,6 +356,13 @@ int net_socketpair(int domain, int type, int protocol, int sv[2]) {
     errno = err;
     return -1;
   }
+  a->local.family = a->peer.family = b->local.family = b->peer.family = AF_UNIX;
+  if (base == SOCK_DGRAM) {
+    net_unix_dgram_pair(a, b);
+    sv[0] = fa;
+    sv[1] = fb;
+    return 0;
+  }
   struct net_conn *c = conn_new(true, detsim__opt.net_buffer_bytes, detsim__opt.net_buffer_bytes);
   a->conn = b->conn = c;
   a->side = 0;
@@ -366,7 +370,6 @@ int net_socketpair(int domain, int type, int protocol, int sv[2]) {
   c->end[0] = a;
   c->end[1] = b;
   a->state = b->state = SS_CONNECTED;
-  a->local.family = a->peer.family = b->local.family = b->peer.family = AF_UNIX;
   sv[0] = fa;
   sv[1] = fb;
   return 0;
@@ -440,11 +443,64 @@ void net__bind_remove(struct net_sock *s) {
   s->bound = false;
 }
 
-static struct net_sock *unix_bound(const struct net_addr *a) {
+static bool same_path(const struct net_addr *a, const struct net_addr *b) {
+  return a->path_len == b->path_len && memcmp(a->path, b->path, a->path_len) == 0;
+}
+
+struct net_sock *net__unix_bound(const struct net_addr *a) {
   for (struct net_sock *b = net__bound_list; b; b = b->bound_next)
-    if (b->node == detsim__node_index && b->domain == AF_UNIX && b->local.path_len == a->path_len && memcmp(b->local.path, a->path, a->path_len) == 0)
-      return b;
+    if (b->node == detsim__node_index && b->domain == AF_UNIX && !b->path_unlinked && same_path(&b->local, a)) return b;
   return NULL;
+}
+
+/* ---- unix socket files ----
+ * A socket bound to a filesystem path (not an abstract name) leaves its
+ * file when it closes, until unlink: the simulation keeps the names. */
+
+static struct net_addr stale_paths[DETSIM_NET_UNIX_STALE_PATHS];
+static unsigned stale_count;
+
+static bool is_file_path(const struct net_addr *a) { return a->path_len > 0 && a->path[0] != '\0'; }
+
+static int stale_index(const struct net_addr *a) {
+  for (unsigned i = 0; i < stale_count; i++)
+    if (same_path(&stale_paths[i], a)) return (int)i;
+  return -1;
+}
+
+bool net__unix_path_stale(const struct net_addr *a) { return is_file_path(a) && stale_index(a) >= 0; }
+
+static void stale_remove(int i) {
+  memmove(&stale_paths[i], &stale_paths[i + 1], (stale_count - (unsigned)i - 1) * sizeof stale_paths[0]);
+  stale_count--;
+}
+
+static void stale_add(const struct net_addr *a) {
+  if (stale_index(a) >= 0) return;
+  if (stale_count == DETSIM_NET_UNIX_STALE_PATHS) stale_remove(0); /* the oldest is forgotten */
+  stale_paths[stale_count++] = *a;
+}
+
+bool net_unix_unlink(const char *path) {
+  struct net_addr a;
+  memset(&a, 0, sizeof a);
+  a.family = AF_UNIX;
+  size_t n = strlen(path);
+  if (n == 0 || n > sizeof a.path) return false;
+  memcpy(a.path, path, n);
+  a.path_len = (unsigned)n;
+  bool found = false;
+  int i = stale_index(&a);
+  if (i >= 0) {
+    stale_remove(i);
+    found = true;
+  }
+  struct net_sock *live = net__unix_bound(&a);
+  if (live != NULL) {
+    live->path_unlinked = true;
+    found = true;
+  }
+  return found;
 }
 
 struct net_sock *net_port_listener(int type, const struct net_addr *to) {
@@ -501,7 +557,7 @@ int net_bind(struct net_file *f, const struct sockaddr *sa, socklen_t len) {
       for (int i = 5; i >= 1; i--, k >>= 4) a.path[i] = hex[k & 15];
       a.path_len = 6;
     }
-    if (unix_bound(&a) != NULL) return EADDRINUSE;
+    if (net__unix_bound(&a) != NULL || net__unix_path_stale(&a)) return EADDRINUSE;
     s->local = a;
     net__bind_add(s);
     return 0;
@@ -583,7 +639,7 @@ static int connect_wait(struct net_sock *s) {
 
 int net_connect(struct net_file *f, const struct sockaddr *sa, socklen_t len) {
   struct net_sock *s = net_sock_of(f);
-  if (s->type == SOCK_DGRAM) return net_udp_connect(f, sa, len);
+  if (s->type == SOCK_DGRAM) return is_unix(s) ? net_unix_dgram_connect(f, sa, len) : net_udp_connect(f, sa, len);
   uint64_t now = detsim__now_ns();
   struct view v;
   view(s, now, &v);
@@ -611,8 +667,8 @@ int net_connect(struct net_file *f, const struct sockaddr *sa, socklen_t len) {
   uint64_t cap = detsim__opt.net_buffer_bytes;
   struct net_sock *l;
   if (is_unix(s)) {
-    struct net_sock *b = unix_bound(&to);
-    if (b == NULL) return ENOENT;
+    struct net_sock *b = net__unix_bound(&to);
+    if (b == NULL) return net__unix_path_stale(&to) ? ECONNREFUSED : ENOENT;
     if (b->state != SS_LISTEN) return ECONNREFUSED;
     l = b;
   } else {
@@ -801,7 +857,7 @@ static bool is_orphan_peer(const struct net_sock *s) {
 
 ssize_t net_sendmsg(struct net_file *f, const struct msghdr *msg, int flags) {
   struct net_sock *s = net_sock_of(f);
-  if (s->type == SOCK_DGRAM) return net_udp_sendmsg(f, msg, flags);
+  if (s->type == SOCK_DGRAM) return is_unix(s) ? net_unix_dgram_sendmsg(f, msg, flags) : net_udp_sendmsg(f, msg, flags);
   if (flags & MSG_OOB) {
     net_unsupported("MSG_OOB", "out-of-band data");
     errno = EOPNOTSUPP;
@@ -1013,6 +1069,7 @@ int net_shutdown(struct net_file *f, int how) {
 void net_sock_release(struct net_sock *s) {
   uint64_t now = detsim__now_ns();
   if (s->type == SOCK_DGRAM) net_udp_release(s);
+  if (s->type == SOCK_DGRAM && is_unix(s)) net_unix_dgram_release(s);
   if (s->state == SS_LISTEN) {
     for (unsigned i = 0; i < s->qlen; i++) abort_child(s->queue[i], now);
     detsim__net_free(s->queue);
@@ -1045,6 +1102,8 @@ void net_sock_release(struct net_sock *s) {
     conn_detach(c, s->side);
     s->conn = NULL;
   }
+  if (s->bound && is_unix(s) && is_file_path(&s->local) && !s->path_unlinked && s->node == detsim__node_index)
+    stale_add(&s->local);
   if (s->bound) net__bind_remove(s);
   net__sock_free(s);
 }

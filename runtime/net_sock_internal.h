@@ -1,6 +1,6 @@
 /* Sockets' insides, shared by net_sock.c (streams, the port table, names),
- * net_sockopt.c (options) and net_udp.c (datagrams).  Interceptors see
- * only net.h. */
+ * net_sockopt.c (options), net_udp.c (datagrams) and net_unix_dgram.c (unix
+ * datagrams).  Interceptors see only net.h. */
 #ifndef DETSIM_NET_SOCK_INTERNAL_H
 #define DETSIM_NET_SOCK_INTERNAL_H
 
@@ -22,6 +22,12 @@ struct net_conn {
 
 struct sockopt_value { int level, name, value; };
 
+/* Two AF_UNIX SOCK_DGRAM sockets made by socketpair: each end's peer, NULL
+ * once it is closed. */
+struct net_upair {
+  struct net_sock *end[2];
+};
+
 struct net_sock {
   struct net_file *file;        /* NULL while a child waits in a backlog */
   int domain, type, protocol;
@@ -31,6 +37,7 @@ struct net_sock {
   struct net_addr local, peer;
   /* connection */
   struct net_conn *conn;
+  struct net_upair *upair;      /* AF_UNIX SOCK_DGRAM from socketpair */
   int side;
   uint64_t established_at;      /* connecting: the handshake completes */
   uint64_t refused_at;          /* connecting: the RST of a refusal arrives */
@@ -59,6 +66,8 @@ struct net_sock {
   struct net_sock *all_next, *all_prev;
   bool dead_host;               /* its node crashed as a dead host: it hears
                                    nothing and says nothing until the restart */
+  bool path_unlinked;           /* AF_UNIX: its path was unlinked: bound, but
+                                   nobody finds it by that name */
   /* datagrams (SOCK_DGRAM, net_udp.c): arrived or in flight to this socket */
   struct net_dgram *dq_head, *dq_tail;
   uint64_t dq_bytes, dq_pushed, dq_taken;
@@ -104,5 +113,20 @@ uint64_t net_udp_next_change(struct net_sock *s, uint64_t now);
 uint64_t net_udp_gen(struct net_sock *s, uint64_t now);
 uint64_t net_udp_first_len(struct net_sock *s, uint64_t now);
 void net_udp_release(struct net_sock *s);
+/* A datagram into r's queue, arriving at `at`. */
+void net__dgram_enqueue(struct net_sock *r, const struct msghdr *msg, uint64_t len, const struct net_addr *from,
+                        uint64_t at);
+/* The AF_UNIX socket bound to path a in this node, NULL for none. */
+struct net_sock *net__unix_bound(const struct net_addr *a);
+/* Whether path a was a closed socket's and is not unlinked yet (its file
+ * is left: a connect there is refused, a bind finds it in use). */
+bool net__unix_path_stale(const struct net_addr *a);
+
+/* net_unix_dgram.c */
+int net_unix_dgram_connect(struct net_file *f, const struct sockaddr *sa, socklen_t len);
+ssize_t net_unix_dgram_sendmsg(struct net_file *f, const struct msghdr *msg, int flags);
+uint32_t net_unix_dgram_poll(struct net_sock *s, uint64_t now);
+void net_unix_dgram_pair(struct net_sock *a, struct net_sock *b);
+void net_unix_dgram_release(struct net_sock *s);
 
 #endif

@@ -9,7 +9,8 @@
  * port-unreachable); a datagram that does not fit the receiver's buffer is
  * dropped.  Between nodes of a world, level 2's faults lose datagrams (a
  * partition, the `udp` fault), duplicate them and reorder them (the `udp`
- * fault: world_io_faults.c), and a clog holds them back.
+ * fault: world_io_faults.c), and a clog holds them back.  Unix datagram
+ * sockets share the queue and the receiving side (net_unix_dgram.c).
  */
 #include <errno.h>
 #include <netinet/in.h>
@@ -111,9 +112,8 @@ int net_udp_connect(struct net_file *f, const struct sockaddr *sa, socklen_t len
   return 0;
 }
 
-/* Appends a datagram to r's queue, arriving at `at`. */
-static void enqueue(struct net_sock *r, const struct msghdr *msg, uint64_t len, const struct net_addr *from,
-                    uint64_t at) {
+void net__dgram_enqueue(struct net_sock *r, const struct msghdr *msg, uint64_t len, const struct net_addr *from,
+                        uint64_t at) {
   struct net_dgram *d = detsim__net_malloc(sizeof *d + (size_t)len);
   CHECK(d != NULL);
   d->next = NULL;
@@ -208,9 +208,9 @@ ssize_t net_udp_sendmsg(struct net_file *f, const struct msghdr *msg, int flags)
   if (at < open_at) at = open_at;
   /* Reordered: it takes a longer way, so later datagrams may pass it. */
   at += extra_ns;
-  enqueue(r, msg, len, &from, at);
+  net__dgram_enqueue(r, msg, len, &from, at);
   if ((fate & DETSIM_UDP_DUPLICATED) && r->dq_bytes + len <= detsim__opt.net_buffer_bytes)
-    enqueue(r, msg, len, &from, at);
+    net__dgram_enqueue(r, msg, len, &from, at);
   return (ssize_t)len;
 }
 
@@ -289,7 +289,9 @@ ssize_t net_udp_recvmsg(struct net_file *f, struct msghdr *msg, int flags) {
         off += k;
       }
       if (d->len > want) msg->msg_flags |= MSG_TRUNC;
-      if (msg->msg_name != NULL) net_addr_to(s->domain, &d->from, msg->msg_name, &msg->msg_namelen);
+      /* A unix sender without a name has none to report (length 0). */
+      if (msg->msg_name != NULL && !(s->domain == AF_UNIX && d->from.path_len == 0))
+        net_addr_to(s->domain, &d->from, msg->msg_name, &msg->msg_namelen);
       else msg->msg_namelen = 0;
       ssize_t r = (ssize_t)((flags & MSG_TRUNC) ? d->len : n);
       if (!(flags & MSG_PEEK)) {

@@ -20,7 +20,7 @@ static void show(const char *what, int r) {
 int main(void) {
   show("packet", socket(AF_PACKET, SOCK_RAW, 0));
   show("raw", socket(AF_INET, SOCK_RAW, IPPROTO_ICMP));
-  show("unix_dgram", socket(AF_UNIX, SOCK_DGRAM, 0));
+  show("seqpacket", socket(AF_UNIX, SOCK_SEQPACKET, 0));
   int s = socket(AF_INET, SOCK_STREAM, 0);
   struct sockaddr_in far = { .sin_family = AF_INET, .sin_port = htons(80) };
   far.sin_addr.s_addr = inet_addr("192.0.2.1");
