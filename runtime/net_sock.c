@@ -857,7 +857,7 @@ static bool is_orphan_peer(const struct net_sock *s) {
 
 ssize_t net_sendmsg(struct net_file *f, const struct msghdr *msg, int flags) {
   struct net_sock *s = net_sock_of(f);
-  if (s->type == SOCK_DGRAM) return is_unix(s) ? net_unix_dgram_sendmsg(f, msg, flags) : net_udp_sendmsg(f, msg, flags);
+  /* What no socket kind models. */
   if (flags & MSG_OOB) {
     net_unsupported("MSG_OOB", "out-of-band data");
     errno = EOPNOTSUPP;
@@ -868,6 +868,7 @@ ssize_t net_sendmsg(struct net_file *f, const struct msghdr *msg, int flags) {
     errno = EOPNOTSUPP;
     return -1;
   }
+  if (s->type == SOCK_DGRAM) return is_unix(s) ? net_unix_dgram_sendmsg(f, msg, flags) : net_udp_sendmsg(f, msg, flags);
   bool nosignal = (flags & MSG_NOSIGNAL) != 0;
   bool nonblock = f->nonblock || (flags & MSG_DONTWAIT) || detsim__self() == NULL;
   uint64_t total = net_iov_total(msg->msg_iov, (int)msg->msg_iovlen);

@@ -135,16 +135,7 @@ void net__dgram_enqueue(struct net_sock *r, const struct msghdr *msg, uint64_t l
 
 ssize_t net_udp_sendmsg(struct net_file *f, const struct msghdr *msg, int flags) {
   struct net_sock *s = net_sock_of(f);
-  if (flags & MSG_OOB) {
-    net_unsupported("MSG_OOB", "out-of-band data");
-    errno = EOPNOTSUPP;
-    return -1;
-  }
-  if (msg->msg_controllen > 0) {
-    net_unsupported("ancillary data (sendmsg msg_control)", "control messages on datagram sockets");
-    errno = EOPNOTSUPP;
-    return -1;
-  }
+  /* MSG_OOB and control messages are refused by net_sendmsg. */
   if (s->so_error) {
     errno = net__sock_take_error(s);
     return -1;

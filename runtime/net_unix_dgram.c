@@ -102,15 +102,7 @@ static bool room_ready(void *arg) {
 
 ssize_t net_unix_dgram_sendmsg(struct net_file *f, const struct msghdr *msg, int flags) {
   struct net_sock *s = net_sock_of(f);
-  if (flags & MSG_OOB) {
-    errno = EOPNOTSUPP;
-    return -1;
-  }
-  if (msg->msg_controllen > 0) {
-    net_unsupported("ancillary data on a unix datagram socket (SCM_RIGHTS, SCM_CREDENTIALS)", "control messages");
-    errno = EOPNOTSUPP;
-    return -1;
-  }
+  /* MSG_OOB and control messages are refused by net_sendmsg. */
   if (s->shut_wr) {
     if (!(flags & MSG_NOSIGNAL)) net_sigpipe();
     errno = EPIPE;
