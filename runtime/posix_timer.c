@@ -118,7 +118,10 @@ uint64_t detsim__ptimer_due_bits(const detsim_thread *t) {
   for (unsigned i = 0; i < slots_used; i++) {
     const struct ptimer *p = &timers[i];
     if (!signals(p) || p->at > now) continue;
-    if (p->notify == SIGEV_SIGNAL || (t != NULL && t->tid == p->tid)) bits |= detsim__sig_bit(p->sig);
+    /* A SIGEV_THREAD_ID timer whose thread exited is the process's (as its
+     * signal is posted: detsim__ptimer_fold). */
+    bool for_process = p->notify == SIGEV_SIGNAL || thread_by_tid(p->tid) == NULL;
+    if (for_process || (t != NULL && t->tid == p->tid)) bits |= detsim__sig_bit(p->sig);
   }
   return bits;
 }
