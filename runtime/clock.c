@@ -107,6 +107,17 @@ bool detsim__timespec_valid(const struct timespec *ts) {
   return ts != NULL && ts->tv_sec >= 0 && ts->tv_nsec >= 0 && ts->tv_nsec < 1000000000L;
 }
 
+uint64_t detsim__timespec_ns(const struct timespec *ts) {
+  uint64_t sec = (uint64_t)ts->tv_sec;
+  if (sec >= DETSIM_CLOCK_LOCAL_NS_MAX / NS_PER_S) return DETSIM_CLOCK_LOCAL_NS_MAX;
+  return sec * NS_PER_S + (uint64_t)ts->tv_nsec;
+}
+
+struct timespec detsim__ns_timespec(uint64_t ns) {
+  struct timespec ts = { (time_t)(ns / NS_PER_S), (long)(ns % NS_PER_S) };
+  return ts;
+}
+
 static bool is_realtime(clockid_t id) {
   return id == CLOCK_REALTIME || id == CLOCK_REALTIME_COARSE || id == CLOCK_REALTIME_ALARM || id == CLOCK_TAI;
 }

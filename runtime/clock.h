@@ -49,6 +49,11 @@ int detsim__deadline_from_abstime(clockid_t id, const struct timespec *abstime, 
 uint64_t detsim__deadline_after(const struct timespec *rel);
 uint64_t detsim__deadline_after_ns(uint64_t rel_ns);
 bool detsim__timespec_valid(const struct timespec *ts);
+/* A valid timespec in ns, saturating where Linux's ktime does (KTIME_MAX:
+ * DETSIM_CLOCK_LOCAL_NS_MAX), so arithmetic on timer values cannot overflow;
+ * and back. */
+uint64_t detsim__timespec_ns(const struct timespec *ts);
+struct timespec detsim__ns_timespec(uint64_t ns);
 
 /* The node's clocks in ns since the start of the run (before their bases):
  * at virtual time `virtual_ns`; and back, the earliest virtual time at which

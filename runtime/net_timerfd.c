@@ -84,18 +84,6 @@ void net_timerfd_release(struct net_file *f) { detsim__net_free(f->obj); }
 
 /* ---- time arithmetic ---- */
 
-/* A valid timespec in ns, saturating where Linux's ktime does. */
-static uint64_t ts_ns(const struct timespec *ts) {
-  uint64_t sec = (uint64_t)ts->tv_sec;
-  if (sec >= DETSIM_NET_TIMERFD_NS_MAX / NS_PER_S) return DETSIM_NET_TIMERFD_NS_MAX;
-  return sec * NS_PER_S + (uint64_t)ts->tv_nsec;
-}
-
-static struct timespec ns_ts(uint64_t ns) {
-  struct timespec ts = { (time_t)(ns / NS_PER_S), (long)(ns % NS_PER_S) };
-  return ts;
-}
-
 /* `at` + `ns`: the node's time (max_sim_time_s, DETSIM_CLOCK_LOCAL_NS_MAX)
  * and timer values (DETSIM_NET_TIMERFD_NS_MAX) are each below 2^63, so the
  * sum never wraps. */
@@ -145,7 +133,7 @@ static uint64_t clock_now_ns(const struct net_timerfd *t) {
 static void arm(struct net_timerfd *t, bool abstime, const struct timespec *value, uint64_t now) {
   t->next = DETSIM_NO_DEADLINE;
   if (value->tv_sec == 0 && value->tv_nsec == 0) return; /* disarms */
-  uint64_t v = ts_ns(value);
+  uint64_t v = detsim__timespec_ns(value);
   uint64_t clock_now = clock_now_ns(t);
   if (!abstime) {
     /* Linux saturates the expiration on the timer's clock, not the value. */
@@ -180,7 +168,7 @@ static struct itimerspec current(struct net_file *f, uint64_t now) {
     f->changes++;
   }
   uint64_t left = t->next == DETSIM_NO_DEADLINE || t->next <= now ? 0 : t->next - now;
-  struct itimerspec out = { .it_interval = ns_ts(t->interval), .it_value = ns_ts(left) };
+  struct itimerspec out = { .it_interval = detsim__ns_timespec(t->interval), .it_value = detsim__ns_timespec(left) };
   return out;
 }
 
@@ -195,7 +183,7 @@ int net_timerfd_settime(struct net_file *f, int flags, const struct itimerspec *
   struct itimerspec was = current(f, now);
   t->ticks = 0;
   t->stopped = false;
-  t->interval = ts_ns(&value->it_interval);
+  t->interval = detsim__timespec_ns(&value->it_interval);
   arm(t, (flags & TFD_TIMER_ABSTIME) != 0, &value->it_value, now);
   t->rt_abs = (flags & TFD_TIMER_ABSTIME) && detsim__clock_is_realtime(t->clock);
   t->cancel_on_set = t->rt_abs && (flags & TFD_TIMER_CANCEL_ON_SET);

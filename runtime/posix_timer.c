@@ -265,9 +265,8 @@ int detsim__ptimer_create(clockid_t clock, const struct sigevent *sev, timer_t *
 static void current(const struct ptimer *p, struct itimerspec *out) {
   uint64_t now = detsim__now_ns(), next = p->at;
   if (next <= now) next = p->interval == 0 ? DETSIM_NO_DEADLINE : p->at + expiries_due(p, now) * p->interval;
-  uint64_t left = next == DETSIM_NO_DEADLINE ? 0 : next - now;
-  out->it_value = (struct timespec){ (time_t)(left / 1000000000u), (long)(left % 1000000000u) };
-  out->it_interval = (struct timespec){ (time_t)(p->asked / 1000000000u), (long)(p->asked % 1000000000u) };
+  out->it_value = detsim__ns_timespec(next == DETSIM_NO_DEADLINE ? 0 : next - now);
+  out->it_interval = detsim__ns_timespec(p->asked);
 }
 
 int detsim__ptimer_gettime(timer_t id, struct itimerspec *out) {
@@ -284,9 +283,8 @@ int detsim__ptimer_settime(timer_t id, int flags, const struct itimerspec *value
   if (!detsim__timespec_valid(&value->it_value) || !detsim__timespec_valid(&value->it_interval)) return EINVAL;
   if (signals(p)) detsim__ptimer_fold();
   if (old != NULL) current(p, old);
-  uint64_t v = (uint64_t)value->it_value.tv_sec * 1000000000u + (uint64_t)value->it_value.tv_nsec;
-  uint64_t now = detsim__now_ns();
-  p->asked = (uint64_t)value->it_interval.tv_sec * 1000000000u + (uint64_t)value->it_interval.tv_nsec;
+  uint64_t v = detsim__timespec_ns(&value->it_value), now = detsim__now_ns();
+  p->asked = detsim__timespec_ns(&value->it_interval);
   p->rt_abs = false;
   if (v == 0) {
     p->at = DETSIM_NO_DEADLINE;

@@ -273,6 +273,11 @@ static void errors_mode(void) {
   sleep_s(1);
   assert(timer_gettime(t, &cur) == 0 && cur.it_value.tv_sec == 0 && cur.it_value.tv_nsec > 199990000 &&
          cur.it_value.tv_nsec <= 200000000);
+  /* A value too large for nanoseconds saturates (about 292 years), as the
+   * kernel's does: far ahead, not wrapped around. */
+  struct itimerspec far = { { 0, 0 }, { (time_t)1 << 62, 0 } };
+  assert(timer_settime(t, 0, &far, NULL) == 0);
+  assert(timer_gettime(t, &cur) == 0 && cur.it_value.tv_sec > (time_t)9000000000);
   assert(timer_delete(t) == 0);
   errno = 0;
   assert(timer_delete(t) == -1 && errno == EINVAL);
