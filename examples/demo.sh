@@ -69,7 +69,7 @@ echo "\$ cat kv-buggy.scenario"
 grep -v '^#' kv-buggy.scenario
 
 kv_seeds=${DEMO_KV_SEEDS:-20}
-step "6. sweep $kv_seeds seeds of the cluster with the planted bug (acks before replication), at level 2 (partitions, clogs, pauses, crashes and restarts, SIGTERM stops, resets, skewed clocks, UDP loss, short reads and writes)"
+step "6. sweep $kv_seeds seeds of the cluster with the planted bug (acks before replication), at level 2 (partitions, clogs, pauses, crashes and restarts, SIGTERM stops, resets, skewed and stepped clocks, UDP loss, short reads and writes)"
 echo "\$ simrun --level 2 --seeds $kv_seeds --jsonl kv.jsonl kv-buggy.scenario"
 set +e
 simrun --level 2 --seeds "$kv_seeds" --jsonl kv.jsonl kv-buggy.scenario
