@@ -48,7 +48,7 @@
  * events (a real-time signal the runtime reserves; SIGRTMAX - 3 is the
  * watchdog's). */
 #define DETSIM_WORLD_DUMP_SIGNAL (SIGRTMAX - 4)
-/* The history hash before the first event (runtime/trace.c). */
+/* The history hash before the first event (runtime/trace/trace.c). */
 #define DETSIM_HISTORY_START 0x6a09e667f3bcc909ull
 
 enum detsim_node_state {
@@ -62,7 +62,7 @@ enum detsim_node_state {
 };
 
 /* How a node reads the world's one virtual clock (a skew fault sets it;
- * runtime/clock.c reads it): its CLOCK_REALTIME is offset from the other
+ * runtime/time/clock.c reads it): its CLOCK_REALTIME is offset from the other
  * nodes', and all its clocks run at 1 + drift_ppb / 1e9 of virtual time. */
 struct detsim_node_clock {
   int64_t realtime_offset_ns;  /* skew: from the start */

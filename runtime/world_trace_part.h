@@ -1,4 +1,4 @@
-/* A node's part of a world's trace, as written (runtime/world_trace.c) and
+/* A node's part of a world's trace, as written (runtime/world/world_trace.c) and
  * read (tools/simworld/trace_merge.c): raw records, so that a node leaving
  * the world pays for a copy, not for formatting lines nobody may read.
  *

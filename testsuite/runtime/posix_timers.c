@@ -1,4 +1,4 @@
-/* POSIX timers inside the simulation (runtime/posix_timer.c), and the
+/* POSIX timers inside the simulation (runtime/time/posix_timer.c), and the
  * value sigqueue carries.  Each mode prints what it saw; a broken rule
  * fails an assert (class crash, SIGABRT).
  *

@@ -23,7 +23,7 @@ static int kind_index(const char *s, size_t n) {
   return -1;
 }
 
-/* The runtime's history hash (runtime/trace.c: detsim__trace_event and
+/* The runtime's history hash (runtime/trace/trace.c: detsim__trace_event and
  * detsim__history_hash), recomputed from a whole trace so that an altered
  * file is caught even where every line still parses.  It must change
  * together with the runtime's; the tools' tests replay trace files, so a

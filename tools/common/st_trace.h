@@ -1,6 +1,6 @@
 /* Reading the runtime's trace files, and finding where two histories part.
  *
- * A trace file (runtime/trace.c) is
+ * A trace file (runtime/trace/trace.c) is
  *   # detsim trace: events A..B of M (older events dropped|none dropped: trace_events=K)
  *   # seed=S events=M history=H                        (since the replay header)
  *   # replay: DETSIM_SEED=S [DETSIM_OPTIONS=...] COMMAND...   (likewise)

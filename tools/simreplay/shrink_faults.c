@@ -3,7 +3,7 @@
  * A world's schedule is drawn from its seed, node by node, so there is no
  * plan of decisions to shrink; what a user wants to know is which faults
  * the failure needs.  The seed draws its faults (`detsim: fault groups=N`);
- * DETSIM_OPTIONS fault_drop=MASK leaves some out (runtime/world_faults.c).
+ * DETSIM_OPTIONS fault_drop=MASK leaves some out (runtime/world/world_faults.c).
  * Delta debugging over the groups keeps a subset when the run still ends
  * with the same class and signature; the result is a replay line with
  * fault_drop, checked to take the same history once more.

@@ -65,7 +65,7 @@ static char *merged_options(const struct st_scenario *sc) {
   return b.s;
 }
 
-/* Where the nodes write their trace parts (as runtime/report.c names the
+/* Where the nodes write their trace parts (as runtime/core/report.c names the
  * trace), NULL for trace=none. */
 static char *trace_path(const char *options, uint64_t seed) {
   char *v = st_options_value(options, "trace");

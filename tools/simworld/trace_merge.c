@@ -1,7 +1,7 @@
 /* A world's trace: the nodes' parts merged by event number.
  *
  * Each node recorded the events it made, in a ring of its own, and wrote
- * them to <trace>.<node>.<incarnation> (runtime/world_trace.c).  Every event
+ * them to <trace>.<node>.<incarnation> (runtime/world/world_trace.c).  Every event
  * of the world's history belongs to exactly one node, so the parts
  * interleave into one trace with the world's own numbering.  What no part
  * holds (a crashed process's records, events older than a ring) is simply
