@@ -21,6 +21,10 @@ extern "C" {
  * changed (the marker alone does not count). */
 int detsim__instrument_module(LLVMModuleRef m);
 
+/* Adds work counting to every function body of `m` (work.c), at the start
+ * of the pipeline, unless it is already counted.  Nonzero if it changed. */
+int detsim__count_work(LLVMModuleRef m);
+
 /* Reports a compile-time warning about call instruction `inst`.  Clang
  * prints it at the instruction's debug location, or at its function when
  * the module has no debug info.  Implemented in C++ (pass_plugin.cpp). */

@@ -36,6 +36,16 @@ struct DetsimPass : llvm::PassInfoMixin<DetsimPass> {
   static bool isRequired() { return true; }
 };
 
+// Work counting runs first, on the IR as clang generated it (work.c).
+struct DetsimWorkPass : llvm::PassInfoMixin<DetsimWorkPass> {
+  llvm::PreservedAnalyses run(llvm::Module &M, llvm::ModuleAnalysisManager &) {
+    if (detsim__count_work(llvm::wrap(&M)) == 0)
+      return llvm::PreservedAnalyses::all();
+    return llvm::PreservedAnalyses::none();
+  }
+  static bool isRequired() { return true; }
+};
+
 } // namespace
 
 // DiagnosticInfoUnsupported is the one backend diagnostic clang prints with
@@ -49,6 +59,10 @@ extern "C" void detsim__warn(LLVMValueRef Inst, const char *Message) {
 }
 
 void detsim::registerPassBuilderCallbacks(llvm::PassBuilder &PB) {
+  PB.registerPipelineStartEPCallback(
+      [](llvm::ModulePassManager &MPM, llvm::OptimizationLevel) {
+        MPM.addPass(DetsimWorkPass());
+      });
   PB.registerOptimizerLastEPCallback(
       [](llvm::ModulePassManager &MPM, llvm::OptimizationLevel) {
         MPM.addPass(DetsimPass());

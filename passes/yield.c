@@ -102,6 +102,13 @@ void detsim__yield_before(struct detsim_module *st, LLVMValueRef inst) {
   unsigned kind = access_kind(st, inst, &addr);
   if (kind == 0)
     return;
+  /* The work counter's own volatile store (work.c) is bookkeeping. */
+  if (addr != NULL && LLVMIsAGlobalVariable(addr) != NULL) {
+    size_t len = 0;
+    const char *name = LLVMGetValueName2(addr, &len);
+    if (len == sizeof DETSIM_WORK_COUNTER - 1 && memcmp(name, DETSIM_WORK_COUNTER, len) == 0)
+      return;
+  }
 
   LLVMPositionBuilderBefore(st->builder, inst);
   LLVMSetCurrentDebugLocation2(st->builder, LLVMInstructionGetDebugLoc(inst));

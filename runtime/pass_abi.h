@@ -12,7 +12,7 @@
 
 #include <stdint.h>
 
-#define DETSIM_PASS_ABI_VERSION 1
+#define DETSIM_PASS_ABI_VERSION 2
 
 /* What kind of memory access a yield point stands in front of.  The access
  * itself stays a native instruction: only one simulated thread runs at a
@@ -42,6 +42,19 @@ void __detsim_yield_access(void *addr, uint32_t kind);
  * as the simulation build without checks. */
 void __detsim_verify_begin(void);
 void __detsim_verify_end(void);
+
+/* The instructions instrumented code ran so far (passes/work.c adds to it
+ * before each call and at the end of each block, counting the IR as clang
+ * generated it); the runtime turns what was added between two events into
+ * virtual time (work_ps_per_instr). */
+#define DETSIM_WORK_COUNTER "__detsim_work"
+/* Set to 0 in the compiler's environment, the pass counts no work. */
+#define DETSIM_COUNT_WORK_ENV "DETSIM_COUNT_WORK"
+
+/* A DETSIM_VERIFY check in a verify build: begin, the condition, then this
+ * with its value; the check's own work and yield points leave no trace, so
+ * a verify build takes the release build's history. */
+void __detsim_verify_end_check(int ok, const char *cond, const char *file, int line);
 
 /* The named metadata the pass adds to a module it has instrumented, so that
  * loading the plugin both as -fplugin= and -fpass-plugin= instruments once. */

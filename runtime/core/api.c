@@ -12,6 +12,7 @@
 #include "report.h"
 #include "sched_internal.h"
 #include "signal.h"
+#include "event_cost.h"
 #include "trace.h"
 #include "world.h"
 
@@ -20,8 +21,25 @@ DETSIM_EXPORT void __detsim_yield_access(void *addr, uint32_t kind) {
   if (kind == DETSIM_ACCESS_SETJMP) detsim__sig_note_setjmp(addr);
 }
 
-DETSIM_EXPORT void __detsim_verify_begin(void) { detsim__suppress_begin(); }
-DETSIM_EXPORT void __detsim_verify_end(void) { detsim__suppress_end(); }
+/* A verify check's own work is taken back at its end, as its yield points
+ * are suppressed: it must not move the clock of a verify build. */
+static __thread unsigned verify_depth;
+static __thread uint64_t verify_work_before;
+
+DETSIM_EXPORT void __detsim_verify_begin(void) {
+  if (verify_depth++ == 0) verify_work_before = __detsim_work;
+  detsim__suppress_begin();
+}
+
+DETSIM_EXPORT void __detsim_verify_end(void) {
+  detsim__suppress_end();
+  if (verify_depth > 0 && --verify_depth == 0) __detsim_work = verify_work_before;
+}
+
+DETSIM_EXPORT void __detsim_verify_end_check(int ok, const char *cond, const char *file, int line) {
+  __detsim_verify_end();
+  if (!ok) detsim_check_failed("verify", cond, file, line);
+}
 
 /* ---- invariants ---- */
 

@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "clock.h"
+#include "event_cost.h"
 #include "options.h"
 #include "plan.h"
 #include "prng.h"
@@ -178,6 +179,7 @@ __attribute__((constructor(101))) static void detsim_init(int argc, char **argv,
   struct detsim_rng clock_rng;
   detsim__rng_init(&clock_rng, detsim__seed_child(seed, "clock"));
   detsim__clock_init(detsim__rng_below(&clock_rng, 365ull * 24 * 3600 * 1000000000ull));
+  detsim__event_cost_init();
   detsim__report_install();
   on_exit(exit_handler, NULL);
   pthread_atfork(NULL, NULL, atfork_child);

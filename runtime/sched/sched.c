@@ -25,6 +25,7 @@
 
 #include "check.h"
 #include "clock.h"
+#include "event_cost.h"
 #include "limits.h"
 #include "options.h"
 #include "plan.h"
@@ -174,7 +175,7 @@ uint64_t detsim__event(enum detsim_event_kind kind, detsim_thread *t, const void
                        uintptr_t pc, uint32_t aux) {
   uint64_t n = detsim__trace_event(kind, t ? t->id : 0, obj, pc, aux);
   if (t) t->steps++;
-  detsim__clock_advance_by(detsim__opt.yield_step_ns);
+  detsim__clock_advance_by(detsim__event_cost_ns[kind] + detsim__work_ns());
   if (__builtin_expect(n >= W.event_stop || detsim__now_ns() >= W.time_stop, 0)) event_limits();
   return n;
 }

@@ -5,7 +5,8 @@
 
 Over 30 seeds every byte arrives and nothing reorders.  Some seeds draw a
 slow link (4 MiB take 500 virtual ms or more) and some a fast or unlimited
-one (under 10 ms); some draw a jitter that spreads one-way delays by 10 us
+one (under 30 ms: the cost model prices the thousands of reads and writes
+at 1-1.5 us each); some draw a jitter that spreads one-way delays by 10 us
 or more.  With net_bandwidth_min=0 and net_jitter_max_ns=0 (the limits
 off) the transfer is bound by latency and the window only (under 100 ms)
 and no spread exceeds 5 us.  A seed replays: the same
@@ -40,7 +41,7 @@ def main():
     drawn = [run(prog, s) for s in range(1, 31)]
     bulk = [b for b, _, _, _ in drawn]
     spread = [j for _, j, _, _ in drawn]
-    if max(bulk) < 500 or min(bulk) >= 10:
+    if max(bulk) < 500 or min(bulk) >= 30:
         fail(f"the bandwidths drawn do not show: bulk ms {sorted(bulk)}")
     if max(spread) < 10:
         fail(f"no jitter drawn spreads the delays: {sorted(spread)}")

@@ -35,4 +35,4 @@ int f(void) {
 }
 // CHECK-NOT: __detsim___detsim
 // CHECK: !detsim.instrumented = !{![[MD:[0-9]+]]}
-// CHECK: ![[MD]] = !{i32 1}
+// CHECK: ![[MD]] = !{i32 2}

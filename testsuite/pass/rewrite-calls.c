@@ -40,4 +40,4 @@ int locked_sleep(void) {
 // CHECK-NOT: declare {{.*}} @getrandom(
 // CHECK-NOT: declare {{.*}} @pthread_mutex_unlock(
 // CHECK: !detsim.instrumented = !{![[MD:[0-9]+]]}
-// CHECK: ![[MD]] = !{i32 1}
+// CHECK: ![[MD]] = !{i32 2}

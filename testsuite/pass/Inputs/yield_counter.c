@@ -8,6 +8,8 @@
 
 static unsigned long yields[9];
 static unsigned long sleeps;
+/* The work counter the pass adds to (runtime/pass_abi.h DETSIM_WORK_COUNTER). */
+__thread uint64_t __detsim_work;
 
 void __detsim_yield_access(void *addr, uint32_t kind) {
   (void)addr;
