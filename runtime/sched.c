@@ -361,6 +361,12 @@ static inline void preempt_point(detsim_thread *self) {
   preempt_slow(self);
 }
 
+/* Asynchronous cancellation acts at the next yield point (out of line: a
+ * yield point's fast path only tests whether a request is pending). */
+static __attribute__((noinline, cold)) void cancel_at_yield(detsim_thread *self) {
+  if (self->cancel_async && detsim__cancel_due(self)) detsim__cancel_act();
+}
+
 void detsim__yield_aux(enum detsim_event_kind kind, const void *obj, uintptr_t pc, uint32_t aux) {
   detsim_thread *self = tls_self;
   if (self == NULL || self->suppress) return;
@@ -368,9 +374,8 @@ void detsim__yield_aux(enum detsim_event_kind kind, const void *obj, uintptr_t p
   self->site_pc = pc;
   self->site_step = self->steps;
   preempt_point(self);
+  if (__builtin_expect(self->cancel_pending, 0)) cancel_at_yield(self);
   detsim__sig_deliver_due(self);
-  /* Asynchronous cancellation acts at the next yield point. */
-  if (__builtin_expect(self->cancel_pending, 0) && self->cancel_async && detsim__cancel_due(self)) detsim__cancel_act();
 }
 
 void detsim__yield_at(enum detsim_event_kind kind, const void *obj, uintptr_t pc) {
@@ -393,6 +398,7 @@ void detsim__yield_to_other(uintptr_t pc) {
       detsim__sched_switch_to(self, pick(cands, n));
     }
   }
+  if (__builtin_expect(self->cancel_pending, 0)) cancel_at_yield(self);
   detsim__sig_deliver_due(self);
 }
 

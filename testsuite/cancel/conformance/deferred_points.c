@@ -6,6 +6,8 @@
 #include <semaphore.h>
 #include <signal.h>
 #include <stdint.h>
+#include <sys/epoll.h>
+#include <sys/select.h>
 #include <sys/socket.h>
 #include <time.h>
 
@@ -109,6 +111,72 @@ static void *in_pause(void *arg) {
   return NULL;
 }
 
+static void *in_timedwait(void *arg) {
+  (void)arg;
+  pthread_mutex_lock(&m);
+  pthread_cleanup_push(unlock_cleanup, &m);
+  struct timespec abs;
+  clock_gettime(CLOCK_REALTIME, &abs);
+  abs.tv_sec += 1000;
+  for (;;) pthread_cond_timedwait(&c, &m, &abs);
+  pthread_cleanup_pop(0);
+  return NULL;
+}
+
+static void *in_clock_nanosleep(void *arg) {
+  (void)arg;
+  pthread_cleanup_push(count_cleanup, NULL);
+  struct timespec ts = { 1000, 0 };
+  clock_nanosleep(CLOCK_MONOTONIC, 0, &ts, NULL);
+  printf("after clock_nanosleep\n");
+  pthread_cleanup_pop(0);
+  return NULL;
+}
+
+static void *in_select(void *arg) {
+  (void)arg;
+  pthread_cleanup_push(count_cleanup, NULL);
+  fd_set r;
+  FD_ZERO(&r);
+  FD_SET(pipefd[0], &r);
+  int n = select(pipefd[0] + 1, &r, NULL, NULL, NULL);
+  printf("after select %d\n", n);
+  pthread_cleanup_pop(0);
+  return NULL;
+}
+
+static void *in_epoll(void *arg) {
+  int ep = (int)(intptr_t)arg;
+  pthread_cleanup_push(count_cleanup, NULL);
+  struct epoll_event ev;
+  int n = epoll_wait(ep, &ev, 1, -1);
+  printf("after epoll_wait %d\n", n);
+  pthread_cleanup_pop(0);
+  return NULL;
+}
+
+static void *in_recv(void *arg) {
+  int fd = (int)(intptr_t)arg;
+  char b;
+  pthread_cleanup_push(count_cleanup, NULL);
+  ssize_t r = recv(fd, &b, 1, 0);
+  printf("after recv %zd\n", r);
+  pthread_cleanup_pop(0);
+  return NULL;
+}
+
+static void *in_sigsuspend(void *arg) {
+  (void)arg;
+  sigset_t none;
+  sigfillset(&none);
+  sigdelset(&none, SIGUSR2); /* nobody sends it */
+  pthread_cleanup_push(count_cleanup, NULL);
+  sigsuspend(&none);
+  printf("after sigsuspend\n");
+  pthread_cleanup_pop(0);
+  return NULL;
+}
+
 static void *in_join(void *arg) {
   (void)arg;
   pthread_cleanup_push(count_cleanup, NULL);
@@ -162,7 +230,15 @@ int main(void) {
   printf("cond cleanup: unlock=%s\n", cond_unlock == 0 ? "0" : ename(cond_unlock));
   printf("mutex free after: trylock=%d\n", pthread_mutex_trylock(&m));
   pthread_mutex_unlock(&m);
+  run("cond_timedwait", in_timedwait, NULL);
+  printf("cond cleanup: unlock=%s\n", cond_unlock == 0 ? "0" : ename(cond_unlock));
+  run("clock_nanosleep", in_clock_nanosleep, NULL);
   run("read_pipe", in_read, NULL);
+  run("select", in_select, NULL);
+  int ep = epoll_create1(0);
+  struct epoll_event ev = { .events = EPOLLIN };
+  epoll_ctl(ep, EPOLL_CTL_ADD, pipefd[0], &ev);
+  run("epoll_wait", in_epoll, (void *)(intptr_t)ep);
   run("poll", in_poll, NULL);
   run("sem_wait", in_sem, NULL);
   run("sigwait", in_sigwait, NULL);
@@ -175,6 +251,8 @@ int main(void) {
 
   int s[2];
   if (socketpair(AF_UNIX, SOCK_STREAM, 0, s) != 0) return 1;
+  run("recv", in_recv, (void *)(intptr_t)s[0]);
+  run("sigsuspend", in_sigsuspend, NULL);
   int lfd = socket(AF_UNIX, SOCK_STREAM, 0);
   struct sockaddr_un_like { unsigned short family; char path[108]; } sa = { AF_UNIX, "" };
   /* An abstract address of our own pid keeps parallel native runs apart. */
