@@ -24,19 +24,23 @@ _Noreturn void detsim__cancel_act(void) {
   detsim_thread *self = detsim__self();
   CHECK(self != NULL);
   CHECK(detsim__cancel_due(self));
+  uintptr_t pc = self->cancel_point > 0 ? self->cancel_pc : self->site_pc;
   self->cancel_pending = false;
   self->cancel_point = 0;
   self->cancel_cut = false;
-  detsim__event(DETSIM_EV_thread_canceled, self, NULL, 0, 0);
+  detsim__event(DETSIM_EV_thread_canceled, self, NULL, pc, 0);
   detsim__thread_exit(PTHREAD_CANCELED);
 }
 
-int detsim__cancel_point_enter(void) {
+int detsim__cancel_point_enter(uintptr_t pc) {
   detsim_thread *self = detsim__self();
   /* The runtime's own calls (suppressed) are no cancellation points. */
   if (self == NULL || self->suppress || self->exiting) return 0;
+  if (self->cancel_point++ == 0) {
+    self->cancel_cut = false;
+    self->cancel_pc = pc;
+  }
   if (detsim__cancel_due(self)) detsim__cancel_act();
-  if (self->cancel_point++ == 0) self->cancel_cut = false;
   return 1;
 }
 

@@ -21,6 +21,7 @@
 #define DETSIM_CANCEL_H
 
 #include <stdbool.h>
+#include <stdint.h>
 
 #include "sched.h"
 
@@ -28,9 +29,10 @@
  * so it goes first in an interceptor's body. */
 #define DETSIM_CANCEL_POINT() \
   __attribute__((cleanup(detsim__cancel_point_leave), unused)) int detsim__cancel_point_ = \
-      detsim__cancel_point_enter()
+      detsim__cancel_point_enter((uintptr_t)__builtin_return_address(0))
 
-int detsim__cancel_point_enter(void);
+/* `pc`: the program's call site, for the trace. */
+int detsim__cancel_point_enter(uintptr_t pc);
 void detsim__cancel_point_leave(int *entered);
 
 /* A wait of the running cancellation point ended for a cancel request (a
@@ -41,7 +43,8 @@ bool detsim__cancel_cut(void);
  * wait): ECANCELED when a cancel request ended the wait. */
 int detsim__wait_cancelable(enum detsim_event_kind kind, const void *obj, uint64_t deadline_ns);
 
-/* Acts on the calling thread's cancel request: never returns. */
+/* Acts on the calling thread's cancel request: never returns.  The trace
+ * names the call site of the cancellation point it acts in. */
 _Noreturn void detsim__cancel_act(void);
 
 #endif

@@ -759,9 +759,7 @@ static void exit_key_destructor(void *value) {
     mark_exit_key(t);
     return;
   }
-  /* A thread that left through an unwinding no interceptor saw (glibc's
-   * own pthread_exit) is on its way out too. */
-  t->exiting = true;
+  t->exiting = true; /* whatever way it left: no cancel acts from now on */
   if (W.live == 1) end_process(t);
   finish_thread(t);
 }

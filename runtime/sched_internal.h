@@ -83,7 +83,8 @@ struct detsim_thread {
   bool cancel_cut;               /* a wait in a cancellation point ended for it */
   bool cancel_wait;              /* the next plain wait ends for a cancel (join, cond wait) */
   bool block_cancelable;         /* this wait ends for a cancel */
-  unsigned cancel_point;         /* > 0: inside a cancellation point */
+  unsigned cancel_point;         /* > 0: inside a cancellation point ... */
+  uintptr_t cancel_pc;           /* ... called from here */
   /* The thread is on its way out (pthread_exit, a cancel, or its start
    * routine returned): cleanup handlers and thread-specific data
    * destructors run as this simulated thread; the last destructor round
