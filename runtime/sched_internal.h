@@ -74,6 +74,7 @@ struct detsim_thread {
     const void *env;
     uint64_t mask;
     unsigned handler_depth;
+    unsigned cancel_point;       /* a jump out of a cancellation point leaves it */
   } jmp_marks[DETSIM_JMP_MARKS];
   unsigned jmp_next;             /* the mark the next sigsetjmp replaces */
   /* cancellation (cancel.h) */
