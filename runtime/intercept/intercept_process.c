@@ -98,12 +98,6 @@ DETSIM_EXPORT long __detsim_syscall(long number, ...) {
 }
 DETSIM_INTERCEPT_ALIAS(syscall)
 
-DETSIM_EXPORT int __detsim_pthread_cancel(pthread_t t) {
-  unsupported("pthread_cancel", why_pthread_cancel, &warned_pthread_cancel);
-  return REAL(pthread_cancel)(t);
-}
-DETSIM_INTERCEPT_ALIAS(pthread_cancel)
-
 DETSIM_EXPORT sem_t *__detsim_sem_open(const char *name, int oflag, ...) {
   unsupported("sem_open", why_sem_open, &warned_sem_open);
   va_list ap;

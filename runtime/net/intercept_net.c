@@ -35,6 +35,7 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
+#include "cancel.h"
 #include "clock.h"
 #include "net.h"
 #include "real.h"
@@ -205,6 +206,7 @@ DETSIM_EXPORT int __detsim_listen(int fd, int backlog) {
 DETSIM_INTERCEPT_ALIAS(listen)
 
 DETSIM_EXPORT int __detsim_accept4(int fd, struct sockaddr *sa, socklen_t *len, int flags) {
+  DETSIM_CANCEL_POINT();
   SOCK_ENTER(DETSIM_EV_net_accept, fd, 0, REAL(accept4)(fd, sa, len, flags));
   int r = f->kind == NET_SOCK ? net_accept(f, sa, len, flags) : (int)fail(ENOTSOCK);
   return (int)leave_fd(f, r);
@@ -212,6 +214,7 @@ DETSIM_EXPORT int __detsim_accept4(int fd, struct sockaddr *sa, socklen_t *len, 
 DETSIM_INTERCEPT_ALIAS(accept4)
 
 DETSIM_EXPORT int __detsim_accept(int fd, struct sockaddr *sa, socklen_t *len) {
+  DETSIM_CANCEL_POINT();
   SOCK_ENTER(DETSIM_EV_net_accept, fd, 0, REAL(accept)(fd, sa, len));
   int r = f->kind == NET_SOCK ? net_accept(f, sa, len, 0) : (int)fail(ENOTSOCK);
   return (int)leave_fd(f, r);
@@ -219,6 +222,7 @@ DETSIM_EXPORT int __detsim_accept(int fd, struct sockaddr *sa, socklen_t *len) {
 DETSIM_INTERCEPT_ALIAS(accept)
 
 DETSIM_EXPORT int __detsim_connect(int fd, const struct sockaddr *sa, socklen_t len) {
+  DETSIM_CANCEL_POINT();
   SOCK_ENTER(DETSIM_EV_net_connect, fd, 0, REAL(connect)(fd, sa, len));
   int r = f->kind == NET_SOCK ? as_call(net_connect(f, sa, len)) : (int)fail(ENOTSOCK);
   return (int)leave(f, r);
@@ -315,6 +319,7 @@ static struct msghdr one_iov(struct iovec *iov, void *buf, size_t len) {
 }
 
 DETSIM_EXPORT ssize_t __detsim_read(int fd, void *buf, size_t len) {
+  DETSIM_CANCEL_POINT();
   SOCK_ENTER(DETSIM_EV_net_recv, fd, clamp32(len), REAL(read)(fd, buf, len));
   struct iovec iov;
   struct msghdr m = one_iov(&iov, buf, len);
@@ -323,6 +328,7 @@ DETSIM_EXPORT ssize_t __detsim_read(int fd, void *buf, size_t len) {
 DETSIM_INTERCEPT_ALIAS(read)
 
 DETSIM_EXPORT ssize_t __detsim___read_chk(int fd, void *buf, size_t len, size_t buflen) {
+  DETSIM_CANCEL_POINT();
   if (len > buflen) __chk_fail();
   SOCK_ENTER(DETSIM_EV_net_recv, fd, clamp32(len), REAL(__read_chk)(fd, buf, len, buflen));
   struct iovec iov;
@@ -332,6 +338,7 @@ DETSIM_EXPORT ssize_t __detsim___read_chk(int fd, void *buf, size_t len, size_t 
 DETSIM_INTERCEPT_ALIAS(__read_chk)
 
 DETSIM_EXPORT ssize_t __detsim_write(int fd, const void *buf, size_t len) {
+  DETSIM_CANCEL_POINT();
   SOCK_ENTER(DETSIM_EV_net_send, fd, clamp32(len), REAL(write)(fd, buf, len));
   struct iovec iov;
   struct msghdr m = one_iov(&iov, (void *)buf, len);
@@ -340,6 +347,7 @@ DETSIM_EXPORT ssize_t __detsim_write(int fd, const void *buf, size_t len) {
 DETSIM_INTERCEPT_ALIAS(write)
 
 DETSIM_EXPORT ssize_t __detsim_readv(int fd, const struct iovec *iov, int iovcnt) {
+  DETSIM_CANCEL_POINT();
   SOCK_ENTER(DETSIM_EV_net_recv, fd, 0, REAL(readv)(fd, iov, iovcnt));
   if (iovcnt < 0 || iovcnt > IOV_MAX) return leave(f, fail(EINVAL));
   struct msghdr m;
@@ -351,6 +359,7 @@ DETSIM_EXPORT ssize_t __detsim_readv(int fd, const struct iovec *iov, int iovcnt
 DETSIM_INTERCEPT_ALIAS(readv)
 
 DETSIM_EXPORT ssize_t __detsim_writev(int fd, const struct iovec *iov, int iovcnt) {
+  DETSIM_CANCEL_POINT();
   SOCK_ENTER(DETSIM_EV_net_send, fd, 0, REAL(writev)(fd, iov, iovcnt));
   if (iovcnt < 0 || iovcnt > IOV_MAX) return leave(f, fail(EINVAL));
   struct msghdr m;
@@ -362,6 +371,7 @@ DETSIM_EXPORT ssize_t __detsim_writev(int fd, const struct iovec *iov, int iovcn
 DETSIM_INTERCEPT_ALIAS(writev)
 
 DETSIM_EXPORT ssize_t __detsim_send(int fd, const void *buf, size_t len, int flags) {
+  DETSIM_CANCEL_POINT();
   SOCK_ENTER(DETSIM_EV_net_send, fd, clamp32(len), REAL(send)(fd, buf, len, flags));
   struct iovec iov;
   struct msghdr m = one_iov(&iov, (void *)buf, len);
@@ -371,6 +381,7 @@ DETSIM_INTERCEPT_ALIAS(send)
 
 DETSIM_EXPORT ssize_t __detsim_sendto(int fd, const void *buf, size_t len, int flags,
                                       const struct sockaddr *to, socklen_t tolen) {
+  DETSIM_CANCEL_POINT();
   SOCK_ENTER(DETSIM_EV_net_send, fd, clamp32(len), REAL(sendto)(fd, buf, len, flags, to, tolen));
   struct iovec iov;
   struct msghdr m = one_iov(&iov, (void *)buf, len);
@@ -381,6 +392,7 @@ DETSIM_EXPORT ssize_t __detsim_sendto(int fd, const void *buf, size_t len, int f
 DETSIM_INTERCEPT_ALIAS(sendto)
 
 DETSIM_EXPORT ssize_t __detsim_sendmsg(int fd, const struct msghdr *msg, int flags) {
+  DETSIM_CANCEL_POINT();
   SOCK_ENTER(DETSIM_EV_net_send, fd, 0, REAL(sendmsg)(fd, msg, flags));
   if (msg == NULL) return leave(f, fail(EFAULT));
   return leave(f, sim_send(f, msg, flags, true));
@@ -388,6 +400,7 @@ DETSIM_EXPORT ssize_t __detsim_sendmsg(int fd, const struct msghdr *msg, int fla
 DETSIM_INTERCEPT_ALIAS(sendmsg)
 
 DETSIM_EXPORT ssize_t __detsim_recv(int fd, void *buf, size_t len, int flags) {
+  DETSIM_CANCEL_POINT();
   SOCK_ENTER(DETSIM_EV_net_recv, fd, clamp32(len), REAL(recv)(fd, buf, len, flags));
   struct iovec iov;
   struct msghdr m = one_iov(&iov, buf, len);
@@ -396,6 +409,7 @@ DETSIM_EXPORT ssize_t __detsim_recv(int fd, void *buf, size_t len, int flags) {
 DETSIM_INTERCEPT_ALIAS(recv)
 
 DETSIM_EXPORT ssize_t __detsim___recv_chk(int fd, void *buf, size_t len, size_t buflen, int flags) {
+  DETSIM_CANCEL_POINT();
   if (len > buflen) __chk_fail();
   SOCK_ENTER(DETSIM_EV_net_recv, fd, clamp32(len), REAL(__recv_chk)(fd, buf, len, buflen, flags));
   struct iovec iov;
@@ -420,6 +434,7 @@ static ssize_t sim_recvfrom(struct net_file *f, void *buf, size_t len, int flags
 
 DETSIM_EXPORT ssize_t __detsim_recvfrom(int fd, void *buf, size_t len, int flags,
                                         struct sockaddr *from, socklen_t *fromlen) {
+  DETSIM_CANCEL_POINT();
   SOCK_ENTER(DETSIM_EV_net_recv, fd, clamp32(len), REAL(recvfrom)(fd, buf, len, flags, from, fromlen));
   return leave(f, sim_recvfrom(f, buf, len, flags, from, fromlen));
 }
@@ -427,6 +442,7 @@ DETSIM_INTERCEPT_ALIAS(recvfrom)
 
 DETSIM_EXPORT ssize_t __detsim___recvfrom_chk(int fd, void *buf, size_t len, size_t buflen, int flags,
                                               struct sockaddr *from, socklen_t *fromlen) {
+  DETSIM_CANCEL_POINT();
   if (len > buflen) __chk_fail();
   SOCK_ENTER(DETSIM_EV_net_recv, fd, clamp32(len),
              REAL(__recvfrom_chk)(fd, buf, len, buflen, flags, from, fromlen));
@@ -435,6 +451,7 @@ DETSIM_EXPORT ssize_t __detsim___recvfrom_chk(int fd, void *buf, size_t len, siz
 DETSIM_INTERCEPT_ALIAS(__recvfrom_chk)
 
 DETSIM_EXPORT ssize_t __detsim_recvmsg(int fd, struct msghdr *msg, int flags) {
+  DETSIM_CANCEL_POINT();
   SOCK_ENTER(DETSIM_EV_net_recv, fd, 0, REAL(recvmsg)(fd, msg, flags));
   if (msg == NULL) return leave(f, fail(EFAULT));
   return leave(f, sim_recv(f, msg, flags, true));
@@ -442,6 +459,7 @@ DETSIM_EXPORT ssize_t __detsim_recvmsg(int fd, struct msghdr *msg, int flags) {
 DETSIM_INTERCEPT_ALIAS(recvmsg)
 
 DETSIM_EXPORT int __detsim_eventfd_read(int fd, eventfd_t *value) {
+  DETSIM_CANCEL_POINT();
   SOCK_ENTER(DETSIM_EV_net_recv, fd, 8, REAL(eventfd_read)(fd, value));
   ssize_t r = f->kind == NET_EVENTFD ? net_eventfd_read(f, value, sizeof *value) : fail(EINVAL);
   return (int)leave(f, r < 0 ? -1 : 0);
@@ -449,6 +467,7 @@ DETSIM_EXPORT int __detsim_eventfd_read(int fd, eventfd_t *value) {
 DETSIM_INTERCEPT_ALIAS(eventfd_read)
 
 DETSIM_EXPORT int __detsim_eventfd_write(int fd, eventfd_t value) {
+  DETSIM_CANCEL_POINT();
   SOCK_ENTER(DETSIM_EV_net_send, fd, 8, REAL(eventfd_write)(fd, value));
   ssize_t r = f->kind == NET_EVENTFD ? net_eventfd_write(f, &value, sizeof value) : fail(EINVAL);
   return (int)leave(f, r < 0 ? -1 : 0);
@@ -540,6 +559,7 @@ DETSIM_INTERCEPT_ALIAS(sendfile64)
 #define MMSG_MAX 1024
 
 DETSIM_EXPORT int __detsim_sendmmsg(int fd, struct mmsghdr *v, unsigned int n, int flags) {
+  DETSIM_CANCEL_POINT();
   SOCK_ENTER(DETSIM_EV_net_send, fd, n, REAL(sendmmsg)(fd, v, n, flags));
   if (f->kind != NET_SOCK) return (int)leave(f, fail(ENOTSOCK));
   if (v == NULL && n > 0) return (int)leave(f, fail(EFAULT));
@@ -561,6 +581,7 @@ DETSIM_INTERCEPT_ALIAS(sendmmsg)
  * waiting.  The timeout is looked at only after each message, as Linux's
  * is (a recvmmsg can wait past it for the first one). */
 DETSIM_EXPORT int __detsim_recvmmsg(int fd, struct mmsghdr *v, unsigned int n, int flags, struct timespec *t) {
+  DETSIM_CANCEL_POINT();
   SOCK_ENTER(DETSIM_EV_net_recv, fd, n, REAL(recvmmsg)(fd, v, n, flags, t));
   if (f->kind != NET_SOCK) return (int)leave(f, fail(ENOTSOCK));
   if ((v == NULL && n > 0) || (t != NULL && !detsim__timespec_valid(t))) return (int)leave(f, fail(v == NULL ? EFAULT : EINVAL));
@@ -616,6 +637,7 @@ DETSIM_INTERCEPT_ALIAS(remove)
 /* ---- descriptors ---- */
 
 DETSIM_EXPORT int __detsim_close(int fd) {
+  DETSIM_CANCEL_POINT();
   PC();
   if (net_fd_get(fd) == NULL) return REAL(close)(fd);
   net_enter(DETSIM_EV_net_close, net_fd_get(fd), 0);
@@ -777,6 +799,7 @@ static int sim_poll(struct pollfd *fds, nfds_t nfds, uint64_t deadline) {
 }
 
 DETSIM_EXPORT int __detsim_poll(struct pollfd *fds, nfds_t nfds, int timeout) {
+  DETSIM_CANCEL_POINT();
   PC();
   if (!poll_simulated(fds, nfds)) return REAL(poll)(fds, nfds, timeout);
   return sim_poll(fds, nfds, deadline_ms(timeout));
@@ -784,6 +807,7 @@ DETSIM_EXPORT int __detsim_poll(struct pollfd *fds, nfds_t nfds, int timeout) {
 DETSIM_INTERCEPT_ALIAS(poll)
 
 DETSIM_EXPORT int __detsim___poll_chk(struct pollfd *fds, nfds_t nfds, int timeout, size_t fdslen) {
+  DETSIM_CANCEL_POINT();
   PC();
   if (fdslen / sizeof *fds < nfds) __chk_fail();
   if (!poll_simulated(fds, nfds)) return REAL(__poll_chk)(fds, nfds, timeout, fdslen);
@@ -793,6 +817,7 @@ DETSIM_INTERCEPT_ALIAS(__poll_chk)
 
 DETSIM_EXPORT int __detsim_ppoll(struct pollfd *fds, nfds_t nfds, const struct timespec *timeout,
                                  const sigset_t *sigmask) {
+  DETSIM_CANCEL_POINT();
   PC();
   if (!poll_simulated(fds, nfds)) return REAL(ppoll)(fds, nfds, timeout, sigmask);
   if (timeout != NULL && !detsim__timespec_valid(timeout)) return (int)fail(EINVAL);
@@ -805,6 +830,7 @@ DETSIM_INTERCEPT_ALIAS(ppoll)
 
 DETSIM_EXPORT int __detsim___ppoll_chk(struct pollfd *fds, nfds_t nfds, const struct timespec *timeout,
                                        const sigset_t *sigmask, size_t fdslen) {
+  DETSIM_CANCEL_POINT();
   PC();
   if (fdslen / sizeof *fds < nfds) __chk_fail();
   if (!poll_simulated(fds, nfds)) return REAL(__ppoll_chk)(fds, nfds, timeout, sigmask, fdslen);
@@ -834,6 +860,7 @@ static int sim_select(int nfds, fd_set *r, fd_set *w, fd_set *e, uint64_t deadli
 }
 
 DETSIM_EXPORT int __detsim_select(int nfds, fd_set *r, fd_set *w, fd_set *e, struct timeval *tv) {
+  DETSIM_CANCEL_POINT();
   PC();
   if (!select_simulated(nfds, r, w, e)) return REAL(select)(nfds, r, w, e, tv);
   uint64_t deadline = DETSIM_NO_DEADLINE;
@@ -857,6 +884,7 @@ DETSIM_INTERCEPT_ALIAS(select)
 
 DETSIM_EXPORT int __detsim_pselect(int nfds, fd_set *r, fd_set *w, fd_set *e, const struct timespec *ts,
                                    const sigset_t *sigmask) {
+  DETSIM_CANCEL_POINT();
   PC();
   if (!select_simulated(nfds, r, w, e)) return REAL(pselect)(nfds, r, w, e, ts, sigmask);
   if (ts != NULL && !detsim__timespec_valid(ts)) return (int)fail(EINVAL);
@@ -882,6 +910,7 @@ static int sim_epoll_wait(struct net_file *f, struct epoll_event *ev, int maxeve
 }
 
 DETSIM_EXPORT int __detsim_epoll_wait(int epfd, struct epoll_event *ev, int maxevents, int timeout) {
+  DETSIM_CANCEL_POINT();
   SOCK_ENTER(DETSIM_EV_net_epoll_wait, epfd, (uint32_t)maxevents, REAL(epoll_wait)(epfd, ev, maxevents, timeout));
   return sim_epoll_wait(f, ev, maxevents, deadline_ms(timeout));
 }
@@ -889,6 +918,7 @@ DETSIM_INTERCEPT_ALIAS(epoll_wait)
 
 DETSIM_EXPORT int __detsim_epoll_pwait(int epfd, struct epoll_event *ev, int maxevents, int timeout,
                                        const sigset_t *sigmask) {
+  DETSIM_CANCEL_POINT();
   SOCK_ENTER(DETSIM_EV_net_epoll_wait, epfd, (uint32_t)maxevents,
              REAL(epoll_pwait)(epfd, ev, maxevents, timeout, sigmask));
   uint64_t saved = detsim__sig_mask_enter(sigmask);
@@ -900,6 +930,7 @@ DETSIM_INTERCEPT_ALIAS(epoll_pwait)
 
 DETSIM_EXPORT int __detsim_epoll_pwait2(int epfd, struct epoll_event *ev, int maxevents,
                                         const struct timespec *timeout, const sigset_t *sigmask) {
+  DETSIM_CANCEL_POINT();
   SOCK_ENTER(DETSIM_EV_net_epoll_wait, epfd, (uint32_t)maxevents,
              REAL(epoll_pwait2)(epfd, ev, maxevents, timeout, sigmask));
   if (timeout != NULL && !detsim__timespec_valid(timeout)) return (int)leave(f, fail(EINVAL));

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <threads.h>
 
+#include "cancel.h"
 #include "clock.h"
 #include "real.h"
 #include "sched_internal.h"
@@ -17,6 +18,7 @@ DETSIM_EXPORT int __detsim_pthread_create(pthread_t *out, const pthread_attr_t *
 DETSIM_INTERCEPT_ALIAS(pthread_create)
 
 DETSIM_EXPORT int __detsim_pthread_join(pthread_t t, void **retval) {
+  DETSIM_CANCEL_POINT();
   return detsim__thread_join(t, retval, false, DETSIM_NO_DEADLINE);
 }
 DETSIM_INTERCEPT_ALIAS(pthread_join)
@@ -29,6 +31,7 @@ DETSIM_INTERCEPT_ALIAS(pthread_tryjoin_np)
 
 DETSIM_EXPORT int __detsim_pthread_clockjoin_np(pthread_t t, void **retval, clockid_t clock,
                                                 const struct timespec *abstime) {
+  DETSIM_CANCEL_POINT();
   if (detsim__self() == NULL) return REAL(pthread_clockjoin_np)(t, retval, clock, abstime);
   uint64_t deadline = DETSIM_NO_DEADLINE;
   if (abstime != NULL) {
@@ -41,6 +44,7 @@ DETSIM_EXPORT int __detsim_pthread_clockjoin_np(pthread_t t, void **retval, cloc
 DETSIM_INTERCEPT_ALIAS(pthread_clockjoin_np)
 
 DETSIM_EXPORT int __detsim_pthread_timedjoin_np(pthread_t t, void **retval, const struct timespec *abstime) {
+  DETSIM_CANCEL_POINT();
   if (detsim__self() == NULL) return REAL(pthread_timedjoin_np)(t, retval, abstime);
   return __detsim_pthread_clockjoin_np(t, retval, CLOCK_REALTIME, abstime);
 }

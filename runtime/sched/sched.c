@@ -23,6 +23,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "cancel.h"
 #include "check.h"
 #include "clock.h"
 #include "event_cost.h"
@@ -219,6 +220,7 @@ static bool can_run(detsim_thread *t) {
   uint64_t now = detsim__now_ns();
   if (t->deadline <= now && deadline_wakes(t, now)) return true;
   if (__builtin_expect(detsim__sig_maybe(t), 0) && detsim__sig_deliverable(t)) return true;
+  if (__builtin_expect(t->block_cancelable, 0) && detsim__cancel_due(t)) return true;
   return t->ready(t->ready_arg);
 }
 
@@ -360,6 +362,12 @@ static inline void preempt_point(detsim_thread *self) {
   preempt_slow(self);
 }
 
+/* Asynchronous cancellation acts at the next yield point (out of line: a
+ * yield point's fast path only tests whether a request is pending). */
+static __attribute__((noinline, cold)) void cancel_at_yield(detsim_thread *self) {
+  if (self->cancel_async && detsim__cancel_due(self)) detsim__cancel_act();
+}
+
 void detsim__yield_aux(enum detsim_event_kind kind, const void *obj, uintptr_t pc, uint32_t aux) {
   detsim_thread *self = tls_self;
   if (self == NULL || self->suppress) return;
@@ -367,6 +375,7 @@ void detsim__yield_aux(enum detsim_event_kind kind, const void *obj, uintptr_t p
   self->site_pc = pc;
   self->site_step = self->steps;
   preempt_point(self);
+  if (__builtin_expect(self->cancel_pending, 0)) cancel_at_yield(self);
   detsim__sig_deliver_due(self);
 }
 
@@ -390,6 +399,7 @@ void detsim__yield_to_other(uintptr_t pc) {
       detsim__sched_switch_to(self, pick(cands, n));
     }
   }
+  if (__builtin_expect(self->cancel_pending, 0)) cancel_at_yield(self);
   detsim__sig_deliver_due(self);
 }
 
@@ -424,7 +434,7 @@ static int block_once(detsim_thread *self, enum detsim_event_kind kind, const vo
   }
   bool ok = ready(arg);
   bool late = detsim__now_ns() >= self->deadline;
-  CHECK(ok || late || detsim__sig_deliverable(self));
+  CHECK(ok || late || detsim__sig_deliverable(self) || (self->block_cancelable && detsim__cancel_due(self)));
   self->state = DETSIM_T_RUNNABLE;
   self->ready = NULL;
   self->next = NULL;
@@ -444,6 +454,13 @@ static int block_loop(detsim_thread *self, enum detsim_event_kind kind, const vo
     if (self->rt_abs) deadline_ns = detsim__deadline_of_abs_ns(self->rt_clock, self->rt_abs_ns);
     if (ready(arg)) return 0;
     if (deadline_ns <= detsim__now_ns()) return ETIMEDOUT;
+    if (self->block_cancelable && detsim__cancel_due(self)) {
+      /* A cancellation point's wait ends; its call acts as it returns
+       * (an interruptible wait takes the EINTR path, which never restarts). */
+      self->cancel_cut = true;
+      self->sig_restart = false;
+      return interruptible ? EINTR : ECANCELED;
+    }
     if (detsim__sig_maybe(self) && detsim__sig_deliverable(self)) {
       unsigned d = detsim__sig_deliver(self);
       if (interruptible && (d & DETSIM_SIG_HANDLED)) {
@@ -464,8 +481,15 @@ static int block_on(enum detsim_event_kind kind, const void *obj, bool (*ready)(
   CHECK(self != NULL);
   CHECK_EQ(self->state, DETSIM_T_RUNNABLE);
   self->rt_abs = detsim__clock_take_abs(deadline_ns, &self->rt_clock, &self->rt_abs_ns);
+  /* Whether a cancel request ends this wait: an interruptible one inside a
+   * cancellation point, or a plain one that asked (cancel_wait).  Saved, as
+   * a signal handler run from this wait may wait itself. */
+  bool saved_cancelable = self->block_cancelable;
+  self->block_cancelable = interruptible ? self->cancel_point > 0 : self->cancel_wait;
+  self->cancel_wait = false;
   int r = block_loop(self, kind, obj, ready, next, arg, deadline_ns, interruptible, caller);
   self->rt_abs = false;
+  self->block_cancelable = saved_cancelable;
   return r;
 }
 
@@ -498,6 +522,13 @@ int detsim__wait(enum detsim_event_kind kind, const void *obj, uint64_t deadline
   int r = detsim__block(kind, obj, woken_ready, self, deadline_ns);
   self->waiting = false;
   return r;
+}
+
+int detsim__wait_cancelable(enum detsim_event_kind kind, const void *obj, uint64_t deadline_ns) {
+  detsim_thread *self = tls_self;
+  CHECK(self != NULL);
+  self->cancel_wait = self->cancel_point > 0;
+  return detsim__wait(kind, obj, deadline_ns);
 }
 
 static bool is_waiter_on(detsim_thread *t, const void *obj) {
@@ -547,6 +578,8 @@ static detsim_thread *find_thread(pthread_t pt) {
   return NULL;
 }
 
+detsim_thread *detsim__thread_find(pthread_t thread) { return find_thread(thread); }
+
 detsim_thread *detsim__thread_of(pthread_t pt) {
   detsim_thread *t = find_thread(pt);
   return t != NULL && (t->state == DETSIM_T_RUNNABLE || t->state == DETSIM_T_BLOCKED) ? t : NULL;
@@ -559,7 +592,7 @@ static detsim_thread *alloc_slot(void) {
   return NULL;
 }
 
-static void finish_thread(detsim_thread *self, void *retval);
+static void mark_exit_key(detsim_thread *t);
 
 static void *trampoline(void *arg) {
   detsim_thread *t = arg;
@@ -567,9 +600,13 @@ static void *trampoline(void *arg) {
   detsim__altstack_install();
   detsim__sched_wait_baton(t);
   t->tid = gettid(); /* written holding the baton: others read it so */
+  mark_exit_key(t);
   detsim__event(DETSIM_EV_thread_start, t, NULL, (uintptr_t)t->start, 0);
   void *ret = t->start(t->arg);
-  finish_thread(t, ret);
+  /* Thread-specific data destructors run next, as this simulated thread;
+   * the last round of them finishes it (exit_key_destructor). */
+  t->retval = ret;
+  t->exiting = true;
   return ret;
 }
 
@@ -626,10 +663,13 @@ int detsim__thread_join(pthread_t thread, void **retval, bool try_only, uint64_t
   if (t->joiner != NULL && t->joiner != self) return EINVAL;
   if (try_only && t->state != DETSIM_T_FINISHED) return EBUSY;
   t->joiner = self;
-  if (detsim__block(DETSIM_EV_thread_join, t, finished_ready, t, deadline_ns) == ETIMEDOUT) {
-    t->joiner = NULL;
-    return ETIMEDOUT;
-  }
+  /* A join is a cancellation point: canceled, it leaves t joinable. */
+  self->cancel_wait = !try_only && self->cancel_point > 0;
+  int r = detsim__block(DETSIM_EV_thread_join, t, finished_ready, t, deadline_ns);
+  if (r != 0) t->joiner = NULL;
+  if (r == ECANCELED) detsim__cancel_act();
+  if (r == ETIMEDOUT) return ETIMEDOUT;
+  CHECK_EQ(r, 0);
   if (retval) *retval = t->retval;
   /* Reap the OS thread; its real exit path may still be running. */
   REAL(pthread_join)(t->pthread, NULL);
@@ -650,20 +690,15 @@ int detsim__thread_detach(pthread_t thread) {
   return r;
 }
 
-/* The thread's simulated life ends here; its real exit (TLS destructors)
- * runs afterwards outside the simulation, while the next thread runs. */
-static void finish_thread(detsim_thread *self, void *retval) {
+/* The thread's simulated life ends here, after its cleanup handlers and
+ * thread-specific data destructors; the rest of its real exit runs
+ * afterwards outside the simulation, while the next thread runs. */
+static void finish_thread(detsim_thread *self) {
   detsim__event(DETSIM_EV_thread_exit, self, NULL, 0, 0);
-  self->retval = retval;
   self->state = self->detached ? DETSIM_T_FREE : DETSIM_T_FINISHED;
-  CHECK_GE(W.live, 1);
+  /* The last thread does not finish: it ends the process (end_process). */
+  CHECK_GE(W.live, 2);
   W.live--;
-  if (W.live == 0) {
-    /* The last simulated thread: the process ends when its real thread
-     * exits; the result line is written by the exit handler. */
-    tls_self = NULL;
-    return;
-  }
   if (detsim__in_world) {
     struct choice c = detsim__sched_world_choose_when_stuck(self, self, true);
     tls_self = NULL;
@@ -681,9 +716,61 @@ static void finish_thread(detsim_thread *self, void *retval) {
   detsim__sched_give_baton(next);
 }
 
+/* ---- the end of a thread ----
+ *
+ * A thread's simulated life lasts until its real exit has run the program's
+ * code: pthread_exit (and a cancel) unwinds for real, running the cleanup
+ * handlers (pthread_cleanup_push) in the thread, then glibc runs the
+ * thread-specific data destructors, for pthread_exit and for a start routine
+ * that returned alike.  The runtime's own key is set in every simulated
+ * thread; its destructor re-arms itself so that glibc makes every round it
+ * may make (PTHREAD_DESTRUCTOR_ITERATIONS), and finishes the simulated
+ * thread in the last one.  So handlers and destructors that lock, sleep or
+ * signal do it as the simulated thread, at yield points.  (A destructor
+ * whose key comes after the runtime's, set again by destructors in each of
+ * the earlier rounds, would run outside the simulation: glibc's last round.)
+ */
+
+/* glibc's PTHREAD_DESTRUCTOR_ITERATIONS. */
+#define TSD_ROUNDS 4
+#ifdef PTHREAD_DESTRUCTOR_ITERATIONS
+_Static_assert(PTHREAD_DESTRUCTOR_ITERATIONS == TSD_ROUNDS, "glibc's destructor rounds");
+#endif
+
+static pthread_key_t exit_key;
+
+static void mark_exit_key(detsim_thread *t) {
+  int r = pthread_setspecific(exit_key, t);
+  CHECK_EQ(r, 0); /* the key exists from the start: setting it only stores */
+}
+
+/* The last simulated thread ends: its process ends as glibc ends it when the
+ * last thread exits, with exit(0) (atexit handlers, stdio flushed), run as
+ * this thread.  This happens only after main called pthread_exit. */
+_Noreturn static void end_process(detsim_thread *self) {
+  CHECK_EQ(W.live, 1);
+  detsim__event(DETSIM_EV_thread_exit, self, NULL, 0, 0);
+  exit(0);
+}
+
+static void exit_key_destructor(void *value) {
+  detsim_thread *t = value;
+  if (t == NULL || t != tls_self || !W.running) return;
+  if (++t->tsd_rounds < TSD_ROUNDS) {
+    mark_exit_key(t);
+    return;
+  }
+  t->exiting = true; /* whatever way it left: no cancel acts from now on */
+  if (W.live == 1) end_process(t);
+  finish_thread(t);
+}
+
 _Noreturn void detsim__thread_exit(void *retval) {
   detsim_thread *self = tls_self;
-  if (self != NULL) finish_thread(self, retval);
+  if (self != NULL && !self->exiting) {
+    self->retval = retval;
+    self->exiting = true;
+  }
   REAL(pthread_exit)(retval);
 }
 
@@ -795,6 +882,9 @@ void detsim__sched_start(uint64_t seed) {
   W.live = 1;
   W.current = main_thread;
   tls_self = main_thread;
+  int kr = pthread_key_create(&exit_key, exit_key_destructor);
+  CHECK_EQ(kr, 0); /* made before the program runs: keys are not used up yet */
+  mark_exit_key(main_thread);
   W.running = true;
   if (detsim__in_world) {
     /* The node's program starts when the world first comes to it. */

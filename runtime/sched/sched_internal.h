@@ -74,8 +74,24 @@ struct detsim_thread {
     const void *env;
     uint64_t mask;
     unsigned handler_depth;
+    unsigned cancel_point;       /* a jump out of a cancellation point leaves it */
   } jmp_marks[DETSIM_JMP_MARKS];
   unsigned jmp_next;             /* the mark the next sigsetjmp replaces */
+  /* cancellation (cancel.h) */
+  bool cancel_disabled;          /* PTHREAD_CANCEL_DISABLE */
+  bool cancel_async;             /* PTHREAD_CANCEL_ASYNCHRONOUS */
+  bool cancel_pending;           /* pthread_cancel asked; not acted on yet */
+  bool cancel_cut;               /* a wait in a cancellation point ended for it */
+  bool cancel_wait;              /* the next plain wait ends for a cancel (join, cond wait) */
+  bool block_cancelable;         /* this wait ends for a cancel */
+  unsigned cancel_point;         /* > 0: inside a cancellation point ... */
+  uintptr_t cancel_pc;           /* ... called from here */
+  /* The thread is on its way out (pthread_exit, a cancel, or its start
+   * routine returned): cleanup handlers and thread-specific data
+   * destructors run as this simulated thread; the last destructor round
+   * finishes it (sched.c). */
+  bool exiting;
+  unsigned tsd_rounds;
   /* reports */
   bool report_request;
   char where[2048];
@@ -113,9 +129,17 @@ struct detsim_world {
 
 extern struct detsim_world W;
 
+/* A cancel request this thread must act on at its next cancellation point
+ * (or, asynchronous, at its next yield point). */
+static inline bool detsim__cancel_due(const detsim_thread *t) {
+  return t->cancel_pending && !t->cancel_disabled && !t->exiting;
+}
+
 uint64_t detsim__event(enum detsim_event_kind kind, detsim_thread *t, const void *obj,
                        uintptr_t pc, uint32_t aux);
 void detsim__yield_to_other(uintptr_t pc);
+/* The simulated thread of a pthread_t, finished ones included; NULL if none. */
+detsim_thread *detsim__thread_find(pthread_t thread);
 void detsim__yield_aux(enum detsim_event_kind kind, const void *obj, uintptr_t pc, uint32_t aux);
 _Noreturn void detsim__deadlock(detsim_thread *self);
 void detsim__break_now(uint64_t event);

@@ -14,6 +14,7 @@
 #include <sys/time.h>
 #include <unistd.h>
 
+#include "cancel.h"
 #include "check.h"
 #include "posix_timer.h"
 #include "real.h"
@@ -201,12 +202,14 @@ static int suspend_with(uint64_t mask, uintptr_t pc) {
 }
 
 DETSIM_EXPORT int __detsim_sigsuspend(const sigset_t *mask) {
+  DETSIM_CANCEL_POINT();
   if (detsim__self() == NULL) return REAL(sigsuspend)(mask);
   return suspend_with(detsim__sig_bits(mask), PC());
 }
 DETSIM_INTERCEPT_ALIAS(sigsuspend)
 
 DETSIM_EXPORT int __detsim_pause(void) {
+  DETSIM_CANCEL_POINT();
   detsim_thread *self = detsim__self();
   if (self == NULL) return REAL(pause)();
   return suspend_with(self->sig_mask, PC());
@@ -239,16 +242,20 @@ static int sim_sigwait(const sigset_t *set, siginfo_t *info, uint64_t deadline, 
 }
 
 DETSIM_EXPORT int __detsim_sigwait(const sigset_t *set, int *sig) {
+  DETSIM_CANCEL_POINT();
   if (detsim__self() == NULL) return REAL(sigwait)(set, sig);
   int r;
-  /* sigwait itself is never interrupted: glibc retries it. */
-  while ((r = sim_sigwait(set, NULL, DETSIM_NO_DEADLINE, PC())) == -EINTR) {}
+  /* sigwait itself is never interrupted: glibc retries it (but a cancel
+   * request ends it). */
+  while ((r = sim_sigwait(set, NULL, DETSIM_NO_DEADLINE, PC())) == -EINTR && !detsim__cancel_cut()) {}
+  if (r < 0) return EINTR; /* canceled: acts as the call returns */
   *sig = r;
   return 0;
 }
 DETSIM_INTERCEPT_ALIAS(sigwait)
 
 DETSIM_EXPORT int __detsim_sigwaitinfo(const sigset_t *set, siginfo_t *info) {
+  DETSIM_CANCEL_POINT();
   if (detsim__self() == NULL) return REAL(sigwaitinfo)(set, info);
   int r = sim_sigwait(set, info, DETSIM_NO_DEADLINE, PC());
   return r < 0 ? (int)fail(-r) : r;
@@ -256,6 +263,7 @@ DETSIM_EXPORT int __detsim_sigwaitinfo(const sigset_t *set, siginfo_t *info) {
 DETSIM_INTERCEPT_ALIAS(sigwaitinfo)
 
 DETSIM_EXPORT int __detsim_sigtimedwait(const sigset_t *set, siginfo_t *info, const struct timespec *timeout) {
+  DETSIM_CANCEL_POINT();
   if (detsim__self() == NULL) return REAL(sigtimedwait)(set, info, timeout);
   uint64_t deadline = DETSIM_NO_DEADLINE;
   if (timeout != NULL) {

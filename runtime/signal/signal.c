@@ -405,6 +405,7 @@ void detsim__sig_note_setjmp(const void *env) {
   self->jmp_marks[i].env = env;
   self->jmp_marks[i].mask = self->sig_mask;
   self->jmp_marks[i].handler_depth = self->handler_depth;
+  self->jmp_marks[i].cancel_point = self->cancel_point;
 }
 
 void detsim__sig_longjmp(const void *env, bool mask_saved) {
@@ -414,6 +415,7 @@ void detsim__sig_longjmp(const void *env, bool mask_saved) {
     if (self->jmp_marks[k].env != env) continue;
     /* The handlers running since that sigsetjmp never return. */
     if (self->jmp_marks[k].handler_depth <= self->handler_depth) self->handler_depth = self->jmp_marks[k].handler_depth;
+    if (self->jmp_marks[k].cancel_point <= self->cancel_point) self->cancel_point = self->jmp_marks[k].cancel_point;
     if (mask_saved) self->sig_mask = self->jmp_marks[k].mask;
     return;
   }

@@ -21,6 +21,7 @@
 #include <errno.h>
 #include <string.h>
 
+#include "cancel.h"
 #include "check.h"
 #include "real.h"
 #include "sched.h"
@@ -53,6 +54,7 @@ int detsim__cond_init_clock(pthread_cond_t *c, clockid_t clock) {
 
 int detsim__cond_wait(pthread_cond_t *c, pthread_mutex_t *m, bool timed, clockid_t clock,
                       const struct timespec *abstime) {
+  DETSIM_CANCEL_POINT(); /* a request pending now acts with the mutex held */
   detsim_thread *self = detsim__self();
   if (self != NULL) detsim__yield(DETSIM_EV_cond_wait, c);
   uint32_t id = detsim__sync_caller_id(self);
@@ -77,8 +79,8 @@ int detsim__cond_wait(pthread_cond_t *c, pthread_mutex_t *m, bool timed, clockid
   int rc = detsim__mutex_release(m, id);
   if (rc != 0) return rc;
   __atomic_add_fetch(WAITERS(c), 1, __ATOMIC_ACQ_REL);
-  int woke = detsim__wait(DETSIM_EV_cond_wait, c, deadline);
-  if (woke == ETIMEDOUT) {
+  int woke = detsim__wait_cancelable(DETSIM_EV_cond_wait, c, deadline);
+  if (woke == ETIMEDOUT || woke == ECANCELED) {
     waiters_sub(c, 1); /* nobody woke us: we take ourselves off the count */
   } else {
     CHECK_EQ(woke, 0);
@@ -87,6 +89,9 @@ int detsim__cond_wait(pthread_cond_t *c, pthread_mutex_t *m, bool timed, clockid
    * it again only counts up. */
   rc = detsim__mutex_acquire(m, self, id, false, DETSIM_NO_DEADLINE);
   CHECK_EQ(rc, 0); /* we released it: relocking cannot fail */
+  /* Canceled while waiting: with the mutex held again, as POSIX says (a
+   * thread that was woken returns, and a request stays pending). */
+  if (woke == ECANCELED) detsim__cancel_act();
   return woke;
 }
 

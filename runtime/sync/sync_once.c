@@ -2,8 +2,9 @@
  * that come while it runs block until it is done; later ones return at once.
  *
  * As glibc, a routine that calls pthread_once on its own control waits for
- * itself (a deadlock the scheduler reports).  Cancellation of the routine is
- * not simulated (pthread_cancel is unsupported).
+ * itself (a deadlock the scheduler reports).  A routine that is canceled
+ * (or calls pthread_exit) leaves the control as if pthread_once had never
+ * been called, as POSIX says: a waiter then runs the routine itself.
  */
 #include <errno.h>
 
@@ -13,7 +14,20 @@
 
 #define STATE(o) detsim__sync_word((o), DETSIM_ONCE_STATE)
 
-static bool once_done(void *arg) { return SYNC_LOAD(STATE(arg)) == DETSIM_ONCE_DONE; }
+/* Waiters wait for the run to end, done or canceled. */
+static bool once_over(void *arg) { return SYNC_LOAD(STATE(arg)) != DETSIM_ONCE_RUNNING; }
+
+/* Runs as the routine's thread unwinds (a cancel, pthread_exit). */
+static void once_reset(void *arg) {
+  uint32_t prev = __atomic_exchange_n(STATE(arg), DETSIM_ONCE_NOT_RUN, __ATOMIC_ACQ_REL);
+  CHECK_EQ(prev, DETSIM_ONCE_RUNNING); /* only the runner leaves a run */
+}
+
+static void run_routine(pthread_once_t *once, void (*routine)(void)) {
+  pthread_cleanup_push(once_reset, once);
+  routine();
+  pthread_cleanup_pop(0);
+}
 
 int detsim__once(pthread_once_t *once, void (*routine)(void)) {
   detsim_thread *self = detsim__self();
@@ -21,15 +35,15 @@ int detsim__once(pthread_once_t *once, void (*routine)(void)) {
   for (;;) {
     uint32_t state = DETSIM_ONCE_NOT_RUN;
     if (SYNC_CAS(STATE(once), &state, DETSIM_ONCE_RUNNING)) {
-      routine();
+      run_routine(once, routine);
       uint32_t prev = __atomic_exchange_n(STATE(once), DETSIM_ONCE_DONE, __ATOMIC_ACQ_REL);
       CHECK_EQ(prev, DETSIM_ONCE_RUNNING); /* only the runner ends the run */
       return 0;
     }
     if (state == DETSIM_ONCE_DONE) return 0;
     CHECK_EQ(state, DETSIM_ONCE_RUNNING); /* a once control is not run, running or done */
-    int rc = self != NULL ? detsim__block(DETSIM_EV_once, once, once_done, once, DETSIM_NO_DEADLINE)
-                          : detsim__sync_outside_wait(once_done, once, DETSIM_NO_DEADLINE);
+    int rc = self != NULL ? detsim__block(DETSIM_EV_once, once, once_over, once, DETSIM_NO_DEADLINE)
+                          : detsim__sync_outside_wait(once_over, once, DETSIM_NO_DEADLINE);
     CHECK_EQ(rc, 0); /* no deadline */
   }
 }

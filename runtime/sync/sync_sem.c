@@ -12,6 +12,7 @@
 #include <semaphore.h>
 #include <string.h>
 
+#include "cancel.h"
 #include "check.h"
 #include "sched.h"
 #include "sync.h"
@@ -67,18 +68,23 @@ DETSIM_EXPORT int __detsim_sem_destroy(sem_t *s) {
 }
 DETSIM_INTERCEPT_ALIAS(sem_destroy)
 
-DETSIM_EXPORT int __detsim_sem_wait(sem_t *s) { return sem_take(s, DETSIM_LOCK_BLOCK, CLOCK_REALTIME, NULL); }
+DETSIM_EXPORT int __detsim_sem_wait(sem_t *s) {
+  DETSIM_CANCEL_POINT();
+  return sem_take(s, DETSIM_LOCK_BLOCK, CLOCK_REALTIME, NULL);
+}
 DETSIM_INTERCEPT_ALIAS(sem_wait)
 
 DETSIM_EXPORT int __detsim_sem_trywait(sem_t *s) { return sem_take(s, DETSIM_LOCK_TRY, CLOCK_REALTIME, NULL); }
 DETSIM_INTERCEPT_ALIAS(sem_trywait)
 
 DETSIM_EXPORT int __detsim_sem_timedwait(sem_t *s, const struct timespec *abstime) {
+  DETSIM_CANCEL_POINT();
   return sem_take(s, DETSIM_LOCK_TIMED, CLOCK_REALTIME, abstime);
 }
 DETSIM_INTERCEPT_ALIAS(sem_timedwait)
 
 DETSIM_EXPORT int __detsim_sem_clockwait(sem_t *s, clockid_t clock, const struct timespec *abstime) {
+  DETSIM_CANCEL_POINT();
   return sem_take(s, DETSIM_LOCK_TIMED, clock, abstime);
 }
 DETSIM_INTERCEPT_ALIAS(sem_clockwait)

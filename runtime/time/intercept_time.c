@@ -12,6 +12,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cancel.h"
 #include "clock.h"
 #include "options.h"
 #include "real.h"
@@ -116,6 +117,7 @@ static void time_left(uint64_t deadline, struct timespec *rem) {
 }
 
 DETSIM_EXPORT int __detsim_nanosleep(const struct timespec *req, struct timespec *rem) {
+  DETSIM_CANCEL_POINT();
   if (detsim__self() == NULL) return REAL(nanosleep)(req, rem);
   if (!detsim__timespec_valid(req)) {
     errno = EINVAL;
@@ -132,6 +134,7 @@ DETSIM_EXPORT int __detsim_nanosleep(const struct timespec *req, struct timespec
 DETSIM_INTERCEPT_ALIAS(nanosleep)
 
 DETSIM_EXPORT int __detsim_clock_nanosleep(clockid_t id, int flags, const struct timespec *req, struct timespec *rem) {
+  DETSIM_CANCEL_POINT();
   if (detsim__self() == NULL) return REAL(clock_nanosleep)(id, flags, req, rem);
   if (id == CLOCK_THREAD_CPUTIME_ID) return EINVAL;
   uint64_t deadline;
@@ -152,6 +155,7 @@ DETSIM_EXPORT int __detsim_clock_nanosleep(clockid_t id, int flags, const struct
 DETSIM_INTERCEPT_ALIAS(clock_nanosleep)
 
 DETSIM_EXPORT int __detsim_usleep(useconds_t usec) {
+  DETSIM_CANCEL_POINT();
   if (detsim__self() == NULL) return REAL(usleep)(usec);
   struct timespec ts = { (time_t)(usec / 1000000u), (long)(usec % 1000000u) * 1000L };
   if (sim_sleep_until(detsim__deadline_after(&ts), (uintptr_t)__builtin_return_address(0)) == EINTR) {
@@ -163,6 +167,7 @@ DETSIM_EXPORT int __detsim_usleep(useconds_t usec) {
 DETSIM_INTERCEPT_ALIAS(usleep)
 
 DETSIM_EXPORT unsigned int __detsim_sleep(unsigned int seconds) {
+  DETSIM_CANCEL_POINT();
   if (detsim__self() == NULL) return REAL(sleep)(seconds);
   struct timespec ts = { (time_t)seconds, 0 };
   uint64_t deadline = detsim__deadline_after(&ts);
@@ -176,6 +181,7 @@ DETSIM_EXPORT unsigned int __detsim_sleep(unsigned int seconds) {
 DETSIM_INTERCEPT_ALIAS(sleep)
 
 DETSIM_EXPORT int __detsim_thrd_sleep(const struct timespec *duration, struct timespec *remaining) {
+  DETSIM_CANCEL_POINT();
   if (detsim__self() == NULL) return REAL(thrd_sleep)(duration, remaining);
   if (!detsim__timespec_valid(duration)) return -2;
   uint64_t deadline = detsim__deadline_after(duration);

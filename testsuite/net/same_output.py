@@ -2,7 +2,7 @@
 """Conformance: a program prints the same stdout natively (over real
 loopback) and as a simulation build, for every seed given.
 
-  same_output.py --native PROG --sim SIMPROG [--seeds SPEC] [--timeout S]
+  same_output.py --native PROG --sim SIMPROG [--seeds SPEC] [--timeout S] [--options DETSIM_OPTIONS]
 
 The native run must exit 0; each simulation run must exit 0 and end with
 the `detsim: pass` result line.  On a difference, both outputs are shown
@@ -31,6 +31,7 @@ def main():
     ap.add_argument("--sim", required=True)
     ap.add_argument("--seeds", default="1-3")
     ap.add_argument("--timeout", type=float, default=60)
+    ap.add_argument("--options", help="DETSIM_OPTIONS for the simulation runs")
     a = ap.parse_args()
     env = dict(os.environ)
     env.pop("DETSIM_SEED", None)
@@ -40,6 +41,8 @@ def main():
     if nat.returncode != 0:
         print("FAIL: the native run exited %d\n%s\n%s" % (nat.returncode, nat.stdout.decode(), nat.stderr.decode()))
         return 1
+    if a.options:
+        env["DETSIM_OPTIONS"] = a.options
     for seed in parse_seeds(a.seeds):
         env["DETSIM_SEED"] = str(seed)
         sim = subprocess.run([a.sim], stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=a.timeout, env=env,
