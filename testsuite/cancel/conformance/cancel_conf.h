@@ -20,8 +20,9 @@
 #include <string.h>
 #include <unistd.h>
 
-/* Long enough for a thread to reach its wait, natively and simulated. */
-#define SETTLE_US 50000
+/* Long enough for a thread to reach its wait, natively and simulated (a
+ * loaded 2-core CI machine took more than 50 ms at times). */
+#define SETTLE_US 200000
 
 static inline void settle(void) { usleep(SETTLE_US); }
 
