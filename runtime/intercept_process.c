@@ -87,17 +87,6 @@ DETSIM_EXPORT int __detsim_posix_spawnp(pid_t *pid, const char *file, const posi
 }
 DETSIM_INTERCEPT_ALIAS(posix_spawnp)
 
-DETSIM_EXPORT long __detsim_syscall(long number, ...) {
-  unsupported("syscall", why_syscall, &warned_syscall);
-  va_list ap;
-  va_start(ap, number);
-  long a[6];
-  for (int i = 0; i < 6; i++) a[i] = va_arg(ap, long);
-  va_end(ap);
-  return REAL(syscall)(number, a[0], a[1], a[2], a[3], a[4], a[5]);
-}
-DETSIM_INTERCEPT_ALIAS(syscall)
-
 DETSIM_EXPORT int __detsim_pthread_cancel(pthread_t t) {
   unsupported("pthread_cancel", why_pthread_cancel, &warned_pthread_cancel);
   return REAL(pthread_cancel)(t);
