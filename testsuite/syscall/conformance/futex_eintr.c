@@ -2,7 +2,8 @@
  * fails with EINTR after a handler without SA_RESTART, and is restarted
  * after one with SA_RESTART (comparing the word again: a wake then ends
  * it); a timed wait fails with EINTR after any handler; LOCK_PI is
- * restarted after any handler and takes the lock when it is freed. */
+ * restarted after any handler and takes the lock when it is freed.  The
+ * signals are sent with a raw tgkill to the waiter's gettid. */
 #include "../../net/conformance/conf.h"
 
 #include <linux/futex.h>
@@ -12,6 +13,7 @@
 #include <sys/syscall.h>
 
 static _Atomic uint32_t word, pi, started;
+static _Atomic long waiter_tid;
 static volatile sig_atomic_t handled;
 
 static void on_signal(int sig) { handled += sig > 0; }
@@ -20,6 +22,7 @@ struct job { int op; int timed; long result; int err; };
 
 static void *waiter(void *arg) {
   struct job *j = arg;
+  atomic_store(&waiter_tid, syscall(SYS_gettid));
   atomic_store(&started, 1);
   errno = 0;
   if (j->op == FUTEX_LOCK_PI)
@@ -43,7 +46,9 @@ static void run(const char *label, int sig, struct job *j, int release) {
   MUST(pthread_create(&t, NULL, waiter, j) == 0);
   while (!atomic_load(&started)) usleep(1000);
   settle();
-  pthread_kill(t, sig);
+  /* By thread id, as a raw tgkill names it. */
+  MUST(atomic_load(&waiter_tid) != syscall(SYS_gettid));
+  MUST(syscall(SYS_tgkill, getpid(), atomic_load(&waiter_tid), sig) == 0);
   settle();
   if (release == 1) {
     atomic_store(&word, 1);
