@@ -10,7 +10,9 @@
 #include <signal.h>
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
+#include <sys/signalfd.h>
 #include <sys/stat.h>
+#include <sys/timerfd.h>
 #include <sys/syscall.h>
 #include <time.h>
 
@@ -197,6 +199,47 @@ static void signals(void) {
   SHOW("rt_sigprocmask_unblock", syscall(SYS_rt_sigprocmask, SIG_UNBLOCK, &block, NULL, 8));
 }
 
+static void timers_and_signalfds(void) {
+  int t = (int)syscall(SYS_timerfd_create, CLOCK_MONOTONIC, TFD_CLOEXEC);
+  MUST(t >= 0);
+  struct itimerspec its = {.it_value = {0, 10 * 1000 * 1000}};
+  SHOW("timerfd_settime", syscall(SYS_timerfd_settime, t, 0, &its, NULL));
+  uint64_t expirations = 0;
+  SHOW("timerfd_read", syscall(SYS_read, t, &expirations, sizeof expirations));
+  printf("expirations=%llu\n", (unsigned long long)expirations);
+  struct itimerspec cur;
+  SHOW("timerfd_gettime", syscall(SYS_timerfd_gettime, t, &cur));
+  printf("disarmed=%d\n", cur.it_value.tv_sec == 0 && cur.it_value.tv_nsec == 0);
+  SHOW("close_timerfd", syscall(SYS_close, t));
+  uint64_t usr2 = 1ull << (SIGUSR2 - 1);
+  SHOW("block_usr2", syscall(SYS_rt_sigprocmask, SIG_BLOCK, &usr2, NULL, 8));
+  int sfd = (int)syscall(SYS_signalfd4, -1, &usr2, 8, SFD_NONBLOCK);
+  MUST(sfd >= 0);
+  struct signalfd_siginfo si;
+  SHOW("signalfd_empty", syscall(SYS_read, sfd, &si, sizeof si));
+  SHOW("kill_self", syscall(SYS_kill, getpid(), SIGUSR2));
+  SHOW("signalfd_read", syscall(SYS_read, sfd, &si, sizeof si) == (long)sizeof si);
+  printf("signalfd_signo=%u\n", si.ssi_signo);
+  SHOW("signalfd4_bad_size", syscall(SYS_signalfd4, -1, &usr2, 128, 0));
+  SHOW("close_signalfd", syscall(SYS_close, sfd));
+  SHOW("unblock_usr2", syscall(SYS_rt_sigprocmask, SIG_UNBLOCK, &usr2, NULL, 8));
+}
+
+static _Atomic int exited_work;
+static void *raw_exit_thread(void *arg) {
+  (void)arg;
+  exited_work = 1;
+  syscall(SYS_exit, 0);
+  return (void *)1; /* never reached */
+}
+
+static void thread_exit(void) {
+  pthread_t t;
+  MUST(pthread_create(&t, NULL, raw_exit_thread, NULL) == 0);
+  SHOW("join_raw_exited", pthread_join(t, NULL));
+  printf("thread_worked=%d\n", exited_work);
+}
+
 static void barriers_and_io_uring(void) {
   long q = syscall(SYS_membarrier, MEMBARRIER_CMD_QUERY, 0, 0);
   int want = MEMBARRIER_CMD_PRIVATE_EXPEDITED | MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED | MEMBARRIER_CMD_GLOBAL;
@@ -215,6 +258,11 @@ int main(void) {
   real_files();
   signals();
   barriers_and_io_uring();
+  timers_and_signalfds();
+  thread_exit();
   printf("done\n");
-  return 0;
+  fflush(stdout);
+  syscall(SYS_exit_group, 0);
+  printf("not reached\n");
+  return 1;
 }
