@@ -1,7 +1,7 @@
 /* Compile-time warnings for what the simulation cannot see.
  *
  * Three sources: calls to functions the table classes UNSUPPORTED (fork,
- * syscall, signals...), inline asm whose text uses an instruction that
+ * pthread_cancel...), inline asm whose text uses an instruction that
  * escapes the simulation (raw system calls, time-stamp counters, hardware
  * randomness, atomics), and the intrinsics clang emits for the same
  * instructions (__rdtsc(), _rdrand32_step()...).  Each is one warning per

@@ -19,6 +19,12 @@
  * scans them when one expires. */
 #define DETSIM_MAX_POSIX_TIMERS 256
 
+/* Raw futex waiters at once (syscall(SYS_futex), futex.c), and so the futex
+ * keys (addresses) with waiters: each waiting thread waits on one key, so a
+ * table as large as the thread table can never be full.  The wake paths scan
+ * it; it is reported by name should it ever fill. */
+#define DETSIM_FUTEX_WAITERS_MAX DETSIM_MAX_THREADS
+
 /* Real-time signals queued beyond the first pending instance of each, for
  * the whole process: a kill or sigqueue beyond fails with EAGAIN, as
  * Linux's does beyond RLIMIT_SIGPENDING (which is larger; a program that
@@ -172,6 +178,7 @@ _Static_assert(DETSIM_CLOCK_LOCAL_NS_MAX == DETSIM_NET_TIMERFD_NS_MAX, "a timerf
 
 _Static_assert(DETSIM_MAX_THREADS_CREATED < 65535, "thread ids are 16-bit in trace records");
 _Static_assert(DETSIM_MAX_THREADS <= DETSIM_MAX_THREADS_CREATED, "live threads are a subset of created threads");
+_Static_assert(DETSIM_FUTEX_WAITERS_MAX >= DETSIM_MAX_THREADS, "every live thread can wait on a futex at once");
 _Static_assert((DETSIM_TRACE_EVENTS_DEFAULT & (DETSIM_TRACE_EVENTS_DEFAULT - 1)) == 0, "the trace ring is a power of two");
 
 #endif

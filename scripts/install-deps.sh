@@ -15,6 +15,7 @@ packages=(
   llvm-19-tools     # FileCheck, lit (the pass tests)
   libcapstone-dev   # disassembly for the audit tools
   libunwind-dev     # backtraces in the runtime
+  libuv1-dev        # a real event-loop library for the raw-syscall tests
   cmake
   python3
 )

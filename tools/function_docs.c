@@ -1,4 +1,5 @@
-/* function_docs: writes docs/functions.md from runtime/intercept_table.def.
+/* function_docs: writes docs/functions.md from runtime/intercept_table.def
+ * and runtime/syscall_table.def (the last section: system calls by number).
  *
  * The table is the one list of every function detsim knows; this program
  * turns it into the reference users read, grouped by the part of the world
@@ -89,6 +90,8 @@ static void write_group(FILE *out, const char *group) {
   }
 }
 
+static void write_syscalls(FILE *out);
+
 static void write_document(FILE *out) {
   size_t per_class[CLASS_COUNT] = {0};
   for (size_t i = 0; i < TABLE_LEN; i++)
@@ -114,6 +117,79 @@ static void write_document(FILE *out) {
   for (size_t i = 0; i < TABLE_LEN; i++) {
     if (!group_seen_before(i))
       write_group(out, table[i].group);
+  }
+  write_syscalls(out);
+}
+
+/* ---- system calls by number (runtime/syscall_table.def) ---- */
+
+enum sys_class { ROUTE, SIMULATED, NOSYS, SYS_PASSTHROUGH, SYS_UNSUPPORTED, SYS_CLASS_COUNT };
+#define PASSTHROUGH SYS_PASSTHROUGH
+#define UNSUPPORTED SYS_UNSUPPORTED
+static const struct sys {
+  int number;
+  const char *name;
+  enum sys_class cls;
+  unsigned fds;
+  const char *note;
+} sys_table[] = {
+#define DETSIM_SYSCALL(number, name, cls, fds, note) {number, #name, cls, fds, note},
+#include "../runtime/syscall_table.def"
+#undef DETSIM_SYSCALL
+};
+#undef PASSTHROUGH
+#undef UNSUPPORTED
+
+#define SYS_TABLE_LEN (sizeof sys_table / sizeof sys_table[0])
+
+static const char *const sys_class_names[SYS_CLASS_COUNT] = {
+    "ROUTE", "SIMULATED", "NOSYS", "PASSTHROUGH", "UNSUPPORTED"};
+
+static const char *const sys_class_meanings[SYS_CLASS_COUNT] = {
+    "the runtime's interceptor of the libc wrapper runs, the kernel's argument conventions converted",
+    "the runtime models the call itself (docs/syscalls.md)",
+    "-1 ENOSYS, quietly, as a kernel built without the call",
+    ("runs natively; if an argument that is a descriptor is a simulated one, "
+     "a report naming the call and -1 EBADF instead"),
+    "a report naming the call (once) and -1 ENOSYS; it never reaches the kernel",
+};
+
+static void write_syscalls(FILE *out) {
+  size_t per_class[SYS_CLASS_COUNT] = {0};
+  for (size_t i = 0; i < SYS_TABLE_LEN; i++)
+    per_class[sys_table[i].cls]++;
+  fprintf(out, "## system calls by number (%zu)\n\n", SYS_TABLE_LEN);
+  fputs("`syscall(SYS_x, ...)` from a simulated thread, classified by "
+        "`runtime/syscall_table.def` (x86_64 numbers):",
+        out);
+  for (int c = 0; c < SYS_CLASS_COUNT; c++)
+    fprintf(out, "%s %zu %s", c == 0 ? "" : ",", per_class[c], sys_class_names[c]);
+  fputs(".  A number not listed is UNSUPPORTED.  Results are the raw ABI's, "
+        "as syscall(2) returns them: the value, or -1 and errno.\n\n",
+        out);
+  for (int c = 0; c < SYS_CLASS_COUNT; c++)
+    fprintf(out, "- **%s**: %s.\n", sys_class_names[c], sys_class_meanings[c]);
+  fputc('\n', out);
+  for (int c = 0; c < SYS_CLASS_COUNT; c++) {
+    fprintf(out, "### %s\n\n", sys_class_names[c]);
+    fputs("| number | name | descriptor arguments | note |\n", out);
+    fputs("|---|---|---|---|\n", out);
+    for (size_t i = 0; i < SYS_TABLE_LEN; i++) {
+      const struct sys *s = &sys_table[i];
+      if (s->cls != (enum sys_class)c)
+        continue;
+      fprintf(out, "| %d | `%s` | ", s->number, s->name);
+      for (int a = 0, first = 1; a < 6; a++) {
+        if (s->fds & (1u << a)) {
+          fprintf(out, "%s%d", first ? "" : ", ", a + 1);
+          first = 0;
+        }
+      }
+      fputs(" | ", out);
+      cell(out, s->note);
+      fputs(" |\n", out);
+    }
+    fputc('\n', out);
   }
 }
 

@@ -6,7 +6,7 @@
 add_executable(function_docs "${CMAKE_CURRENT_LIST_DIR}/function_docs.c")
 target_compile_options(function_docs PRIVATE ${DETSIM_C_WARNINGS})
 set_property(SOURCE "${CMAKE_CURRENT_LIST_DIR}/function_docs.c" APPEND PROPERTY
-  OBJECT_DEPENDS "${PROJECT_SOURCE_DIR}/runtime/intercept_table.def")
+  OBJECT_DEPENDS "${PROJECT_SOURCE_DIR}/runtime/intercept_table.def;${PROJECT_SOURCE_DIR}/runtime/syscall_table.def")
 
 add_custom_target(function-docs
   COMMAND function_docs "${PROJECT_SOURCE_DIR}/docs/functions.md"

@@ -87,16 +87,6 @@ DETSIM_EXPORT int __detsim_posix_spawnp(pid_t *pid, const char *file, const posi
 }
 DETSIM_INTERCEPT_ALIAS(posix_spawnp)
 
-DETSIM_EXPORT long __detsim_syscall(long number, ...) {
-  unsupported("syscall", why_syscall, &warned_syscall);
-  va_list ap;
-  va_start(ap, number);
-  long a[6];
-  for (int i = 0; i < 6; i++) a[i] = va_arg(ap, long);
-  va_end(ap);
-  return REAL(syscall)(number, a[0], a[1], a[2], a[3], a[4], a[5]);
-}
-DETSIM_INTERCEPT_ALIAS(syscall)
 
 DETSIM_EXPORT sem_t *__detsim_sem_open(const char *name, int oflag, ...) {
   unsupported("sem_open", why_sem_open, &warned_sem_open);

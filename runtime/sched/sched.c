@@ -536,13 +536,9 @@ static bool is_waiter_on(detsim_thread *t, const void *obj) {
          !__atomic_load_n(&t->woken, __ATOMIC_RELAXED);
 }
 
-int detsim__wake_one(const void *obj) {
-  if (tls_self == NULL) return detsim__wake_all(obj); /* outside: no draws */
-  detsim_thread *cands[DETSIM_MAX_THREADS];
-  unsigned n = 0;
-  for (unsigned i = 0; i < W.slots_used; i++)
-    if (is_waiter_on(&W.threads[i], obj)) cands[n++] = &W.threads[i];
-  if (n == 0) return 0;
+detsim_thread *detsim__choose_waiter(detsim_thread **cands, unsigned n) {
+  CHECK(tls_self != NULL);
+  CHECK_GE(n, 1);
   detsim_thread *me = tls_self;
   detsim_thread *t = cands[0];
   if (detsim__plan_replaying) {
@@ -552,7 +548,17 @@ int detsim__wake_one(const void *obj) {
     t = cands[detsim__rng_below(&W.rng, n)];
   }
   if (t != cands[0]) detsim__plan_record(me->id, me->steps, DETSIM_PLAN_WAKE, t->id);
-  t->woken = true;
+  return t;
+}
+
+int detsim__wake_one(const void *obj) {
+  if (tls_self == NULL) return detsim__wake_all(obj); /* outside: no draws */
+  detsim_thread *cands[DETSIM_MAX_THREADS];
+  unsigned n = 0;
+  for (unsigned i = 0; i < W.slots_used; i++)
+    if (is_waiter_on(&W.threads[i], obj)) cands[n++] = &W.threads[i];
+  if (n == 0) return 0;
+  detsim__choose_waiter(cands, n)->woken = true;
   return 1;
 }
 
@@ -569,6 +575,18 @@ int detsim__wake_all(const void *obj) {
 }
 
 /* ---- threads ---- */
+
+detsim_thread *detsim__thread_of_tid(pid_t tid) {
+  for (unsigned i = 0; i < W.slots_used; i++) {
+    detsim_thread *t = &W.threads[i];
+    if ((t->state == DETSIM_T_RUNNABLE || t->state == DETSIM_T_BLOCKED) && t->tid == tid) return t;
+  }
+  return NULL;
+}
+
+pthread_t detsim__thread_pthread(const detsim_thread *t) { return t->pthread; }
+
+unsigned detsim__live_threads(void) { return W.live; }
 
 static detsim_thread *find_thread(pthread_t pt) {
   for (unsigned i = 0; i < W.slots_used; i++) {

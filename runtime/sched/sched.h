@@ -23,6 +23,7 @@
 #include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <sys/types.h>
 #include <time.h>
 
 #include "trace.h"
@@ -81,6 +82,11 @@ int detsim__wait(enum detsim_event_kind kind, const void *obj, uint64_t deadline
 int detsim__wake_one(const void *obj);
 /* Wakes every thread in detsim__wait on obj; returns how many. */
 int detsim__wake_all(const void *obj);
+/* Chooses one of n candidate waiters (n >= 1) from the seed, or as a
+ * replayed plan says, recording the choice as a wake decision: for wait
+ * queues kept outside the scheduler (futex.c).  Must be called by a
+ * simulated thread. */
+detsim_thread *detsim__choose_waiter(detsim_thread **cands, unsigned n);
 
 /* Threads. */
 int detsim__thread_create(pthread_t *out, const pthread_attr_t *attr,
@@ -90,6 +96,11 @@ int detsim__thread_detach(pthread_t thread);
 _Noreturn void detsim__thread_exit(void *retval);
 /* The live simulated thread of a pthread_t, NULL if none. */
 detsim_thread *detsim__thread_of(pthread_t thread);
+/* The live simulated thread whose kernel thread id is tid, NULL if none;
+ * its pthread_t; how many simulated threads are alive. */
+detsim_thread *detsim__thread_of_tid(pid_t tid);
+pthread_t detsim__thread_pthread(const detsim_thread *t);
+unsigned detsim__live_threads(void);
 
 /* A draw from the scheduler's seeded stream (for choices interceptors make,
  * e.g. which waiter a signal wakes). */

@@ -377,7 +377,7 @@ def case_replay_trace_file():
 
 
 def case_diverged_canary():
-    """The determinism canary (a raw clock read deciding how often to yield)
+    """The determinism canary (a real clock read in inline asm deciding how often to yield)
     is diverged under --repeat 5, with the first diverging event shown."""
     st, out, _ = run([tool("simreplay"), "--repeat", "5", "--seed", "1", "--", prog("clock_canary")],
                      expect=CLASS_STATUS["diverged"])
@@ -389,7 +389,9 @@ def case_diverged_canary():
     need(r"^    site: ", out, "site")
     # ... and as a source line (the canary is built with -g).
     need(r"^    source: main \S*clock_canary\.c:\d+ \(run \d\)$", out, "the site's source line")
-    need(r"syscall\(\) is not simulated", out, "the runtime's warning")
+    # The leak is a syscall instruction in inline asm: the pass warned at
+    # compile time, and nothing at run time sees it (no runtime warning).
+    check("syscall() is not simulated" not in out, "no stale runtime warning")
     return "diverged, replays %s of 5" % m.group(1)
 
 

@@ -115,10 +115,10 @@ def shrink(bins, d):
     print(f"seed 1: {drawn} faults shrunk to 1 ({s.group(0)}); the replay line fails the same way and replays")
 
 def canary(bins, d):
-    """canary.scenario's client reads the real clock through a raw system
-    call: simreplay --repeat 3 must call the world diverged (status 84's
+    """canary.scenario's client reads the real clock through a syscall
+    instruction in inline asm: simreplay --repeat 3 must call the world diverged (status 84's
     class, the verdict line), name the first event that differs with its
-    node (T1@cli) on both sides, and the runtime's warning as the cause."""
+    node (T1@cli) on both sides."""
     sr = os.path.join(bins, "simreplay")
     code, out, err = run([sr, "--repeat", "3", "--seed", "4", "canary.scenario"], cwd=d)
     if "diverged: replays" not in out or code == 0:
@@ -126,8 +126,8 @@ def canary(bins, d):
     m = re.search(r"first diverging event: (\d+)\n    (run \d+|[a-z ]+): event \1 .*T\d+@cli.*\n    (run \d+): event \1 .*T\d+@cli", out)
     if not m:
         fail(f"no first diverging event located with its node:\n{out}")
-    if "syscall() is not simulated" not in out:
-        fail(f"the runtime's warning (the cause) is not shown:\n{out}")
+    # The cause is a syscall instruction in inline asm (clock_canary.c),
+    # which only the pass can name (at compile time).
     print(f"the canary world diverged; first diverging event {m.group(1)}, in node cli")
 
 def signal_between_nodes(bins, d):
