@@ -285,6 +285,6 @@ void detsim__report_install(void) {
 
 void detsim__break_now(uint64_t event) {
   detsim__msg("break at event %" PRIu64 ": process %d stopped; attach with: gdb -p %d   (then 'continue')",
-              event, (int)getpid(), (int)getpid());
-  REAL(kill)(getpid(), SIGSTOP);
+              event, (int)REAL(getpid)(), (int)REAL(getpid)());
+  REAL(kill)(REAL(getpid)(), SIGSTOP);
 }

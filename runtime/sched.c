@@ -29,6 +29,7 @@
 #include "options.h"
 #include "plan.h"
 #include "prng.h"
+#include "proc_ids.h"
 #include "real.h"
 #include "report.h"
 #include "sched_core.h"
@@ -565,7 +566,6 @@ static void *trampoline(void *arg) {
   tls_self = t;
   detsim__altstack_install();
   detsim__sched_wait_baton(t);
-  t->tid = gettid(); /* written holding the baton: others read it so */
   detsim__event(DETSIM_EV_thread_start, t, NULL, (uintptr_t)t->start, 0);
   void *ret = t->start(t->arg);
   finish_thread(t, ret);
@@ -593,6 +593,7 @@ int detsim__thread_create(pthread_t *out, const pthread_attr_t *attr,
   init_baton(t);
   detsim__sig_thread_init(t, self);
   t->id = W.next_id++;
+  t->tid = detsim__proc_alloc(); /* the world's next id, as Linux numbers threads */
   t->state = DETSIM_T_RUNNABLE;
   t->start = start;
   t->arg = arg;
@@ -786,7 +787,7 @@ void detsim__sched_start(uint64_t seed) {
   main_thread->id = W.next_id++;
   main_thread->state = DETSIM_T_RUNNABLE;
   main_thread->pthread = pthread_self();
-  main_thread->tid = gettid();
+  main_thread->tid = detsim__proc_pid(); /* a main thread's tid is its pid */
   if (detsim__in_world) futex_private = 0;
   init_baton(main_thread);
   *main_thread->baton = DETSIM_BATON_RUN;

@@ -167,7 +167,7 @@ void detsim__world_park_main(void) {
   sigemptyset(&sa.sa_mask);
   REAL(sigaction)(DETSIM_WORLD_DUMP_SIGNAL, &sa, NULL);
   struct detsim_world_node *me = self_node();
-  me->pid = getpid();
+  me->pid = REAL(getpid)(); /* the kernel's: the launcher signals it */
   me->idle = 0;
   me->wake_at = DETSIM_NO_DEADLINE;
   me->posted_at = DETSIM_NO_DEADLINE; /* a fresh process has no waits yet */
