@@ -20,6 +20,7 @@
 
 #include "clock.h"
 #include "options.h"
+#include "outside_signal.h"
 #include "plan.h"
 #include "prng.h"
 #include "proc_ids.h"
@@ -187,5 +188,6 @@ __attribute__((constructor(101))) static void detsim_init(int argc, char **argv,
   pthread_atfork(NULL, NULL, atfork_child);
   detsim__proc_ids_init();
   detsim__sched_start(seed);
-  if (detsim__opt.watchdog_s && !detsim__opt.break_at) detsim__watchdog_start();
+  detsim__outside_install();
+  detsim__watchdog_start(); /* it also ends runs stopped by a signal from outside */
 }

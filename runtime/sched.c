@@ -27,6 +27,7 @@
 #include "clock.h"
 #include "limits.h"
 #include "options.h"
+#include "outside_signal.h"
 #include "plan.h"
 #include "prng.h"
 #include "proc_ids.h"
@@ -144,6 +145,7 @@ void detsim__sched_refresh_time_stop(void) {
 }
 
 static void event_limits(void) {
+  if (__builtin_expect(__atomic_load_n(&detsim__outside_sig, __ATOMIC_ACQUIRE) != 0, 0)) detsim__outside_end_at_event();
   uint64_t n = detsim__events();
   if (__builtin_expect(n >= detsim__opt.max_events, 0)) {
     char extra[96];
@@ -169,6 +171,9 @@ static void event_limits(void) {
     detsim__sched_refresh_time_stop();
   }
   W.event_stop = detsim__opt.max_events < W.break_at ? detsim__opt.max_events : W.break_at;
+  /* A signal from outside that came meanwhile keeps the slow path open
+   * (its handler set event_stop before this store). */
+  if (__atomic_load_n(&detsim__outside_sig, __ATOMIC_ACQUIRE) != 0) W.event_stop = 0;
 }
 
 uint64_t detsim__event(enum detsim_event_kind kind, detsim_thread *t, const void *obj,
