@@ -40,6 +40,13 @@
  * reused, and they are 16-bit in trace records. */
 #define DETSIM_MAX_THREADS_CREATED 60000
 
+/* Virtual pids and tids (proc_ids.h) are never reused in a run: the
+ * counter stops at Linux's largest pid_max (2^22), and a run that would
+ * need one more ends as inconclusive with limit=pid_max.  Threads created
+ * per process are bounded far below (DETSIM_MAX_THREADS_CREATED), so only
+ * a world of many nodes, restarted often, comes near it. */
+#define DETSIM_PID_MAX 4194304
+
 /* Events (yield points, blocks, wakes, timers) in one run before it ends as
  * inconclusive: a livelock that keeps yielding would otherwise run forever.
  * 2^32 events are tens of minutes at the fastest yield rate. */

@@ -25,7 +25,7 @@
 #include <stdint.h>
 
 #define DETSIM_WORLD_MAGIC 0x646c726f776d6973ull /* "simworld" */
-#define DETSIM_WORLD_VERSION 12u
+#define DETSIM_WORLD_VERSION 13u
 /* Far from where Linux places programs, heaps, libraries and stacks without
  * address randomization. */
 #define DETSIM_WORLD_ADDR 0x200000000000ull
@@ -107,6 +107,9 @@ struct detsim_world_node {
                               comes to it */
   struct detsim_node_clock clock; /* kept across restarts: the same host */
   char name[DETSIM_WORLD_NAME_BYTES];
+  int32_t vpid;            /* its process's virtual pid (runtime/proc/proc_ids.h);
+                              `pid` above is the kernel's */
+  int32_t sig_from[64];    /* the sender's virtual pid of each signal in sig_inbox */
 };
 
 /* Faults, drawn from the seed at the world's start (world_faults.c). */
@@ -200,6 +203,13 @@ struct detsim_world_shared {
    * thread slot: shared, so that a node handing the world over wakes the
    * thread that takes it (DETSIM_BATON_*). */
   uint32_t batons[DETSIM_WORLD_NODES_MAX][DETSIM_WORLD_THREADS_MAX];
+  /* The last virtual pid or tid handed out (0: none yet; proc_ids.c). */
+  int32_t last_pid;
+  /* A real signal from outside the simulation (runtime/signal/outside_signal.c):
+   * its number, once (0: none), and the node that got it (-1: the
+   * launcher).  The launcher ends the world for it. */
+  uint32_t outside_signal;
+  int32_t outside_node;
 };
 
 /* The arena starts here, after the header, page aligned. */

@@ -21,8 +21,10 @@
 #include "clock.h"
 #include "event_cost.h"
 #include "options.h"
+#include "outside_signal.h"
 #include "plan.h"
 #include "prng.h"
+#include "proc_ids.h"
 #include "real.h"
 #include "report.h"
 #include "sched_internal.h"
@@ -122,7 +124,10 @@ static void exit_handler(int status, void *arg) {
   detsim__finish(DETSIM_CLASS_exit, status, NULL);
 }
 
-static void atfork_child(void) { detsim__sched_forget_in_child(); }
+static void atfork_child(void) {
+  detsim__sched_forget_in_child();
+  detsim__proc_ids_forget(); /* a native child is no process of the world */
+}
 
 __attribute__((constructor(101))) static void detsim_init(int argc, char **argv, char **envp) {
   (void)envp;
@@ -139,7 +144,7 @@ __attribute__((constructor(101))) static void detsim_init(int argc, char **argv,
     if (detsim__seed_parse(seed_text, &seed, err, sizeof err) != 0) usage_error(err);
   } else {
     /* A run without a seed draws one, and says it in the first line. */
-    if (getrandom(&seed, sizeof seed, 0) != sizeof seed) seed = (uint64_t)getpid() * 0x9e3779b97f4a7c15ull;
+    if (getrandom(&seed, sizeof seed, 0) != sizeof seed) seed = (uint64_t)REAL(getpid)() * 0x9e3779b97f4a7c15ull;
     seed >>= 1; /* keep it readable: still 63 random bits */
     char text[32];
     snprintf(text, sizeof text, "%" PRIu64, seed);
@@ -183,6 +188,8 @@ __attribute__((constructor(101))) static void detsim_init(int argc, char **argv,
   detsim__report_install();
   on_exit(exit_handler, NULL);
   pthread_atfork(NULL, NULL, atfork_child);
+  detsim__proc_ids_init();
   detsim__sched_start(seed);
-  if (detsim__opt.watchdog_s && !detsim__opt.break_at) detsim__watchdog_start();
+  detsim__outside_install();
+  detsim__watchdog_start(); /* it also ends runs stopped by a signal from outside */
 }

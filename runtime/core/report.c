@@ -23,6 +23,7 @@
 #include "check.h"
 #include "clock.h"
 #include "options.h"
+#include "outside_signal.h"
 #include "plan.h"
 #include "real.h"
 #include "sched_internal.h"
@@ -44,6 +45,8 @@ static int finishing;        /* first caller of finish wins */
 static __thread int in_signal;
 
 void detsim__report_no_flush(void) { in_signal = 1; }
+
+bool detsim__report_finishing(void) { return __atomic_load_n(&finishing, __ATOMIC_ACQUIRE) != 0; }
 
 const char *detsim__class_name(enum detsim_class cls) {
   return (unsigned)cls < DETSIM_CLASS_COUNT ? class_names[cls] : "?";
@@ -113,7 +116,10 @@ _Noreturn void detsim__finish(enum detsim_class cls, int exit_status, const char
   bool failure = cls != DETSIM_CLASS_pass;
   bool as_expected = detsim__opt.expect_history[0] &&
                      strtoull(detsim__opt.expect_history, NULL, 16) == detsim__history_hash();
-  if ((failure || detsim__opt.trace_always) && W.running && !as_expected) {
+  /* A run stopped from outside writes no trace file: whoever stopped it
+   * may kill it soon (simrun's grace period); the tail is printed. */
+  bool stopped = __atomic_load_n(&detsim__outside_sig, __ATOMIC_ACQUIRE) != 0 && cls == DETSIM_CLASS_inconclusive;
+  if ((failure || detsim__opt.trace_always) && W.running && !as_expected && !stopped) {
     char buf[DETSIM_PATH_BYTES_MAX + 32];
     const char *path = detsim__trace_path(buf, sizeof buf);
     /* A world's node writes its part; the launcher merges the parts and
@@ -127,6 +133,9 @@ _Noreturn void detsim__finish(enum detsim_class cls, int exit_status, const char
       detsim__msg("last events (event time thread kind object value site):");
       detsim__trace_print_tail(2, (unsigned)detsim__opt.trace_tail);
     }
+  } else if (stopped && W.running && !detsim__opt.quiet && detsim__opt.trace_tail) {
+    detsim__msg("last events (event time thread kind object value site):");
+    detsim__trace_print_tail(2, (unsigned)detsim__opt.trace_tail);
   }
   if (!in_signal) fflush(NULL);
   if (detsim__in_world) {
@@ -285,6 +294,6 @@ void detsim__report_install(void) {
 
 void detsim__break_now(uint64_t event) {
   detsim__msg("break at event %" PRIu64 ": process %d stopped; attach with: gdb -p %d   (then 'continue')",
-              event, (int)getpid(), (int)getpid());
-  REAL(kill)(getpid(), SIGSTOP);
+              event, (int)REAL(getpid)(), (int)REAL(getpid)());
+  REAL(kill)(REAL(getpid)(), SIGSTOP);
 }

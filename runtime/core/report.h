@@ -2,6 +2,7 @@
 #ifndef DETSIM_REPORT_H
 #define DETSIM_REPORT_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -27,6 +28,8 @@ _Noreturn void detsim__finish(enum detsim_class cls, int exit_status, const char
 /* The calling thread must not flush stdio when it ends the run (a signal
  * handler, the watchdog, _exit). */
 void detsim__report_no_flush(void);
+/* Whether some thread is ending the run already. */
+bool detsim__report_finishing(void);
 
 /* The result line without exiting, for an exit already under way. */
 void detsim__write_result(enum detsim_class cls, int exit_status, const char *extra);

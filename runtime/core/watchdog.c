@@ -5,15 +5,22 @@
  * over plain memory (a data race) with no yield point.  The watchdog, a real
  * thread outside the simulation, asks the stuck thread for its backtrace
  * with a signal, prints it, and ends the run as inconclusive.
+ *
+ * It also ends a run that a real signal from outside stopped, when the
+ * thread holding the baton cannot (outside_signal.h): it waits on that
+ * signal's word between its looks, so it starts even with watchdog_s=0.
  */
 #include <inttypes.h>
+#include <linux/futex.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "options.h"
+#include "outside_signal.h"
 #include "real.h"
 #include "report.h"
 #include "sched_internal.h"
@@ -44,13 +51,25 @@ static uint64_t real_ms(void) {
   return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
 }
 
+/* Sleeps WATCHDOG_POLL_MS, or until a signal from outside comes. */
+static void poll_wait(void) {
+  struct timespec ts = { 0, WATCHDOG_POLL_MS * 1000000L };
+  if (__atomic_load_n(&detsim__outside_sig, __ATOMIC_ACQUIRE) == 0)
+    REAL(syscall)(SYS_futex, &detsim__outside_sig, FUTEX_WAIT, 0, &ts, NULL, 0);
+}
+
 static void *watchdog_main(void *arg) {
   (void)arg;
   uint64_t last = detsim__events();
   uint64_t since = real_ms();
   const uint64_t limit_ms = detsim__opt.watchdog_s * 1000;
+  /* The stuck-thread watch is off with watchdog_s=0 and under break_at
+   * (real time passes in the debugger). */
+  const bool watch_stuck = detsim__opt.watchdog_s != 0 && !detsim__opt.break_at;
   for (;;) {
-    sleep_ms(WATCHDOG_POLL_MS);
+    poll_wait();
+    detsim__outside_watch();
+    if (!watch_stuck) continue;
     uint64_t now = detsim__events();
     if (detsim__in_world && __atomic_load_n(&detsim__ws->current, __ATOMIC_ACQUIRE) != detsim__node_index) {
       /* The world runs elsewhere: only the node holding it can be stuck. */

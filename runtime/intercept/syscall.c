@@ -50,8 +50,7 @@ long detsim__sys_gettid(const long a[6]) {
 }
 
 detsim_thread *detsim__sys_thread_of_tid(pid_t tid) {
-  /* The scheduler knows each thread's kernel id; with virtual ids from a
-   * gettid interceptor this is where the two are matched. */
+  /* Threads' ids are the world's (proc_ids.h), as gettid gives them. */
   return detsim__thread_of_tid(tid);
 }
 

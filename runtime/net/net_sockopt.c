@@ -15,6 +15,7 @@
 
 #include "net_sock_internal.h"
 #include "options.h"
+#include "proc_ids.h"
 
 static bool is_unix(const struct net_sock *s) { return s->domain == AF_UNIX; }
 
@@ -229,7 +230,7 @@ int net_getsockopt(struct net_file *f, int level, int name, void *val, socklen_t
     }
     case SO_PEERCRED: {
       if (!is_unix(s)) return ENOPROTOOPT;
-      struct ucred cr = { getpid(), getuid(), getgid() };
+      struct ucred cr = { detsim__proc_pid(), getuid(), getgid() };
       socklen_t n = *len < (socklen_t)sizeof cr ? *len : (socklen_t)sizeof cr;
       if (val == NULL) return EFAULT;
       memcpy(val, &cr, n);

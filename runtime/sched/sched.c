@@ -29,8 +29,10 @@
 #include "event_cost.h"
 #include "limits.h"
 #include "options.h"
+#include "outside_signal.h"
 #include "plan.h"
 #include "prng.h"
+#include "proc_ids.h"
 #include "real.h"
 #include "report.h"
 #include "sched_core.h"
@@ -145,6 +147,7 @@ void detsim__sched_refresh_time_stop(void) {
 }
 
 static void event_limits(void) {
+  if (__builtin_expect(__atomic_load_n(&detsim__outside_sig, __ATOMIC_ACQUIRE) != 0, 0)) detsim__outside_end_at_event();
   uint64_t n = detsim__events();
   if (__builtin_expect(n >= detsim__opt.max_events, 0)) {
     char extra[96];
@@ -170,6 +173,9 @@ static void event_limits(void) {
     detsim__sched_refresh_time_stop();
   }
   W.event_stop = detsim__opt.max_events < W.break_at ? detsim__opt.max_events : W.break_at;
+  /* A signal from outside that came meanwhile keeps the slow path open
+   * (its handler set event_stop before this store). */
+  if (__atomic_load_n(&detsim__outside_sig, __ATOMIC_ACQUIRE) != 0) W.event_stop = 0;
 }
 
 uint64_t detsim__event(enum detsim_event_kind kind, detsim_thread *t, const void *obj,
@@ -617,7 +623,6 @@ static void *trampoline(void *arg) {
   tls_self = t;
   detsim__altstack_install();
   detsim__sched_wait_baton(t);
-  t->tid = gettid(); /* written holding the baton: others read it so */
   mark_exit_key(t);
   detsim__event(DETSIM_EV_thread_start, t, NULL, (uintptr_t)t->start, 0);
   void *ret = t->start(t->arg);
@@ -649,6 +654,7 @@ int detsim__thread_create(pthread_t *out, const pthread_attr_t *attr,
   init_baton(t);
   detsim__sig_thread_init(t, self);
   t->id = W.next_id++;
+  t->tid = detsim__proc_alloc(); /* the world's next id, as Linux numbers threads */
   t->state = DETSIM_T_RUNNABLE;
   t->start = start;
   t->arg = arg;
@@ -892,7 +898,7 @@ void detsim__sched_start(uint64_t seed) {
   main_thread->id = W.next_id++;
   main_thread->state = DETSIM_T_RUNNABLE;
   main_thread->pthread = pthread_self();
-  main_thread->tid = gettid();
+  main_thread->tid = detsim__proc_pid(); /* a main thread's tid is its pid */
   if (detsim__in_world) futex_private = 0;
   init_baton(main_thread);
   *main_thread->baton = DETSIM_BATON_RUN;

@@ -22,6 +22,7 @@ struct detsim_sig_info {
   int code;            /* si_code: SI_USER, SI_TKILL, SI_QUEUE, SI_KERNEL, SI_TIMER */
   int timer;           /* SI_TIMER: the POSIX timer that sent it (posix_timer.h) */
   union sigval value;  /* sigqueue's value, or the timer's sigev_value */
+  int pid;             /* SI_USER, SI_TKILL, SI_QUEUE: the sender's virtual pid */
 };
 
 struct detsim_thread {
@@ -53,7 +54,7 @@ struct detsim_thread {
   void *(*start)(void *);
   void *arg;
   void *retval;
-  pid_t tid;                     /* the real thread's id (SIGEV_THREAD_ID names it) */
+  pid_t tid;                     /* its virtual tid (proc_ids.h): gettid, SIGEV_THREAD_ID */
   bool detached;
   struct detsim_thread *joiner;
   /* strategy */

@@ -17,6 +17,7 @@
 #include "cancel.h"
 #include "check.h"
 #include "posix_timer.h"
+#include "proc_ids.h"
 #include "real.h"
 #include "report.h"
 #include "sched_internal.h"
@@ -119,13 +120,29 @@ static int other_process(const char *call, pid_t pid) {
   return ESRCH;
 }
 
+/* Init and the run's parent exist, outside the world: as processes of
+ * another user, they may not be signalled (reported once). */
+static int not_permitted(const char *call, pid_t pid) {
+  static bool warned;
+  if (!warned) {
+    warned = true;
+    detsim__msg("error: %s(%d): that process is outside the simulated world (pid %d is init, %d the run's parent); "
+                "the call fails with EPERM", call, (int)pid, DETSIM_PID_INIT, DETSIM_PID_PARENT);
+  }
+  return EPERM;
+}
+
 static int sim_kill(const char *call, pid_t pid, int sig, int code, union sigval value, uintptr_t pc) {
   detsim_thread *self = detsim__self();
   detsim__yield_aux(DETSIM_EV_signal_send, NULL, pc, (uint32_t)sig);
   if (sig < 0 || sig > DETSIM_SIGNALS) return EINVAL;
-  pid_t me = getpid();
-  if (pid != me && pid != 0 && pid != -getpgrp())
+  pid_t me = detsim__proc_pid();
+  if (pid == -1) return detsim__world_kill_all(sig) > 0 ? 0 : other_process(call, pid);
+  if (pid != me && pid != 0 && pid != -detsim__proc_pgid()) {
+    if (pid == DETSIM_PID_INIT || pid == DETSIM_PID_PARENT || pid == -DETSIM_PID_INIT || pid == -DETSIM_PID_PARENT)
+      return not_permitted(call, pid);
     return detsim__world_kill(pid, sig) == 0 ? 0 : other_process(call, pid);
+  }
   if (sig == 0) return 0;
   int r = detsim__sig_send(NULL, sig, code, value);
   if (r != 0) return r;

@@ -25,6 +25,7 @@
 
 #include "check.h"
 #include "posix_timer.h"
+#include "proc_ids.h"
 #include "report.h"
 #include "sched.h"
 #include "signal_queue.h"
@@ -202,7 +203,11 @@ static int post(detsim_thread *to, int sig, struct detsim_sig_info info) {
 }
 
 int detsim__sig_send(detsim_thread *to, int sig, int code, union sigval value) {
-  return post(to, sig, (struct detsim_sig_info){ .code = code, .value = value });
+  return detsim__sig_send_from(to, sig, code, value, detsim__proc_pid());
+}
+
+int detsim__sig_send_from(detsim_thread *to, int sig, int code, union sigval value, int pid) {
+  return post(to, sig, (struct detsim_sig_info){ .code = code, .value = value, .pid = pid });
 }
 
 void detsim__sig_orphan_timer(int timer) {
@@ -249,7 +254,7 @@ int detsim__sig_take(detsim_thread *t, uint64_t set, siginfo_t *info) {
     info->si_signo = sig;
     info->si_code = carried.code;
     if (carried.code == SI_USER || carried.code == SI_TKILL || carried.code == SI_QUEUE) {
-      info->si_pid = getpid();
+      info->si_pid = carried.pid;
       info->si_uid = getuid();
     }
     if (carried.code == SI_TIMER) {

@@ -67,6 +67,9 @@ static inline void detsim__sig_deliver_due(detsim_thread *t) {
  * full (DETSIM_MAX_QUEUED_SIGNALS). */
 int detsim__sig_send(detsim_thread *to, int sig, int code, union sigval value);
 #define DETSIM_SIGVAL_NONE ((union sigval){ .sival_ptr = NULL })
+/* As detsim__sig_send, from the process with virtual pid `pid` (si_pid):
+ * another node's kill(), the world's SIGTERM. */
+int detsim__sig_send_from(detsim_thread *to, int sig, int code, union sigval value, int pid);
 /* A POSIX timer's expiry posts sig (SI_TIMER) to `to` or the process;
  * false when that timer's previous signal is still pending there (the
  * expiry is an overrun).  An ignored signal is discarded (true). */

@@ -49,7 +49,7 @@ uint32_t detsim__sync_caller_id(const detsim_thread *self) {
     CHECK_LT(id, DETSIM_SYNC_OUTSIDE_ID_BIT);
     return id;
   }
-  uint32_t tid = (uint32_t)gettid();
+  uint32_t tid = (uint32_t)REAL(gettid)();
   CHECK_LT(tid, DETSIM_SYNC_OUTSIDE_ID_BIT);
   return DETSIM_SYNC_OUTSIDE_ID_BIT | tid;
 }

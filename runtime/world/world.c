@@ -34,6 +34,7 @@
 #include "clock.h"
 #include "limits.h"
 #include "options.h"
+#include "outside_signal.h"
 #include "real.h"
 #include "report.h"
 #include "sched_internal.h"
@@ -142,6 +143,9 @@ uint32_t *detsim__world_baton(unsigned slot) {
 static void dump_request(int sig) {
   (void)sig;
   detsim__report_no_flush();
+  /* The world ends for a signal from outside: what this node's program
+   * wrote reaches its log before the launcher kills it. */
+  if (__atomic_load_n(&S->outside_signal, __ATOMIC_ACQUIRE)) detsim__outside_flush_stdio();
   if (__atomic_load_n(&self_node()->state, __ATOMIC_ACQUIRE) == DETSIM_NODE_DOWN) {
     /* Crashed: the launcher kills it next; its records would go with it. */
     detsim__world_trace_part();
@@ -167,7 +171,7 @@ void detsim__world_park_main(void) {
   sigemptyset(&sa.sa_mask);
   REAL(sigaction)(DETSIM_WORLD_DUMP_SIGNAL, &sa, NULL);
   struct detsim_world_node *me = self_node();
-  me->pid = getpid();
+  me->pid = REAL(getpid)(); /* the kernel's: the launcher signals it */
   me->idle = 0;
   me->wake_at = DETSIM_NO_DEADLINE;
   me->posted_at = DETSIM_NO_DEADLINE; /* a fresh process has no waits yet */

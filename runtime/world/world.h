@@ -113,10 +113,12 @@ void detsim__world_restart(unsigned node);
  * SIGTERM was not the world's). */
 void detsim__world_term(unsigned node);
 void detsim__world_take_signals(void);
-/* kill() of another node's process, by its pid: the signal waits in that
- * node's inbox until the world comes to it.  0, or -1 when no node of the
- * world has that pid. */
+/* kill() of another node's process, by its virtual pid (or -its group):
+ * the signal waits in that node's inbox until the world comes to it.  0,
+ * or -1 when no other node of the world has that pid. */
 int detsim__world_kill(pid_t pid, int sig);
+/* kill(-1): every other node's process; how many there were. */
+unsigned detsim__world_kill_all(int sig);
 void detsim__world_term_default(void);
 /* That node exited before its grace period ended: its restart moves to its
  * down time after now. */

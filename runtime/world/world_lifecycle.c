@@ -18,6 +18,7 @@
 #include "check.h"
 #include "clock.h"
 #include "net.h"
+#include "proc_ids.h"
 #include "real.h"
 #include "report.h"
 #include "sched_internal.h"
@@ -78,32 +79,51 @@ void detsim__world_term(unsigned node) {
   struct detsim_world_node *n = &S->nodes[node];
   n->term_sent = 1;
   if (node == detsim__node_index) {
-    detsim__sig_send(NULL, SIGTERM, SI_USER, DETSIM_SIGVAL_NONE);
+    detsim__sig_send_from(NULL, SIGTERM, SI_USER, DETSIM_SIGVAL_NONE, DETSIM_PID_PARENT);
     return;
   }
   n->sig_inbox |= 1ull << (SIGTERM - 1);
+  n->sig_from[SIGTERM - 1] = DETSIM_PID_PARENT; /* the orchestrator's */
   detsim__world_post(node, detsim__now_ns());
 }
 
 void detsim__world_take_signals(void) {
   struct detsim_world_node *me = &S->nodes[detsim__node_index];
-  for (uint64_t in = me->sig_inbox; in; in &= in - 1) detsim__sig_send(NULL, __builtin_ctzll(in) + 1, SI_USER, DETSIM_SIGVAL_NONE);
+  for (uint64_t in = me->sig_inbox; in; in &= in - 1) {
+    int sig = __builtin_ctzll(in) + 1;
+    detsim__sig_send_from(NULL, sig, SI_USER, DETSIM_SIGVAL_NONE, me->sig_from[sig - 1]);
+  }
   me->sig_inbox = 0;
 }
 
+/* Signal `sig` waits in node j's inbox, from this process. */
+static void post_signal(unsigned j, int sig) {
+  struct detsim_world_node *n = &S->nodes[j];
+  if (sig == 0) return;
+  n->sig_inbox |= 1ull << (sig - 1);
+  n->sig_from[sig - 1] = detsim__proc_pid();
+  detsim__world_post(j, detsim__now_ns());
+}
+
 int detsim__world_kill(pid_t pid, int sig) {
-  if (!detsim__in_world || pid <= 0) return -1;
+  if (!detsim__in_world || pid == 0 || pid == -1) return -1;
+  /* -pgid: every process of that group, which is one node's first
+   * process while nodes do not fork. */
+  int j = pid > 0 ? detsim__proc_node_of(pid) : detsim__proc_node_of_group(-pid);
+  if (j < 0 || (unsigned)j == detsim__node_index) return -1;
+  post_signal((unsigned)j, sig);
+  return 0;
+}
+
+unsigned detsim__world_kill_all(int sig) {
+  if (!detsim__in_world) return 0;
+  unsigned sent = 0;
   for (unsigned j = 0; j < S->n_nodes; j++) {
-    struct detsim_world_node *n = &S->nodes[j];
-    if (j == detsim__node_index || n->pid != pid || __atomic_load_n(&n->state, __ATOMIC_ACQUIRE) != DETSIM_NODE_READY)
-      continue;
-    if (sig != 0) {
-      n->sig_inbox |= 1ull << (sig - 1);
-      detsim__world_post(j, detsim__now_ns());
-    }
-    return 0;
+    if (j == detsim__node_index || __atomic_load_n(&S->nodes[j].state, __ATOMIC_ACQUIRE) != DETSIM_NODE_READY) continue;
+    post_signal(j, sig);
+    sent++;
   }
-  return -1;
+  return sent;
 }
 
 void detsim__world_term_default(void) {

@@ -3,8 +3,9 @@
  *   1  crash: abort()                       -> crash signal=SIGABRT
  *   2  deadlock: main holds m and joins a thread waiting for m -> deadlock
  *   3  hang: a spin in inline asm, which no yield point or interceptor
- *      sees; with the watchdog off only simrun's --timeout ends it
- *                                           -> inconclusive reason=timeout
+ *      sees; with the watchdog off only simrun's --timeout ends it (its
+ *      SIGTERM: the runtime ends the run after a grace)
+ *                                           -> inconclusive reason=timeout signal=SIGTERM
  *   0  pass
  * Reading the seed is fine: it is the same in every replay. */
 #include <pthread.h>

@@ -128,7 +128,7 @@ def case_classes_sweep():
                             "--options", "watchdog_s=0", "--trace-dir", d,
                             "--jsonl", j, "--junit", x, "--sarif", s, "--", prog("mixed")], expect=1, timeout=240)
         recs = jsonl(j)
-        slow = [r["seed"] for r in recs if r["seed"] % 4 != 3 and r["signature"] == "inconclusive reason=timeout"]
+        slow = [r["seed"] for r in recs if r["seed"] % 4 != 3 and (r["signature"] or "").startswith("inconclusive reason=timeout")]
         if slow and attempt < 2:
             print("note: seeds %s timed out on a loaded machine; retrying" % slow)
             continue
@@ -139,26 +139,24 @@ def case_classes_sweep():
     check(got == want, "classes %s, expected %s" % (got, want))
     for r in recs:
         sig = {1: "crash signal=SIGABRT in main", 2: "deadlock in main,wants_m",
-               3: "inconclusive reason=timeout", 0: None}[r["seed"] % 4]
+               3: "inconclusive reason=timeout signal=SIGTERM", 0: None}[r["seed"] % 4]
         check(r["signature"] == sig, "seed %d signature %r, expected %r" % (r["seed"], r["signature"], sig))
-        status = {1: 82, 2: 83, 3: 137, 0: 0}[r["seed"] % 4]
+        # The hang is stopped with SIGTERM at the timeout: its runtime ends
+        # it with its own result line (history, checks), status 86.
+        status = {1: 82, 2: 83, 3: 86, 0: 0}[r["seed"] % 4]
         check(r["exit_status"] == status, "seed %d exit_status %s, expected %d" % (r["seed"], r["exit_status"], status))
-        if r["seed"] % 4 == 3:
-            check(r["events"] is None and r["history"] is None, "a killed seed has a history")
-            check(r["checks"] == {}, "a killed seed has checks")
-        else:
-            check(re.fullmatch(r"[0-9a-f]{16}", r["history"]), "bad history %r" % r["history"])
-            check(r["checks"] == {"loop_bound": 3}, "seed %d checks %r" % (r["seed"], r["checks"]))
+        check(re.fullmatch(r"[0-9a-f]{16}", r["history"]), "bad history %r" % r["history"])
+        check(r["checks"] == {"loop_bound": 3}, "seed %d checks %r" % (r["seed"], r["checks"]))
         if r["class"] in ("crash", "deadlock"):
             check(r["trace"] == os.path.join(d, "detsim-%d.trace" % r["seed"]), "trace %r" % r["trace"])
             check(os.path.exists(r["trace"]), "no trace file %s" % r["trace"])
         check((r["stderr_tail"] is None) == (r["class"] == "pass"), "stderr_tail on seed %d" % r["seed"])
     need(r"^  classes:\s+pass 2 crash 2 deadlock 2 inconclusive 2$", out, "report classes")
-    need(r"^    loop_bound\s+18 checks in 6 runs$", out, "report invariants")
+    need(r"^    loop_bound\s+24 checks in 8 runs$", out, "report invariants")
     need(r"^  faults exercised:\s+none \(level 1: scheduling only\)$", out, "report faults")
     need(r"^  \d+\s+crash\s+2\s+1,5\s+crash signal=SIGABRT in main$", out, "failure table")
     need(r"^  \d+\s+deadlock\s+2\s+2,6\s+deadlock in main,wants_m$", out, "failure table")
-    need(r"^  \d+\s+inconclusive\s+2\s+3,7\s+inconclusive reason=timeout$", out, "failure table")
+    need(r"^  \d+\s+inconclusive\s+2\s+3,7\s+inconclusive reason=timeout signal=SIGTERM$", out, "failure table")
     need(r"^FIRST FAILURE: seed 1 \(crash\)", out, "first failure")
     root = ET.parse(x).getroot()
     check(root.get("tests") == "8" and root.get("failures") == "6", "JUnit totals %s" % root.attrib)

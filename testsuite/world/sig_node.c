@@ -1,11 +1,16 @@
 /* A world test node for signals between nodes.
  *
  *   sig_node target PORT       tells each connection its pid, then says
- *                              "got SIGUSR1" there once a SIGUSR1 came
+ *                              "got SIGUSR1 from PID" there once a SIGUSR1
+ *                              came (the sender's pid, from si_pid)
  *   sig_node sender HOST PORT  reads the target's pid, kills it with
  *                              SIGUSR1, prints what the target says; also
  *                              kill()s a pid no node has (ESRCH)
+ *
+ * Both print their own ids.  Pids are sent at their natural width: they
+ * are the world's numbers, the same in every run of a seed.
  */
+#define _GNU_SOURCE
 #include <errno.h>
 #include <netdb.h>
 #include <netinet/in.h>
@@ -20,28 +25,35 @@
 #include "node_dial.h"
 
 static volatile sig_atomic_t got;
+static volatile pid_t from;
 
-static void on_usr1(int sig) {
+static void on_usr1(int sig, siginfo_t *si, void *uc) {
   (void)sig;
+  (void)uc;
+  from = si->si_pid;
   got = 1;
 }
 
 static int target(int port) {
-  signal(SIGUSR1, on_usr1);
+  struct sigaction sa;
+  memset(&sa, 0, sizeof sa);
+  sa.sa_sigaction = on_usr1;
+  sa.sa_flags = SA_SIGINFO;
+  sigaction(SIGUSR1, &sa, NULL);
+  printf("target pid=%d ppid=%d tid=%d\n", (int)getpid(), (int)getppid(), (int)gettid());
   int l = socket(AF_INET, SOCK_STREAM, 0);
   struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons((uint16_t)port), .sin_addr.s_addr = htonl(INADDR_ANY) };
   if (bind(l, (struct sockaddr *)&a, sizeof a) || listen(l, 4)) return 1;
   int c = accept(l, NULL, NULL);
   char line[64];
-  /* Fixed width: the bytes sent, and so the history, must not depend on
-   * how many digits the real pid has. */
-  int k = snprintf(line, sizeof line, "%010d\n", (int)getpid());
+  int k = snprintf(line, sizeof line, "%d\n", (int)getpid());
   if (write(c, line, (size_t)k) != k) return 1;
   while (!got) {
     struct timespec ms = { 0, 1000000 };
     nanosleep(&ms, NULL); /* an EINTR when the signal comes is fine */
   }
-  if (write(c, "got SIGUSR1\n", 12) != 12) return 1;
+  k = snprintf(line, sizeof line, "got SIGUSR1 from %d\n", (int)from);
+  if (write(c, line, (size_t)k) != k) return 1;
   for (;;) pause();
 }
 
@@ -55,6 +67,7 @@ static int sender(const char *host, const char *port) {
   if (n <= 0) return 4;
   buf[n] = '\0';
   pid_t pid = (pid_t)atoi(buf);
+  printf("sender pid=%d ppid=%d; target pid=%d\n", (int)getpid(), (int)getppid(), (int)pid);
   errno = 0;
   int r = kill(999999, SIGUSR1);
   printf("kill(unknown)=%d %s\n", r, errno == ESRCH ? "ESRCH" : "?");

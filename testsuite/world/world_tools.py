@@ -132,28 +132,40 @@ def canary(bins, d):
 
 def signal_between_nodes(bins, d):
     """signal.scenario over 6 seeds: the sender kills the target by the pid
-    it was told, the target's handler runs (it says so), kill(pid, 0) finds
-    it, a pid no node has is ESRCH with the runtime's message; a seed
-    replays."""
+    it was told, the target's handler runs (it says so, with the sender's
+    pid from si_pid), kill(pid, 0) finds it, a pid no node has is ESRCH
+    with the runtime's message; the pids are the world's (tgt 1000, snd
+    1001, their parent 999), sent at natural width; a seed replays, the
+    nodes' output too."""
     sw = os.path.join(bins, "simworld")
-    hist = {}
+    hist, outs = {}, {}
     for seed in range(1, 7):
         logs = tempfile.mkdtemp()
         code, out, err = run([sw, "--logs", logs, "signal.scenario"], env={"DETSIM_SEED": str(seed)}, cwd=d)
         m = RESULT_RE.search(err)
         said = open(os.path.join(logs, "snd.out")).read()
+        tgt_said = open(os.path.join(logs, "tgt.out")).read()
         snd_err = open(os.path.join(logs, "snd.err")).read()
         subprocess.run(["rm", "-rf", logs])
         if code != 0 or not m or m.group(1) != "pass":
             fail(f"seed {seed}: want pass, got status {code}:\n{err}")
-        for want in ("kill(unknown)=-1 ESRCH\n", "kill(target, 0)=0\n", "target says: got SIGUSR1\n"):
+        for want in ("kill(unknown)=-1 ESRCH\n", "kill(target, 0)=0\n", "target says: got SIGUSR1 from 1001\n",
+                     "sender pid=1001 ppid=999; target pid=1000\n"):
             if want not in said:
                 fail(f"seed {seed}: the sender did not print {want!r}:\n{said}")
+        if tgt_said != "target pid=1000 ppid=999 tid=1000\n":
+            fail(f"seed {seed}: the target's ids: {tgt_said!r}")
+        outs[seed] = said + tgt_said
         if "no process of the simulated world has that pid" not in snd_err:
             fail(f"seed {seed}: no message for the unknown pid:\n{snd_err}")
         hist[seed] = m.group(4)
-    code, out, err = run([sw, "signal.scenario"], env={"DETSIM_SEED": "3"}, cwd=d)
+    logs = tempfile.mkdtemp()
+    code, out, err = run([sw, "--logs", logs, "signal.scenario"], env={"DETSIM_SEED": "3"}, cwd=d)
+    again = open(os.path.join(logs, "snd.out")).read() + open(os.path.join(logs, "tgt.out")).read()
+    subprocess.run(["rm", "-rf", logs])
     m = RESULT_RE.search(err)
     if not m or m.group(4) != hist[3]:
         fail(f"seed 3 does not replay: {hist[3]} then {m.group(4) if m else err}")
+    if again != outs[3]:
+        fail(f"seed 3's nodes printed otherwise:\n{outs[3]}\nthen\n{again}")
     print("6 seeds: the target's handler ran on the sender's kill(); unknown pids are ESRCH; seed 3 replays")

@@ -167,6 +167,24 @@ void st_child_kill(struct st_child *c) {
   }
 }
 
+void st_child_stop(struct st_child *c) {
+  if (c->pid <= 0 || c->reaped) return;
+  c->killed = true;
+  if (c->term_at == 0) {
+    c->term_at = st_now();
+    kill(-c->pid, SIGTERM);
+    kill(c->pid, SIGTERM);
+  } else if (st_now() - c->term_at >= ST_TERM_GRACE_MS / 1000.0) {
+    st_child_kill(c);
+  }
+}
+
+double st_child_stop_left(const struct st_child *c) {
+  if (c->term_at == 0) return ST_TERM_GRACE_MS / 1000.0;
+  double left = c->term_at + ST_TERM_GRACE_MS / 1000.0 - st_now();
+  return left > 0 ? left : 0;
+}
+
 void st_child_free(struct st_child *c) {
   if (c->out_fd >= 0) close(c->out_fd);
   if (c->err_fd >= 0) close(c->err_fd);
@@ -185,10 +203,7 @@ int st_child_run(struct st_child *c, const struct st_spawn *s, double timeout_s)
     int r = poll(p, (nfds_t)n, n ? 50 : 10);
     for (int i = 0; r > 0 && i < n; i++)
       if (p[i].revents) st_child_pump(c, p[i].fd);
-    if (!c->reaped && timeout_s > 0 && st_now() - c->start > timeout_s) {
-      st_child_kill(c);
-      c->killed = true;
-    }
+    if (!c->reaped && timeout_s > 0 && st_now() - c->start > timeout_s) st_child_stop(c);
     st_child_try_reap(c);
   }
   return 0;

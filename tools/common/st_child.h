@@ -31,7 +31,8 @@ struct st_child {
   double start, reaped_at;
   bool reaped;
   int wait_status;
-  bool killed; /* we killed it (timeout) */
+  bool killed; /* we stopped it (timeout) */
+  double term_at; /* when st_child_stop sent SIGTERM (0: not yet) */
 };
 
 /* Starts the run.  0, or -1 with errno set when the program cannot be
@@ -46,6 +47,13 @@ bool st_child_try_reap(struct st_child *c);
 bool st_child_over(struct st_child *c);
 /* Kills the run's whole process group. */
 void st_child_kill(struct st_child *c);
+/* Stops the run at its timeout: SIGTERM to its process group, so that the
+ * runtime writes its result line (reason=signal signal=SIGTERM); SIGKILL
+ * once ST_TERM_GRACE_MS passed.  Called again and again until it is
+ * reaped; sets c->killed. */
+void st_child_stop(struct st_child *c);
+/* Seconds until a stopped run's grace ends (for a poll's timeout). */
+double st_child_stop_left(const struct st_child *c);
 /* Closes the pipes and frees the captures. */
 void st_child_free(struct st_child *c);
 

@@ -32,6 +32,11 @@
  * (a grandchild outside its process group) before they are closed anyway. */
 #define ST_DRAIN_MS 2000
 
+/* A run stopped at its timeout gets SIGTERM first and this long to write
+ * its result line (the runtime ends at once, at the next event or after
+ * half a second when a thread is stuck in the kernel) before SIGKILL. */
+#define ST_TERM_GRACE_MS 3000
+
 /* simrun: parallel workers.  Each holds two pipes and a process; beyond a
  * few hundred the machine, not simrun, is the bottleneck. */
 #define SIMRUN_JOBS_MAX 512

@@ -49,8 +49,8 @@ char *sr_options_for_replay(const char *options) {
 const char *sr_run_text(const struct sr_run *r) {
   static char buf[160];
   if (r->result)
-    snprintf(buf, sizeof buf, "%s history=%016llx events=%llu", st_class_name(r->cls), (unsigned long long)r->history,
-             (unsigned long long)r->events);
+    snprintf(buf, sizeof buf, "%s history=%016llx events=%llu%s", st_class_name(r->cls), (unsigned long long)r->history,
+             (unsigned long long)r->events, r->killed ? " (stopped by SIGTERM at the timeout)" : "");
   else if (r->killed)
     snprintf(buf, sizeof buf, "no result: killed at the timeout");
   else

@@ -1,7 +1,10 @@
 /* One finished child to one record: its class from the result line, or
  * simrun's own verdicts for what the runtime could not say:
  *
- *   killed at --timeout                         inconclusive reason=timeout
+ *   stopped at --timeout (SIGTERM, then SIGKILL after a grace period):
+ *     with its result line (the runtime's, naming the signal): that
+ *     class                                     inconclusive reason=timeout signal=SIGTERM
+ *     without one                               inconclusive reason=timeout
  *     (unless it printed no first line and its ELF does not link the
  *     runtime: then a harness error)
  *   killed by a signal, no result line          inconclusive reason=killed signal=SIG...
@@ -97,7 +100,14 @@ void simrun_classify(struct st_child *c, uint64_t seed, uint64_t index, const st
     rec.faults = o.faults;
     rec.nfaults = o.nfaults;
     rec.trace = o.trace;
-    if (o.cls != ST_CLASS_pass) signature = st_outcome_signature(&o);
+    if (c->killed && o.detail && strstr(o.detail, "reason=signal")) {
+      /* It ended for the SIGTERM of the timeout: say so. */
+      const char *sig = strstr(o.detail, "signal=");
+      signature = st_xasprintf("%s reason=timeout %.*s", st_class_name(o.cls), sig ? (int)strcspn(sig, " ") : 0,
+                               sig ? sig : "");
+    } else if (o.cls != ST_CLASS_pass) {
+      signature = st_outcome_signature(&o);
+    }
   } else if (!has_first) {
     char *what = st_xasprintf("printed no 'detsim: seed=' first line (exit status %d): it is not a simulation "
                               "build (build it with detsim-cc)",

@@ -149,7 +149,7 @@ bool simrun_sweep(const struct simrun_plan *plan, struct simrun_sweep_info *info
       if (k->c.out_fd >= 0) pfd[n] = (struct pollfd){ .fd = k->c.out_fd, .events = POLLIN }, pw[n++] = w;
       if (k->c.err_fd >= 0) pfd[n] = (struct pollfd){ .fd = k->c.err_fd, .events = POLLIN }, pw[n++] = w;
       if (a->timeout_s > 0 && !k->c.reaped) {
-        double left = k->c.start + a->timeout_s - now;
+        double left = k->c.killed ? st_child_stop_left(&k->c) : k->c.start + a->timeout_s - now;
         if (left < wait_s) wait_s = left < 0 ? 0 : left;
       }
       if (k->c.reaped && wait_s > 0.05) wait_s = 0.05; /* draining */
@@ -172,10 +172,7 @@ bool simrun_sweep(const struct simrun_plan *plan, struct simrun_sweep_info *info
       if (!k->busy) continue;
       /* Reap first: a run that ended just before its deadline ended. */
       st_child_try_reap(&k->c);
-      if (!k->c.reaped && a->timeout_s > 0 && now - k->c.start > a->timeout_s) {
-        st_child_kill(&k->c);
-        k->c.killed = true;
-      }
+      if (!k->c.reaped && a->timeout_s > 0 && now - k->c.start > a->timeout_s) st_child_stop(&k->c);
       if (!st_child_over(&k->c)) continue;
       simrun_classify(&k->c, k->seed, k->index, plan, info, kill_all);
       st_child_free(&k->c);

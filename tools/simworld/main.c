@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <sched.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -104,6 +105,23 @@ static int pin_to_current_cpu(void) {
   return sched_setaffinity(0, sizeof set, &set);
 }
 
+/* A real SIGTERM, SIGINT, SIGHUP, SIGQUIT or SIGALRM to the launcher (a
+ * CI's timeout, simrun --timeout, Ctrl-C): the world ends with a result
+ * line naming it, as a node's runtime ends a run of one program.  Calls
+ * are interrupted (no SA_RESTART), so the supervisor sees it at once. */
+static void on_outside_signal(int sig) {
+  if (sw_signal_received == 0) sw_signal_received = sig;
+}
+
+static void catch_outside_signals(void) {
+  static const int sigs[] = { SIGTERM, SIGINT, SIGHUP, SIGQUIT, SIGALRM };
+  struct sigaction sa;
+  memset(&sa, 0, sizeof sa);
+  sa.sa_handler = on_outside_signal;
+  sigemptyset(&sa.sa_mask);
+  for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; i++) sigaction(sigs[i], &sa, NULL);
+}
+
 static void remove_logs(const struct sw_run *r) {
   for (unsigned i = 0; i < r->sc->n_nodes; i++) {
     char *out = st_xasprintf("%s/%s.out", r->log_dir, r->sc->nodes[i].name);
@@ -197,9 +215,12 @@ int main(int argc, char **argv) {
   char *replay = replay_command(seed, path);
   fprintf(stderr, "detsim: seed=%" PRIu64 " replay: %s\n", seed, replay);
   r.world = sw_world_create(&sc, seed, &r.fd);
+  catch_outside_signals();
   sw_start_all(&r);
   int outside = sw_supervise(&r);
   bool traced = st_options_true(r.options, "trace_always");
+  /* Every node flushes its stdio when asked for its last events after a
+   * signal from outside (runtime/world.c). */
   if (outside < 0 || r.world->end_class != ST_CLASS_pass || traced) sw_dump_all(&r);
   sw_kill_all(&r);
 
@@ -207,7 +228,16 @@ int main(int argc, char **argv) {
   int cls;
   struct st_buf extra = { 0 };
   st_buf_puts(&extra, "");
-  if (outside < 0) {
+  if (outside == SW_OUTSIDE_SIGNAL) {
+    cls = ST_CLASS_inconclusive;
+    int sig = (int)w->outside_signal;
+    const char *abbrev = sigabbrev_np(sig);
+    int32_t node = w->outside_node;
+    fprintf(stderr, "detsim: SIG%s from outside the simulation (to %s%s) ends the world\n", abbrev ? abbrev : "?",
+            node >= 0 ? "node " : "simworld", node >= 0 && (unsigned)node < sc.n_nodes ? sc.nodes[node].name : "");
+    st_buf_printf(&extra, " reason=signal signal=SIG%s", abbrev ? abbrev : "?");
+    if (node >= 0 && (unsigned)node < sc.n_nodes) st_buf_printf(&extra, " node=%s", sc.nodes[node].name);
+  } else if (outside < 0) {
     cls = ST_CLASS_crash;
     unsigned i = (unsigned)r.outside_death;
     int st = r.outside_status;
@@ -251,9 +281,10 @@ int main(int argc, char **argv) {
   if (w->level >= 2) print_faults(w);
   uint64_t events = outside < 0 ? w->events : w->end_events;
   uint64_t now = outside < 0 ? w->now_ns : w->end_now_ns;
+  uint64_t history = outside == SW_OUTSIDE_SIGNAL ? w->hash : outside < 0 ? (uint64_t)0 : w->end_history;
   fprintf(stderr, "detsim: %s seed=%" PRIu64 " events=%" PRIu64 " history=%016" PRIx64 " sim_time=%" PRIu64
                   ".%06" PRIu64 "s nodes=%u%s\n",
-          st_class_name(cls), seed, events, outside < 0 ? (uint64_t)0 : w->end_history, now / UINT64_C(1000000000),
+          st_class_name(cls), seed, events, history, now / UINT64_C(1000000000),
           (now % UINT64_C(1000000000)) / UINT64_C(1000), sc.n_nodes, extra.s);
   return st_class_status(cls);
 }

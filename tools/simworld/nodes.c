@@ -308,10 +308,28 @@ static void restart_requested(struct sw_run *r) {
   wake_word(&r->world->restart_done);
 }
 
+volatile int sw_signal_received;
+
+/* A signal from outside came: a node holding the world ends it at its next
+ * event (the usual way, its result named); else the launcher ends it. */
+static bool outside_signal_due(struct sw_run *r, double *since) {
+  uint32_t posted = __atomic_load_n(&r->world->outside_signal, __ATOMIC_ACQUIRE);
+  if (posted == 0 && sw_signal_received == 0) return false;
+  if (*since == 0) *since = st_now();
+  if (st_now() - *since < SW_OUTSIDE_GRACE_MS / 1000.0) return false;
+  uint32_t none = 0;
+  if (__atomic_compare_exchange_n(&r->world->outside_signal, &none, (uint32_t)sw_signal_received, false,
+                                  __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+    __atomic_store_n(&r->world->outside_node, -1, __ATOMIC_RELEASE);
+  return true;
+}
+
 int sw_supervise(struct sw_run *r) {
+  double outside_since = 0;
   for (;;) {
     uint32_t bell = __atomic_load_n(&r->world->bell, __ATOMIC_ACQUIRE);
     if (__atomic_load_n(&r->world->ended, __ATOMIC_ACQUIRE)) return 0;
+    if (outside_signal_due(r, &outside_since)) return SW_OUTSIDE_SIGNAL;
     kill_crashed(r);
     restart_requested(r);
     int status;
@@ -320,7 +338,7 @@ int sw_supervise(struct sw_run *r) {
       for (unsigned i = 0; i < r->sc->n_nodes; i++)
         if (r->pids[i] == p) reaped(r, i, status);
     if (r->outside_death >= 0 && !__atomic_load_n(&r->world->ended, __ATOMIC_ACQUIRE)) return -1;
-    futex_wait_ms(&r->world->bell, bell, 50);
+    futex_wait_ms(&r->world->bell, bell, outside_since ? 10 : 50);
   }
 }
 

@@ -33,8 +33,15 @@ struct sw_run {
 
 struct detsim_world_shared *sw_world_create(const struct st_scenario *sc, uint64_t seed, int *fd_out);
 void sw_start_all(struct sw_run *r);
-/* Waits for the world's end: 0, or -1 when a node died outside it. */
+/* Waits for the world's end: 0, -1 when a node died outside it, or
+ * SW_OUTSIDE_SIGNAL when a real signal from outside the simulation came
+ * (to the launcher, or to a node: world->outside_signal, outside_node)
+ * and no node ended the world for it within SW_OUTSIDE_GRACE_MS. */
+#define SW_OUTSIDE_SIGNAL (-2)
+#define SW_OUTSIDE_GRACE_MS 1000
 int sw_supervise(struct sw_run *r);
+/* The signal the launcher itself got from outside (its handler's), or 0. */
+extern volatile int sw_signal_received;
 void sw_kill_all(struct sw_run *r);
 /* Asks every live node but the one that ended the world to print its last
  * events into its stderr log (a failed world's other half of the story) and

@@ -22,7 +22,7 @@
 
 /* Long enough for a thread to reach its wait, natively and simulated (a
  * loaded 2-core CI machine took more than 50 ms at times). */
-#define SETTLE_US 200000
+#define SETTLE_US 100000
 
 static inline void settle(void) { usleep(SETTLE_US); }
 

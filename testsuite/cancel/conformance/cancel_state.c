@@ -19,7 +19,7 @@ static void *disabled_worker(void *arg) {
   pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &old);
   printf("  old state enabled=%d\n", old == PTHREAD_CANCEL_ENABLE);
   pthread_cleanup_push(say, "disabled");
-  usleep(200000); /* the cancel arrives meanwhile */
+  usleep(1000000); /* the cancel arrives meanwhile (after a settle) */
   printf("  slept through the cancel\n");
   pthread_setcancelstate(PTHREAD_CANCEL_ENABLE, &old);
   printf("  enabled again, old disabled=%d\n", old == PTHREAD_CANCEL_DISABLE);

@@ -1,0 +1,82 @@
+/* Virtual process and thread ids (proc_ids.h).
+ *
+ * Rules of this file:
+ *  - The counter is the world's (in its shared header) in a world, this
+ *    process's own otherwise; only the baton holder moves it.
+ *  - Nothing here asks the kernel: the interceptors of getpid and friends
+ *    (intercept_proc_ids.c) fall back to REAL themselves before the ids
+ *    exist.
+ */
+#include "proc_ids.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+
+#include "check.h"
+#include "limits.h"
+#include "report.h"
+#include "world.h"
+
+#define S detsim__ws
+
+static bool ready;
+static pid_t my_pid, my_ppid, my_pgid, my_sid;
+static int32_t last_local;
+
+static int32_t *counter(void) { return detsim__in_world ? &S->last_pid : &last_local; }
+
+pid_t detsim__proc_alloc(void) {
+  int32_t *last = counter();
+  int32_t next = *last == 0 ? DETSIM_PID_FIRST : *last + 1;
+  if (next >= DETSIM_PID_MAX) {
+    char extra[64];
+    snprintf(extra, sizeof extra, "limit=pid_max=%d", DETSIM_PID_MAX);
+    detsim__msg("the run reached the limit pid_max=%d: every virtual pid and tid below it was handed out (ids are "
+                "never reused in a run)", DETSIM_PID_MAX);
+    detsim__finish(DETSIM_CLASS_inconclusive, 0, extra);
+  }
+  *last = next;
+  return next;
+}
+
+void detsim__proc_ids_init(void) {
+  CHECK(!ready);
+  pid_t pid = detsim__proc_alloc();
+  /* A first process leads its own group and session, as a host's daemon
+   * started by its init would. */
+  detsim__proc_set(pid, DETSIM_PID_PARENT, pid, pid);
+  if (detsim__in_world) S->nodes[detsim__node_index].vpid = pid;
+}
+
+void detsim__proc_ids_forget(void) { ready = false; }
+
+bool detsim__proc_ids_ready(void) { return ready; }
+
+void detsim__proc_set(pid_t pid, pid_t ppid, pid_t pgid, pid_t sid) {
+  CHECK_GE(pid, DETSIM_PID_FIRST);
+  my_pid = pid;
+  my_ppid = ppid;
+  my_pgid = pgid;
+  my_sid = sid;
+  ready = true;
+}
+
+pid_t detsim__proc_pid(void) { return my_pid; }
+pid_t detsim__proc_ppid(void) { return my_ppid; }
+pid_t detsim__proc_pgid(void) { return my_pgid; }
+pid_t detsim__proc_sid(void) { return my_sid; }
+
+int detsim__proc_node_of(pid_t pid) {
+  if (!detsim__in_world || pid < DETSIM_PID_FIRST) return -1;
+  for (unsigned j = 0; j < S->n_nodes; j++)
+    if (S->nodes[j].vpid == pid && __atomic_load_n(&S->nodes[j].state, __ATOMIC_ACQUIRE) == DETSIM_NODE_READY)
+      return (int)j;
+  return -1;
+}
+
+int detsim__proc_node_of_group(pid_t pgid) { return detsim__proc_node_of(pgid); }
+
+pid_t detsim__proc_pid_of_node(unsigned node) {
+  if (!detsim__in_world || node >= S->n_nodes) return 0;
+  return S->nodes[node].vpid;
+}

@@ -1,0 +1,64 @@
+/* Virtual process and thread ids: the world's numbers, not the kernel's.
+ *
+ * A program sees only these (getpid, getppid, gettid, getpgrp, getsid,
+ * si_pid, SO_PEERCRED, kill's targets), so a program that prints or sends
+ * its pid replays exactly.  The runtime keeps the real ids for what it
+ * asks of the kernel (REAL(getpid), REAL(gettid)).
+ *
+ * The scheme (docs/worlds.md, "Process and thread ids"), as Linux numbers a
+ * fresh machine's processes: one counter per world hands out pids and tids
+ * alike, in the order the simulation creates them, starting at
+ * DETSIM_PID_FIRST.  A run of one program is pid 1000 and its threads
+ * 1001, 1002, ... in creation order; the nodes of a world are 1000, 1001,
+ * ... in scenario order (they attach one by one), and every thread and
+ * every restarted process takes the next number when it is made.  A
+ * process's main thread has tid == pid.  The parent of a world's first
+ * processes is DETSIM_PID_PARENT, outside the world (whoever started the
+ * run), and pid 1 is an init outside it too: kill() of either is EPERM,
+ * of any other pid the world does not hold ESRCH.  Each first process is
+ * the leader of its own process group and session (a node is a host).
+ *
+ * Ids are allocated only by the baton holder (a thread's creation, a
+ * process's attach while the world waits for it), so the numbers are the
+ * same in every run of the seed.
+ */
+#ifndef DETSIM_PROC_IDS_H
+#define DETSIM_PROC_IDS_H
+
+#include <stdbool.h>
+#include <sys/types.h>
+
+#define DETSIM_PID_FIRST 1000
+#define DETSIM_PID_PARENT 999
+#define DETSIM_PID_INIT 1
+
+/* Gives this process its ids (a world's node: the next of the world's
+ * counter; alone: DETSIM_PID_FIRST).  Before it, and in a native child
+ * after detsim__proc_ids_forget, the getters below answer the kernel's. */
+void detsim__proc_ids_init(void);
+void detsim__proc_ids_forget(void);
+bool detsim__proc_ids_ready(void);
+
+/* The calling process's virtual pid, parent pid, process group and
+ * session. */
+pid_t detsim__proc_pid(void);
+pid_t detsim__proc_ppid(void);
+pid_t detsim__proc_pgid(void);
+pid_t detsim__proc_sid(void);
+/* A process made by the simulation (fork) takes its ids here. */
+void detsim__proc_set(pid_t pid, pid_t ppid, pid_t pgid, pid_t sid);
+
+/* The next id of the world, for a new thread or process.  Ids are never
+ * reused: reaching DETSIM_PID_MAX ends the run as inconclusive with
+ * limit=pid_max. */
+pid_t detsim__proc_alloc(void);
+
+/* The world's node whose process has virtual pid `pid` (and is in the
+ * world now), or -1.  Its process group's leader, for kill(-pgid): the
+ * same while every node is one process. */
+int detsim__proc_node_of(pid_t pid);
+int detsim__proc_node_of_group(pid_t pgid);
+/* Node `node`'s virtual pid (0 when it has none yet). */
+pid_t detsim__proc_pid_of_node(unsigned node);
+
+#endif
