@@ -587,6 +587,119 @@ def case_plan_bad_input():
     return "%d bad plans refused by both" % len(bad)
 
 
+COVERAGE_LINE_RE = re.compile(r"^  \[(.)\] (.+?) \u2014 (\d+) occurrences? \((.*)\)$", re.M)
+
+
+def coverage_lines(report):
+    """The WORKLOAD COVERAGE section: {name: (mark, occurrences, rest)}."""
+    m = re.search(r"^WORKLOAD COVERAGE: (\d+) of (\d+) points exercised\n((?:  \[.*\n?)*)", report, re.M)
+    check(m, "no WORKLOAD COVERAGE section in:\n%s" % report[-3000:])
+    return {x.group(2): (x.group(1), int(x.group(3)), x.group(4)) for x in COVERAGE_LINE_RE.finditer(m.group(3))}
+
+
+def point_sums(records):
+    """{name: (hits over the records, records with a hit)} from JSON lines."""
+    sums = {}
+    for r in records:
+        for p in r["points"]:
+            h, k = sums.get(p["name"], (0, 0))
+            sums[p["name"]] = (h + p["hits"], k + (p["hits"] > 0))
+    return sums
+
+
+def case_coverage_points():
+    """DETSIM_SOMETIMES/REACHABLE/UNREACHABLE over a sweep (coverage_points.c):
+    the report lists every point with its occurrences and seeds, the points
+    reached on some seeds only as such, the never-reached ones as `[ ]` (a
+    SOMETIMES evaluated but never true says so); the counts are the JSON
+    lines' and JUnit's; --require-coverage fails the sweep (status 4);
+    an UNREACHABLE reached is `correctness` naming it, and replays."""
+    j, x = os.path.join(WORK, "c.jsonl"), os.path.join(WORK, "c.xml")
+    base = [tool("simrun"), "--seeds", "1-100", "-j", "2"]
+    _, out, _ = run(base + ["--jsonl", j, "--junit", x, "--", prog("coverage_points")], expect=0)
+    need(r"^  result:\s+PASSED$", out, "a pass without --require-coverage")
+    need(r"^WORKLOAD COVERAGE: 3 of 5 points exercised$", out, "coverage header")
+    cov = coverage_lines(out)
+    check(set(cov) == {"worker b first", "strict alternation", "workers done", "never true", "never reached",
+                       "b ran three in a row"}, "points listed: %s" % sorted(cov))
+    sums = point_sums(jsonl(j))
+    for name, (mark, n, rest) in cov.items():
+        hits, runs = sums[name]
+        check(n == hits, "%s: report %d occurrences, JSON lines %d" % (name, n, hits))
+        if hits:
+            check(mark == "x" and rest == "%d of 100 seeds" % runs, "%s: %r %r" % (name, mark, rest))
+    for name in ("worker b first", "strict alternation"):
+        check(0 < sums[name][1] < 100, "%s reached on %d of 100 seeds: not 'some seeds only'" % (name, sums[name][1]))
+    check(cov["workers done"] == ("x", 100, "100 of 100 seeds"), "workers done: %r" % (cov["workers done"],))
+    check(cov["never true"] == (" ", 0, "not exercised; evaluated 100 times, never true"), "never true: %r" % (cov["never true"],))
+    check(cov["never reached"] == (" ", 0, "not exercised"), "never reached: %r" % (cov["never reached"],))
+    check(cov["b ran three in a row"] == ("-", 0, "unreachable, never reached"), "unreachable: %r" % (cov["b ran three in a row"],))
+    # One run's own lines: every point, reached or not, before the result line.
+    _, _, err = run([prog("coverage_points")], env={"DETSIM_SEED": "1"}, expect=0)
+    for name in cov:
+        need(r"^detsim: point \w+=\d+(/\d+)? %s$" % re.escape(name), err, "point line of %r" % name)
+    props = {p.get("name"): p.get("value") for p in ET.parse(x).getroot().iter("property")}
+    check(props.get("coverage: sometimes worker b first") == "%d occurrences in %d of 100 seeds" % sums["worker b first"],
+          "JUnit property: %r" % props.get("coverage: sometimes worker b first"))
+    check(props.get("coverage: reachable never reached") == "0 occurrences in 0 of 100 seeds", "JUnit unreached property")
+    # --require-coverage: the same sweep fails, naming how many points.
+    st, out, _ = run(base + ["--require-coverage", "--junit", x, "--", prog("coverage_points")], expect=4)
+    need(r"^  result:\s+FAILED \(--require-coverage: 2 points not exercised\)$", out, "--require-coverage result")
+    failing = [t.get("name") for t in ET.parse(x).getroot().iter("testcase") if t.find("failure") is not None]
+    check(sorted(failing) == ["coverage: never reached", "coverage: never true"], "JUnit coverage failures: %s" % failing)
+    _, out, _ = run(base + ["-q", "--require-coverage", "--", prog("coverage_points")], expect=4)
+    need(r"^simrun: FAILED: 0 of 100 seeds failed; 2 coverage points not exercised$", out, "-q --require-coverage")
+    # UNREACHABLE reached on some seeds: correctness, naming the point.
+    j2 = os.path.join(WORK, "strict.jsonl")
+    _, out, _ = run(base + ["--jsonl", j2, "--", prog("coverage_points"), "strict"], expect=1)
+    recs = jsonl(j2)
+    bad = [r for r in recs if r["class"] != "pass"]
+    check(0 < len(bad) < 100, "UNREACHABLE reached on %d of 100 seeds" % len(bad))
+    check(all(r["class"] == "correctness" and r["signature"] == "correctness unreachable=b_ran_three_in_a_row in main"
+              for r in bad), "signatures: %s" % sorted({r["signature"] for r in bad}))
+    cov = coverage_lines(out)
+    check(cov["b ran three in a row"] == ("!", len(bad), "%d of 100 seeds; unreachable: correctness" % len(bad)),
+          "unreachable reached: %r" % (cov["b ran three in a row"],))
+    seed = bad[0]["seed"]
+    _, _, err = run([prog("coverage_points"), "strict"], env={"DETSIM_SEED": str(seed)}, expect=CLASS_STATUS["correctness"])
+    need(r"correctness: unreachable point 'b ran three in a row' reached at .*coverage_points\.c:\d+", err, "message")
+    need(r"^detsim: correctness seed=%d .* unreachable=b_ran_three_in_a_row" % seed, err, "result line")
+    _, out, err = run([tool("simreplay"), "--repeat", "3", "--seed", str(seed), "--", prog("coverage_points"), "strict"], expect=0)
+    need(r"replays exactly \(3 of 3\)", out + err, "replay of the UNREACHABLE seed")
+    return "%d points listed with their counts; --require-coverage 4; UNREACHABLE on %d seeds" % (len(cov), len(bad))
+
+
+def case_coverage_merge():
+    """Shards merged with --merge give the full sweep's coverage section."""
+    full, s0, s1 = (os.path.join(WORK, n) for n in ("full.jsonl", "s0.jsonl", "s1.jsonl"))
+    base = [tool("simrun"), "--seeds", "1-60", "-j", "2"]
+    _, out_full, _ = run(base + ["--jsonl", full, "--", prog("coverage_points"), "strict"], expect=1)
+    run(base + ["--shard", "0/2", "--jsonl", s0, "--", prog("coverage_points"), "strict"])
+    run(base + ["--shard", "1/2", "--jsonl", s1, "--", prog("coverage_points"), "strict"])
+    _, out_m, _ = run([tool("simrun"), "--merge", s0, s1], expect=1)
+    section = lambda o: re.search(r"^WORKLOAD COVERAGE:.*\n(?:  \[.*\n)*", o, re.M).group(0)
+    check(section(out_full) == section(out_m), "merged coverage differs:\n%s\nfull:\n%s" % (section(out_m), section(out_full)))
+    st, out_r, _ = run([tool("simrun"), "--merge", "--require-coverage", s0, s1], expect=1)
+    need(r"^  \[ \] never reached \u2014 0 occurrences \(not exercised\)$", out_r, "merged unreached point")
+    return "merge of 2 shards: the same WORKLOAD COVERAGE"
+
+
+def case_coverage_release():
+    """A plain build (no plugin) of the same source carries no trace of
+    detsim: no detsim symbol, no detsim_points section, and it runs."""
+    p = prog("coverage_points_plain")
+    nm = subprocess.run(["nm", "-a", p], stdout=subprocess.PIPE, check=True).stdout.decode()
+    check("detsim" not in nm.lower(), "detsim symbols in a plain build:\n%s" % "\n".join(
+        l for l in nm.splitlines() if "detsim" in l.lower()))
+    sections = subprocess.run(["readelf", "-SW", p], stdout=subprocess.PIPE, check=True).stdout.decode()
+    check("detsim" not in sections, "a detsim section in a plain build")
+    strings = subprocess.run(["strings", p], stdout=subprocess.PIPE, check=True).stdout.decode()
+    check("worker b first" not in strings and "never reached" not in strings, "point names in a plain build")
+    _, out, err = run([p, "strict"], expect=0)
+    check(re.match(r"^[ab]{6}$", out.strip()) and "detsim" not in err, "plain run: %r %r" % (out, err))
+    return "no detsim symbol, section or point name in a plain build"
+
+
 CASES = {n[5:].replace("_", "-"): f for n, f in globals().items() if n.startswith("case_")}
 
 

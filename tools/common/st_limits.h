@@ -51,6 +51,8 @@
  * "(other)". */
 #define SIMRUN_SIGNATURES_MAX 1024
 #define SIMRUN_CHECK_NAMES_MAX 1024
+/* Coverage points (kind and name) a report lists; past it, one "(other)". */
+#define SIMRUN_POINTS_MAX 1024
 /* Fault kinds counted in a report (the runtime has six). */
 #define SIMRUN_FAULT_KINDS_MAX 32
 

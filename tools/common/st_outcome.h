@@ -3,6 +3,9 @@
  *
  *   first line   detsim: seed=<seed> replay: DETSIM_SEED=<seed> <command>
  *   checks       detsim: checked name=count name=count ...
+ *   points       detsim: point sometimes=HITS/EVALS NAME   (one line each,
+ *                detsim: point reachable=HITS NAME          before the
+ *                detsim: point unreachable=HITS NAME        result line)
  *   frames       detsim:     #0 0x<pc> in FUNC+0x<off> (module)
  *   last line    detsim: <class> seed=<seed> events=<n> history=<16 hex>
  *                        sim_time=<s>.<us>s [key=value ...] [trace=PATH]
@@ -18,12 +21,24 @@
 #define ST_OUTCOME_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 struct st_check {
   char *name;
   uint64_t count;
 };
+
+/* A coverage point's counts in one run (points.c in the runtime). */
+enum { ST_POINT_SOMETIMES = 1, ST_POINT_REACHABLE = 2, ST_POINT_UNREACHABLE = 3 };
+struct st_point {
+  int kind;       /* ST_POINT_* */
+  char *name;
+  uint64_t hits;  /* reached (SOMETIMES: with its condition true) */
+  uint64_t evals; /* reached at all (REACHABLE/UNREACHABLE: = hits) */
+};
+const char *st_point_kind_name(int kind); /* "sometimes", ... or NULL */
+int st_point_kind_find(const char *s, size_t n); /* 0 if none */
 
 struct st_outcome {
   bool first_line; /* the runtime's first line is there */
@@ -42,7 +57,12 @@ struct st_outcome {
   int nchecks;
   struct st_check *faults;  /* a world's "detsim: faults level=N kind=count ..." line */
   int nfaults;
+  struct st_point *points; /* the last block of point lines, duplicates summed */
+  int npoints;
 };
+
+/* Adds a point's counts to *list (summing one of the same kind and name). */
+void st_points_add(struct st_point **list, int *n, int kind, const char *name, uint64_t hits, uint64_t evals);
 
 /* Parses stderr text (NUL-terminated). Never fails: what is missing stays
  * unset. */

@@ -39,6 +39,7 @@ static const char help_text[] =
 "  --jsonl FILE      one JSON object per seed, written as seeds finish:\n"
 "                      {index, seed, class, exit_status, events, history,\n"
 "                       sim_time_s, wall_s, signature, checks:{name:count},\n"
+"                       points:[{kind, name, hits, evals}],\n"
 "                       trace, stderr_tail (failures), program, argv,\n"
 "                       options, level}\n"
 "                    (events/history are null for a seed that was killed)\n"
@@ -53,6 +54,9 @@ static const char help_text[] =
 "  --merge FILE...   merge the --jsonl files of several shards into one report\n"
 "                    (and --jsonl/--junit/--sarif outputs); every seed must\n"
 "                    appear once.  Wall time is then the sum of the runs'\n"
+"  --require-coverage   a DETSIM_SOMETIMES or DETSIM_REACHABLE point that no\n"
+"                    seed reached fails the sweep (exit status 4); the report's\n"
+"                    WORKLOAD COVERAGE lists every point, [ ] for those\n"
 "  -q, --quiet       no progress line; the report is its summary only\n"
 "  -h, --help        this text\n"
 "\n"
@@ -69,6 +73,8 @@ static const char help_text[] =
 "exit status:\n"
 "  0    every seed passed\n"
 "  1    some seed failed (any class but pass; see the report)\n"
+"  4    --require-coverage: every seed passed, but a coverage point was\n"
+"       never reached (the report's WORKLOAD COVERAGE marks it [ ])\n"
 "  2    usage error: a bad option, seed spec, --merge file, or DETSIM_OPTIONS\n"
 "       the runtime refused; nothing was judged and no report is printed\n"
 "  3    harness error: PROGRAM cannot be executed or is not a simulation build\n"
@@ -202,6 +208,8 @@ void simrun_parse_args(int argc, char **argv, struct simrun_args *a) {
       parse_shard(v, a);
     } else if (!strcmp(arg, "--merge")) {
       a->merge = true;
+    } else if (!strcmp(arg, "--require-coverage")) {
+      a->require_coverage = true;
     } else if (!strcmp(arg, "-q") || !strcmp(arg, "--quiet")) {
       a->quiet = true;
     } else if (arg[0] == '-' && arg[1]) {

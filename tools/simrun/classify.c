@@ -96,6 +96,8 @@ void simrun_classify(struct st_child *c, uint64_t seed, uint64_t index, const st
     rec.nchecks = o.nchecks;
     rec.faults = o.faults;
     rec.nfaults = o.nfaults;
+    rec.points = o.points;
+    rec.npoints = o.npoints;
     rec.trace = o.trace;
     if (o.cls != ST_CLASS_pass) signature = st_outcome_signature(&o);
   } else if (!has_first) {

@@ -4,6 +4,8 @@
  *   {"index":3,"seed":4,"class":"deadlock","exit_status":83,"events":19,
  *    "history":"5945c3497f90e1d7","sim_time_s":0.000120,"wall_s":0.0123,
  *    "signature":"deadlock in main,f,g","checks":{"name":3},
+ *    "points":[{"kind":"sometimes","name":"split during scan","hits":2,
+ *               "evals":9},...],
  *    "trace":"detsim-4.trace","stderr_tail":["line",...],
  *    "program":"./abba","argv":["./abba"],"options":"","level":1,
  *    "level_passed":false,"seeds":"1-100","seeds_total":100}
@@ -66,7 +68,14 @@ void simrun_jsonl_write(const struct simrun_record *rec, const struct simrun_swe
     st_json_str(&b, rec->checks[i].name);
     st_buf_printf(&b, ":%llu", (unsigned long long)rec->checks[i].count);
   }
-  st_buf_puts(&b, "},\"trace\":");
+  st_buf_puts(&b, "},\"points\":[");
+  for (int i = 0; i < rec->npoints; i++) {
+    const struct st_point *p = &rec->points[i];
+    st_buf_printf(&b, "%s{\"kind\":\"%s\",\"name\":", i ? "," : "", st_point_kind_name(p->kind));
+    st_json_str(&b, p->name);
+    st_buf_printf(&b, ",\"hits\":%llu,\"evals\":%llu}", (unsigned long long)p->hits, (unsigned long long)p->evals);
+  }
+  st_buf_puts(&b, "],\"trace\":");
   if (rec->trace) st_json_str(&b, rec->trace);
   else st_buf_puts(&b, "null");
   st_buf_puts(&b, ",\"stderr_tail\":");
@@ -278,6 +287,30 @@ void simrun_merge(char **files, int nfiles, struct simrun_sweep_info *info) {
       rec.faults = fs;
       rec.nfaults = faults->n;
     }
+    /* Coverage points (absent in files of a simrun without them). */
+    const struct st_json *points = st_json_get(l->j, "points");
+    struct st_point *ps = NULL;
+    if (points) {
+      if (points->type != ST_JSON_ARR) bad_file(l->file, l->line, "\"points\" is not an array");
+      ps = st_xcalloc((size_t)points->n + 1, sizeof *ps);
+      for (int k = 0; k < points->n; k++) {
+        const struct st_json *pt = points->items[k];
+        const struct st_json *kind = pt->type == ST_JSON_OBJ ? st_json_get(pt, "kind") : NULL;
+        const struct st_json *name = pt->type == ST_JSON_OBJ ? st_json_get(pt, "name") : NULL;
+        const struct st_json *hits = pt->type == ST_JSON_OBJ ? st_json_get(pt, "hits") : NULL;
+        const struct st_json *evals = pt->type == ST_JSON_OBJ ? st_json_get(pt, "evals") : NULL;
+        if (!kind || kind->type != ST_JSON_STR || !name || name->type != ST_JSON_STR || !hits || !hits->is_u64 ||
+            !evals || !evals->is_u64)
+          bad_file(l->file, l->line, "a point is not {kind, name, hits, evals}");
+        ps[k].kind = st_point_kind_find(kind->str, strlen(kind->str));
+        if (!ps[k].kind) bad_file(l->file, l->line, "a point's kind is not sometimes, reachable or unreachable");
+        ps[k].name = name->str;
+        ps[k].hits = hits->u64;
+        ps[k].evals = evals->u64;
+      }
+      rec.points = ps;
+      rec.npoints = points->n;
+    }
     const struct st_json *trace = need(l, "trace", ST_JSON_STR, true);
     rec.trace = trace ? trace->str : NULL;
     const struct st_json *tail = need(l, "stderr_tail", ST_JSON_ARR, true);
@@ -289,6 +322,7 @@ void simrun_merge(char **files, int nfiles, struct simrun_sweep_info *info) {
     st_buf_free(&tb);
     free(cs);
     free(fs);
+    free(ps);
     st_json_free(all[i].j);
   }
   free(all);

@@ -44,6 +44,7 @@ int main(int argc, char **argv) {
   check_writable("--sarif", a.sarif);
   struct simrun_sweep_info info;
   memset(&info, 0, sizeof info);
+  info.require_coverage = a.require_coverage;
   if (a.jsonl) {
     simrun_jsonl_open(a.jsonl);
     out.jsonl = true;
@@ -118,6 +119,5 @@ int main(int argc, char **argv) {
   if (a.sarif) simrun_sarif_write(a.sarif, &info);
   simrun_report(stdout, &info, a.quiet);
   if (fflush(stdout) != 0) st_die(ST_EXIT_HARNESS, "cannot write the report: %s", strerror(errno));
-  if (info.interrupted) return SIMRUN_EXIT_INTERRUPTED;
-  return simrun_stats_failed() ? ST_EXIT_FINDINGS : ST_EXIT_OK;
+  return simrun_exit_status(&info);
 }

@@ -5,6 +5,12 @@
  *     program, options, level, seeds (and shard), wall time, simulated
  *     time, time compression, classes, invariants checked, faults and
  *     lifecycle events exercised
+ *   WORKLOAD COVERAGE: every coverage point (DETSIM_SOMETIMES, REACHABLE,
+ *     UNREACHABLE), reached or not:
+ *       [x] NAME — N occurrences (K of M seeds)      reached
+ *       [ ] NAME — 0 occurrences (not exercised)     SOMETIMES/REACHABLE never
+ *       [-] NAME — 0 occurrences (unreachable, never reached)
+ *       [!] NAME — N occurrences (K of M seeds; unreachable: correctness)
  *   FAILURES: a table of class, count, first seeds, signature; then per
  *     signature its reproduction command and simreplay command
  *   FIRST FAILURE: the last lines of the first failing seed's stderr
@@ -48,6 +54,57 @@ void simrun_repro_replay(struct st_buf *b, const struct simrun_sweep_info *info,
 static void seconds(FILE *out, double s) {
   if (s < 10) fprintf(out, "%.3f s", s);
   else fprintf(out, "%.1f s", s);
+}
+
+bool simrun_coverage_failed(const struct simrun_sweep_info *info) {
+  return info->require_coverage && simrun_stats_points_missed() > 0;
+}
+
+const char *simrun_result_word(const struct simrun_sweep_info *info) {
+  if (info->interrupted) return "INTERRUPTED";
+  if (simrun_stats_failed() || simrun_coverage_failed(info)) return "FAILED";
+  return "PASSED";
+}
+
+int simrun_exit_status(const struct simrun_sweep_info *info) {
+  if (info->interrupted) return SIMRUN_EXIT_INTERRUPTED;
+  if (simrun_stats_failed()) return ST_EXIT_FINDINGS;
+  if (simrun_coverage_failed(info)) return SIMRUN_EXIT_COVERAGE;
+  return ST_EXIT_OK;
+}
+
+static void coverage_section(FILE *out, uint64_t seeds) {
+  int n = simrun_stats_npoints();
+  if (n == 0) {
+    fprintf(out, "\nWORKLOAD COVERAGE: no points (no DETSIM_SOMETIMES, DETSIM_REACHABLE or DETSIM_UNREACHABLE in the program)\n");
+    return;
+  }
+  int exercised = 0, goals = 0;
+  for (int i = 0; i < n; i++) {
+    int kind;
+    const char *name;
+    uint64_t hits, evals, runs_hit, known;
+    simrun_stats_point(i, &kind, &name, &hits, &evals, &runs_hit, &known);
+    if (kind == ST_POINT_UNREACHABLE) continue;
+    goals++;
+    exercised += hits > 0;
+  }
+  fprintf(out, "\nWORKLOAD COVERAGE: %d of %d point%s exercised\n", exercised, goals, goals == 1 ? "" : "s");
+  for (int i = 0; i < n; i++) {
+    int kind;
+    const char *name;
+    uint64_t hits, evals, runs_hit, known;
+    simrun_stats_point(i, &kind, &name, &hits, &evals, &runs_hit, &known);
+    bool unreachable = kind == ST_POINT_UNREACHABLE;
+    const char *mark = unreachable ? (hits ? "[!]" : "[-]") : hits ? "[x]" : "[ ]";
+    fprintf(out, "  %s %s \u2014 %llu occurrence%s (", mark, name, (unsigned long long)hits, hits == 1 ? "" : "s");
+    if (hits) fprintf(out, "%llu of %llu seeds", (unsigned long long)runs_hit, (unsigned long long)seeds);
+    if (unreachable) fprintf(out, hits ? "; unreachable: correctness)\n" : "unreachable, never reached)\n");
+    else if (hits) fprintf(out, ")\n");
+    else if (kind == ST_POINT_SOMETIMES && evals)
+      fprintf(out, "not exercised; evaluated %llu times, never true)\n", (unsigned long long)evals);
+    else fprintf(out, "not exercised)\n");
+  }
 }
 
 static void failure_table(FILE *out, const struct simrun_sweep_info *info, bool details) {
@@ -116,15 +173,20 @@ void simrun_report(FILE *out, const struct simrun_sweep_info *info, bool quiet) 
   uint64_t n;
   simrun_stats_results(&n);
   uint64_t failed = simrun_stats_failed();
-  const char *result = info->interrupted ? "INTERRUPTED" : failed ? "FAILED" : "PASSED";
+  const char *result = simrun_result_word(info);
+  int missed = simrun_stats_points_missed();
   if (quiet) {
-    fprintf(out, "simrun: %s: %llu of %llu seeds failed\n", result, (unsigned long long)failed,
-            (unsigned long long)n);
+    fprintf(out, "simrun: %s: %llu of %llu seeds failed", result, (unsigned long long)failed, (unsigned long long)n);
+    if (missed) fprintf(out, "; %d coverage point%s not exercised", missed, missed == 1 ? "" : "s");
+    fprintf(out, "\n");
     if (failed) failure_table(out, info, false);
     return;
   }
   fprintf(out, "SIMULATION REPORT\n");
-  fprintf(out, "  result:             %s\n", result);
+  fprintf(out, "  result:             %s", result);
+  if (simrun_coverage_failed(info))
+    fprintf(out, " (--require-coverage: %d point%s not exercised)", missed, missed == 1 ? "" : "s");
+  fprintf(out, "\n");
   struct st_buf cmd = { 0 };
   st_shell_join(&cmd, info->argv);
   fprintf(out, "  program:            %s\n", cmd.s);
@@ -182,6 +244,7 @@ void simrun_report(FILE *out, const struct simrun_sweep_info *info, bool quiet) 
             info->level);
     fprintf(out, "  lifecycle events:   none\n");
   }
+  coverage_section(out, n);
   if (!failed) return;
   failure_table(out, info, true);
   const struct simrun_result *first = simrun_stats_first_failure();

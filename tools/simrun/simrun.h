@@ -28,6 +28,7 @@
 #include "st_util.h"
 
 /* simrun's own exit statuses, beyond st_util.h's 0-3. */
+#define SIMRUN_EXIT_COVERAGE 4       /* --require-coverage: every seed passed, a point was never reached */
 #define SIMRUN_EXIT_INTERRUPTED 130 /* SIGINT/SIGTERM: the report covers the seeds that ran */
 
 struct simrun_args {
@@ -42,6 +43,7 @@ struct simrun_args {
   uint64_t shard_index, shard_count; /* count 1: no sharding */
   const char *shard_source; /* where the shard index came from (for the report) */
   bool quiet;
+  bool require_coverage;    /* a SOMETIMES/REACHABLE point never reached fails the sweep */
   bool merge;
   char **merge_files;
   int nmerge;
@@ -68,6 +70,8 @@ struct simrun_record {
   int nchecks;
   const struct st_check *faults; /* a world's faults by kind */
   int nfaults;
+  const struct st_point *points; /* coverage points, reached or not */
+  int npoints;
   const char *trace;      /* trace file, or NULL */
   const char *tail;       /* last lines of stderr (failures), or NULL */
 };
@@ -86,6 +90,7 @@ struct simrun_sweep_info {
   double wall_s;
   bool wall_is_sum;          /* merged: the runs' wall times summed */
   bool interrupted;
+  bool require_coverage;
   int merged_files;
 };
 
@@ -129,6 +134,14 @@ void simrun_stats_check(int i, const char **name, uint64_t *total, uint64_t *run
 /* Faults exercised, by kind (worlds at level 2 and up). */
 int simrun_stats_nfaults(void);
 void simrun_stats_fault(int i, const char **name, uint64_t *total, uint64_t *runs);
+/* Coverage points, in order of first sight: kind, name, hits and
+ * evaluations summed over the runs, runs that reached it (SOMETIMES: with
+ * its condition true), and runs that knew it. */
+int simrun_stats_npoints(void);
+void simrun_stats_point(int i, int *kind, const char **name, uint64_t *hits, uint64_t *evals, uint64_t *runs_hit,
+                        uint64_t *runs_known);
+/* SOMETIMES and REACHABLE points no run reached. */
+int simrun_stats_points_missed(void);
 /* Results sorted by index (for merged sweeps and the final outputs). */
 void simrun_stats_sort(void);
 
@@ -146,6 +159,10 @@ void simrun_sarif_write(const char *path, const struct simrun_sweep_info *info);
 
 /* ---- report.c ---- */
 void simrun_report(FILE *out, const struct simrun_sweep_info *info, bool quiet);
+/* The sweep's verdict: PASSED, FAILED, INTERRUPTED (and its exit status). */
+bool simrun_coverage_failed(const struct simrun_sweep_info *info);
+const char *simrun_result_word(const struct simrun_sweep_info *info);
+int simrun_exit_status(const struct simrun_sweep_info *info);
 /* The reproduction command lines of a seed. */
 void simrun_repro_env(struct st_buf *b, const struct simrun_sweep_info *info, uint64_t seed);
 void simrun_repro_replay(struct st_buf *b, const struct simrun_sweep_info *info, uint64_t seed);

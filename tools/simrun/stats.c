@@ -24,6 +24,12 @@ struct check {
   uint64_t total, runs;
 };
 
+struct point {
+  int kind;
+  char *name;
+  uint64_t hits, evals, runs_hit, runs_known;
+};
+
 struct tail {
   uint64_t index;
   char *text;
@@ -40,6 +46,8 @@ static struct {
   int nchecks;
   struct check faults[SIMRUN_FAULT_KINDS_MAX];
   int nfaults;
+  struct point points[SIMRUN_POINTS_MAX + 1];
+  int npoints;
   struct tail *tails;
   uint64_t ntails, tails_cap, tails_bytes;
   struct simrun_result first_failure;
@@ -125,6 +133,28 @@ static void add_check(const char *name, uint64_t count) {
   S.checks[i].runs++;
 }
 
+static void add_point(const struct st_point *p) {
+  int i;
+  for (i = 0; i < S.npoints; i++)
+    if (S.points[i].kind == p->kind && !strcmp(S.points[i].name, p->name)) break;
+  if (i == S.npoints) {
+    if (S.npoints == SIMRUN_POINTS_MAX) {
+      i = SIMRUN_POINTS_MAX;
+      if (!S.points[i].name) {
+        S.points[i].name = st_xstrdup("(other points: limit SIMRUN_POINTS_MAX reached)");
+        S.points[i].kind = p->kind;
+      }
+    } else {
+      S.points[S.npoints].kind = p->kind;
+      S.points[S.npoints++].name = st_xstrdup(p->name);
+    }
+  }
+  S.points[i].hits += p->hits;
+  S.points[i].evals += p->evals;
+  S.points[i].runs_hit += p->hits > 0;
+  S.points[i].runs_known++;
+}
+
 int simrun_stats_add(const struct simrun_record *rec) {
   if (S.n == S.cap) S.results = st_xrealloc(S.results, sizeof *S.results * (S.cap *= 2));
   struct simrun_result r = rec->r;
@@ -133,6 +163,7 @@ int simrun_stats_add(const struct simrun_record *rec) {
   S.sim_us += r.sim_us;
   for (int i = 0; i < rec->nchecks; i++) add_check(rec->checks[i].name, rec->checks[i].count);
   for (int i = 0; i < rec->nfaults; i++) add_fault(rec->faults[i].name, rec->faults[i].count);
+  for (int i = 0; i < rec->npoints; i++) add_point(&rec->points[i]);
   if (r.cls != ST_CLASS_pass) {
     S.failed++;
     r.sig = find_sig(rec->signature ? rec->signature : st_class_name(r.cls), r.cls);
@@ -242,4 +273,27 @@ void simrun_stats_fault(int i, const char **name, uint64_t *total, uint64_t *run
   *name = S.faults[i].name;
   *total = S.faults[i].total;
   *runs = S.faults[i].runs;
+}
+
+int simrun_stats_npoints(void) { return S.npoints + (S.points[SIMRUN_POINTS_MAX].name ? 1 : 0); }
+
+void simrun_stats_point(int i, int *kind, const char **name, uint64_t *hits, uint64_t *evals, uint64_t *runs_hit,
+                        uint64_t *runs_known) {
+  if (i >= S.npoints) i = SIMRUN_POINTS_MAX;
+  const struct point *p = &S.points[i];
+  *kind = p->kind;
+  *name = p->name;
+  *hits = p->hits;
+  *evals = p->evals;
+  *runs_hit = p->runs_hit;
+  *runs_known = p->runs_known;
+}
+
+int simrun_stats_points_missed(void) {
+  int n = 0;
+  for (int i = 0; i < simrun_stats_npoints(); i++) {
+    const struct point *p = &S.points[i < S.npoints ? i : SIMRUN_POINTS_MAX];
+    n += p->kind != ST_POINT_UNREACHABLE && p->hits == 0;
+  }
+  return n;
 }
