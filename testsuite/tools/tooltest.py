@@ -248,7 +248,7 @@ def case_bad_input():
         ([sr, "-j", "0", "--", c], r"bad value '0' for -j"),
         ([sr, "--seeds", "3"], r"no program given"),
         ([sr, "--seeds", "3", "--"], r"no program given"),
-        ([sr, c], r"the program goes after '--'"),
+        ([sr, c, "x"], r"'x': the program's arguments go after '--'"),
         ([sr, "--timeout", "-1", "--", c], r"bad value '-1' for --timeout"),
         ([sr, "--level", "4", "--", c], r"bad value '4' for --level"),
         ([sr, "--shard", "2/2", "--", c], r"I must be below N"),
@@ -585,6 +585,46 @@ def case_plan_bad_input():
     _, _, err = run([tool("simreplay"), "--out", "x.plan", "--seed", "1", "--", prog("canary")], expect=2)
     need(r"--out and --shrink-runs are options of --shrink", err, "--out alone")
     return "%d bad plans refused by both" % len(bad)
+
+
+def case_options_after():
+    """Options may follow PROGRAM (its own arguments then go after '--'):
+    the same sweep as with the options first."""
+    j1, j2 = os.path.join(WORK, "a.jsonl"), os.path.join(WORK, "b.jsonl")
+    _, out1, _ = run([tool("simrun"), "--seeds", "1-20", "-j", "2", "--jsonl", j1, "--", prog("coverage_points"), "strict"],
+                     expect=1)
+    _, out2, _ = run([tool("simrun"), prog("coverage_points"), "--seeds", "1-20", "-j", "2", "--jsonl", j2, "--", "strict"],
+                     expect=1)
+    strip = lambda rs: [(r["seed"], r["class"], r["history"]) for r in sorted(rs, key=lambda r: r["seed"])]
+    check(strip(jsonl(j1)) == strip(jsonl(j2)), "options after PROGRAM: another sweep")
+    check(jsonl(j2)[0]["argv"][1:] == ["strict"], "the arguments after '--': %s" % jsonl(j2)[0]["argv"])
+    _, out, _ = run([tool("simrun"), prog("coverage_points"), "-q", "--seeds", "3"], expect=0)
+    need(r"^simrun: PASSED: 0 of 3 seeds failed", out, "options after PROGRAM, no arguments")
+    return "simrun PROGRAM --seeds ... -- ARGS runs the same sweep"
+
+
+def case_first_failure_own():
+    """FIRST FAILURE shows the failing run's own first lines on stderr (the
+    program's message, not detsim's), which the trace tail hides; the JSON
+    lines carry them (stderr_own) and --merge shows them again.  A missing
+    --trace-dir is made (with its parents) and holds the traces."""
+    j, td = os.path.join(WORK, "o.jsonl"), os.path.join(WORK, "new", "traces")
+    _, out, _ = run([tool("simrun"), "--seeds", "3", "-j", "2", "--jsonl", j, "--trace-dir", td, "--", prog("own_message")],
+                    expect=1)
+    check(sorted(os.listdir(td)) == ["detsim-1.trace", "detsim-2.trace", "detsim-3.trace"], "--trace-dir: %s" % os.listdir(td))
+    msg = "own_message: the server refused the connection"
+    first = out[out.index("FIRST FAILURE"):]
+    need(r"^FIRST FAILURE: seed 1 \(crash\)\n  its own first lines on stderr \(not detsim's\):\n  %s\n  the last lines of its stderr:$"
+         % re.escape(msg), first, "own lines in FIRST FAILURE")
+    recs = jsonl(j)
+    check(all(r["stderr_own"] == [msg] for r in recs), "stderr_own: %s" % [r["stderr_own"] for r in recs])
+    check(all(msg not in r["stderr_tail"] for r in recs), "the message is in the tail: the case tests nothing")
+    _, out_m, _ = run([tool("simrun"), "--merge", j], expect=1)
+    check(out_m[out_m.index("FIRST FAILURE"):] == first, "merged FIRST FAILURE differs:\n%s" % out_m)
+    open(os.path.join(WORK, "afile"), "w").close()
+    _, _, err = run([tool("simrun"), "--seeds", "1", "--trace-dir", os.path.join(WORK, "afile"), "--", prog("own_message")], expect=2)
+    need(r"--trace-dir '.*afile' is not a directory", err, "--trace-dir on a file")
+    return "the program's own message is in FIRST FAILURE, the JSON lines and a merge"
 
 
 COVERAGE_LINE_RE = re.compile(r"^  \[(.)\] (.+?) \u2014 (\d+) occurrences? \((.*)\)$", re.M)

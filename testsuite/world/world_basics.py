@@ -88,6 +88,10 @@ def tools(bins, d):
     code, out, err = run([simrun, "--seeds", "3", "-j", "2", "crash.scenario"], cwd=d, timeout=300)
     if code != 1 or "crash" not in out or "simworld" not in out:
         fail(f"simrun over crash.scenario: status {code}, want 1 with the crash class\n{out}\n{err}")
+    # FIRST FAILURE names the failing node's own message, not only detsim's lines.
+    code, out, err = run([simrun, "--seeds", "2", "-j", "2", "unknown_name.scenario"], cwd=d, timeout=300)
+    if code != 1 or not re.search(r"its own first lines on stderr \(not detsim's\):\n    cli\| ping_client: getaddrinfo nosuchnode", out):
+        fail(f"simrun over unknown_name.scenario: status {code}, want the client's own line in FIRST FAILURE\n{out}\n{err}")
     # A scenario that sets its own level is swept and reported at it.
     code, out, err = run([simrun, "--seeds", "2", "-j", "2", "restart.scenario"], cwd=d, timeout=300)
     if code != 0 or "level:              2 (stormy)" not in out:

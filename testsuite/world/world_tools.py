@@ -189,8 +189,9 @@ def coverage(bins, d):
     hits = sum(p["hits"] for r in recs for p in r["points"] if p["name"] == "cli2 spoke first")
     if hits != int(m.group(1)):
         fail(f"points.scenario: JSON lines count {hits} for 'cli2 spoke first', the report {m.group(1)}")
-    code, out, err = run([simrun, "--seeds", "4", "-j", "2", "--require-coverage", "points.scenario"], cwd=d, timeout=300)
-    if code != 4 or "FAILED (--require-coverage: 2 points not exercised)" not in out:
+    # Options after the scenario, too.
+    code, out, err = run([simrun, "points.scenario", "--seeds", "4", "-j", "2", "--require-coverage"], cwd=d, timeout=300)
+    if code != 4 or "FAILED (--require-coverage: 2 points not exercised)" not in out or "4 tested" not in out:
         fail(f"simrun --require-coverage over points.scenario: status {code}, want 4\n{out}\n{err}")
     code, out, err = run([os.path.join(bins, "simreplay"), "--repeat", "3", "--seed", "7", "points.scenario"], cwd=d,
                          timeout=300)

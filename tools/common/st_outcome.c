@@ -318,3 +318,31 @@ char *st_text_tail(const char *text, int n) {
   }
   return b.s;
 }
+
+/* A world's line of a node's stderr, "  NODE| rest": rest, or NULL. */
+static const char *node_line_rest(const char *l, size_t len) {
+  if (len < 4 || l[0] != ' ' || l[1] != ' ') return NULL;
+  size_t name = strcspn(l + 2, "| \n");
+  if (name == 0 || 2 + name + 1 >= len || l[2 + name] != '|' || l[2 + name + 1] != ' ') return NULL;
+  return l + 2 + name + 2;
+}
+
+char *st_own_lines(const char *text, int n) {
+  struct st_buf b = { 0 };
+  int k = 0;
+  for (const char *l = text; *l && k < n;) {
+    const char *nl = strchr(l, '\n');
+    size_t len = nl ? (size_t)(nl - l) : strlen(l);
+    const char *rest = node_line_rest(l, len);
+    bool own = len > 0 && strncmp(l, "detsim:", 7) != 0 && strncmp(l, "simworld:", 9) != 0 &&
+               !(rest && !strncmp(rest, "detsim:", 7));
+    if (own) {
+      st_buf_add(&b, l, len);
+      st_buf_puts(&b, "\n");
+      k++;
+    }
+    if (!nl) break;
+    l = nl + 1;
+  }
+  return b.s;
+}

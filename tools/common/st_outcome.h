@@ -70,6 +70,11 @@ void st_outcome_parse(const char *text, struct st_outcome *o);
 void st_outcome_free(struct st_outcome *o);
 /* The signature (malloc'd). */
 char *st_outcome_signature(const struct st_outcome *o);
+/* The first n lines of text that are the program's own, not detsim's
+ * (not "detsim:" or "simworld:" lines; of a world's "  NODE| " lines those
+ * not from the node's runtime), each ending in '\n' (malloc'd), or NULL
+ * when there are none. */
+char *st_own_lines(const char *text, int n);
 /* The last n non-empty lines of text, each ending in '\n' (malloc'd). */
 char *st_text_tail(const char *text, int n);
 

@@ -12,6 +12,8 @@
 
 static const char help_text[] =
 "usage: simrun [options] -- PROGRAM [ARGS...]\n"
+"       simrun [options] PROGRAM [options] [-- ARGS...]\n"
+"       simrun [options] SCENARIO-FILE [options]\n"
 "       simrun --merge FILE.jsonl... [--jsonl OUT] [--junit OUT] [--sarif OUT]\n"
 "\n"
 "Runs PROGRAM, a simulation build (made with detsim-cc), once per seed, each\n"
@@ -35,12 +37,14 @@ static const char help_text[] =
 "                    `inconclusive` (reason=timeout)\n"
 "  --options STR     DETSIM_OPTIONS for every run (key=value:key=value)\n"
 "  --trace-dir DIR   trace files go to DIR/detsim-<seed>.trace (the runtime's\n"
-"                    default: the working directory)\n"
+"                    default: the working directory); DIR is made if missing\n"
 "  --jsonl FILE      one JSON object per seed, written as seeds finish:\n"
 "                      {index, seed, class, exit_status, events, history,\n"
 "                       sim_time_s, wall_s, signature, checks:{name:count},\n"
 "                       points:[{kind, name, hits, evals}],\n"
-"                       trace, stderr_tail (failures), program, argv,\n"
+"                       trace, stderr_tail and stderr_own (failures: the\n"
+"                       last lines, and its own first lines, not detsim's),\n"
+"                       program, argv,\n"
 "                       options, level}\n"
 "                    (events/history are null for a seed that was killed)\n"
 "  --junit FILE      JUnit XML: one testcase per seed, failures with the class\n"
@@ -167,7 +171,9 @@ void simrun_parse_args(int argc, char **argv, struct simrun_args *a) {
   a->shard_count = 1;
   a->jobs = 0;
   char **files = st_xcalloc((size_t)argc + 1, sizeof *files);
-  bool is_world = false;
+  /* PROGRAM or SCENARIO may come before, between or after the options
+   * (simrun kv.scenario --seeds 10); its arguments then follow a '--'. */
+  const char *target = NULL;
   int i = 1;
   for (; i < argc; i++) {
     const char *arg = argv[i], *v;
@@ -216,12 +222,11 @@ void simrun_parse_args(int argc, char **argv, struct simrun_args *a) {
       usage("unknown option '%s'", arg);
     } else if (a->merge) {
       files[a->nmerge++] = argv[i];
-    } else if (i == argc - 1 && (a->argv = st_world_argv(argv + i)) != NULL) {
-      is_world = true;
-      i++;
-      break;
+    } else if (!target) {
+      target = arg;
     } else {
-      usage("'%s': the program goes after '--' (simrun [options] -- PROGRAM [ARGS...], or simrun [options] SCENARIO-FILE)", arg);
+      usage("'%s': the program's arguments go after '--' (simrun [options] PROGRAM [options] -- ARGS..., "
+            "simrun [options] -- PROGRAM [ARGS...], or simrun [options] SCENARIO-FILE [options])", arg);
     }
   }
   a->merge_files = files;
@@ -230,14 +235,21 @@ void simrun_parse_args(int argc, char **argv, struct simrun_args *a) {
     if (a->nmerge == 0) usage("%s needs at least one JSON lines file", "--merge");
     return;
   }
-  if (!is_world) {
+  if (target) {
+    /* PROGRAM given before '--': what follows '--' is its arguments. */
+    if (argc - i + 1 > ST_ARGS_MAX) usage("%s", "too many program arguments (limit ST_ARGS_MAX)");
+    char **args = st_xcalloc((size_t)(argc - i) + 2, sizeof *args);
+    args[0] = (char *)target;
+    for (int k = i; k < argc; k++) args[k - i + 1] = argv[k];
+    a->argv = args;
+  } else {
     if (i >= argc) usage("%s", "no program given (simrun [options] -- PROGRAM [ARGS...], or simrun [options] SCENARIO-FILE)");
     if (argc - i > ST_ARGS_MAX) usage("%s", "too many program arguments (limit ST_ARGS_MAX)");
-    if (!argv[i][0]) usage("%s", "the program name is empty");
     a->argv = argv + i;
-    char **world = st_world_argv(a->argv);
-    if (world) a->argv = world;
   }
+  if (!a->argv[0][0]) usage("%s", "the program name is empty");
+  char **world = st_world_argv(a->argv);
+  if (world) a->argv = world;
   if (strchr(a->options, ' ') || strchr(a->options, '\n'))
     usage("bad --options '%s' (DETSIM_OPTIONS is key=value:key=value, without spaces)", a->options);
   if (a->jobs == 0) {

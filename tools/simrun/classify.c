@@ -116,12 +116,17 @@ void simrun_classify(struct st_child *c, uint64_t seed, uint64_t index, const st
                               rec.r.exit_status);
     harness(cleanup, prog, seed, what, text);
   }
-  char *tail = NULL;
-  if (rec.r.cls != ST_CLASS_pass) tail = st_text_tail(text, SIMRUN_STDERR_TAIL_LINES);
+  char *tail = NULL, *own = NULL;
+  if (rec.r.cls != ST_CLASS_pass) {
+    tail = st_text_tail(text, SIMRUN_STDERR_TAIL_LINES);
+    own = st_own_lines(text, ST_OWN_LINES);
+  }
   rec.signature = signature;
   rec.tail = tail;
+  rec.own = own;
   simrun_record_done(&rec, info);
   free(tail);
+  free(own);
   free(signature);
   st_outcome_free(&o);
   free(text);

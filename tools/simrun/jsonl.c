@@ -7,12 +7,14 @@
  *    "points":[{"kind":"sometimes","name":"split during scan","hits":2,
  *               "evals":9},...],
  *    "trace":"detsim-4.trace","stderr_tail":["line",...],
+ *    "stderr_own":["its own first line",...],
  *    "program":"./abba","argv":["./abba"],"options":"","level":1,
  *    "level_passed":false,"seeds":"1-100","seeds_total":100}
  *
  * index is the seed's position in the whole seed set (shards interleave);
- * events and history are null for a seed that was killed; signature and
- * stderr_tail are null for a pass.  Lines are in completion order.
+ * events and history are null for a seed that was killed; signature,
+ * stderr_tail and stderr_own are null for a pass (stderr_own also for a
+ * failure without lines of its own).  Lines are in completion order.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -83,6 +85,25 @@ void simrun_jsonl_write(const struct simrun_record *rec, const struct simrun_swe
     st_buf_puts(&b, "[");
     bool first = true;
     for (const char *l = rec->tail; *l;) {
+      const char *nl = strchr(l, '\n');
+      size_t n = nl ? (size_t)(nl - l) : strlen(l);
+      char *line = st_xasprintf("%.*s", (int)n, l);
+      if (!first) st_buf_puts(&b, ",");
+      st_json_str(&b, line);
+      free(line);
+      first = false;
+      if (!nl) break;
+      l = nl + 1;
+    }
+    st_buf_puts(&b, "]");
+  } else {
+    st_buf_puts(&b, "null");
+  }
+  st_buf_puts(&b, ",\"stderr_own\":");
+  if (rec->own) {
+    st_buf_puts(&b, "[");
+    bool first = true;
+    for (const char *l = rec->own; *l;) {
       const char *nl = strchr(l, '\n');
       size_t n = nl ? (size_t)(nl - l) : strlen(l);
       char *line = st_xasprintf("%.*s", (int)n, l);
@@ -318,8 +339,14 @@ void simrun_merge(char **files, int nfiles, struct simrun_sweep_info *info) {
     for (int k = 0; tail && k < tail->n; k++)
       if (tail->items[k]->type == ST_JSON_STR) st_buf_printf(&tb, "%s\n", tail->items[k]->str);
     rec.tail = tail ? (tb.s ? tb.s : "") : NULL;
+    const struct st_json *own = st_json_get(l->j, "stderr_own"); /* absent in older files */
+    struct st_buf ob = { 0 };
+    for (int k = 0; own && own->type == ST_JSON_ARR && k < own->n; k++)
+      if (own->items[k]->type == ST_JSON_STR) st_buf_printf(&ob, "%s\n", own->items[k]->str);
+    rec.own = ob.s;
     simrun_record_done(&rec, info);
     st_buf_free(&tb);
+    st_buf_free(&ob);
     free(cs);
     free(fs);
     free(ps);

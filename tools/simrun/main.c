@@ -28,6 +28,27 @@ void simrun_record_done(const struct simrun_record *rec, const struct simrun_swe
   if (out.jsonl) simrun_jsonl_write(&copy, info);
 }
 
+/* --trace-dir: made when missing, with its parents (mkdir -p). */
+static void make_trace_dir(const char *dir) {
+  struct stat st;
+  if (stat(dir, &st) == 0) {
+    if (!S_ISDIR(st.st_mode)) st_die(ST_EXIT_USAGE, "--trace-dir '%s' is not a directory", dir);
+    return;
+  }
+  char *path = st_xstrdup(dir);
+  for (char *p = path + 1;; p++) {
+    if (*p != '/' && *p != '\0') continue;
+    char c = *p;
+    *p = '\0';
+    if (mkdir(path, 0777) != 0 && errno != EEXIST)
+      st_die(ST_EXIT_USAGE, "cannot create --trace-dir '%s': %s: %s", dir, path, strerror(errno));
+    *p = c;
+    if (c == '\0') break;
+  }
+  free(path);
+  if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode)) st_die(ST_EXIT_USAGE, "--trace-dir '%s' is not a directory", dir);
+}
+
 /* A writable output path, checked before the sweep. */
 static void check_writable(const char *opt, const char *path) {
   if (!path) return;
@@ -79,11 +100,7 @@ int main(int argc, char **argv) {
     if (mine > SIMRUN_SEEDS_MAX)
       st_die(ST_EXIT_USAGE, "%llu seeds for one invocation: more than %u (limit SIMRUN_SEEDS_MAX); split the set with --shard I/N",
              (unsigned long long)mine, SIMRUN_SEEDS_MAX);
-    if (a.trace_dir) {
-      struct stat st;
-      if (stat(a.trace_dir, &st) != 0 || !S_ISDIR(st.st_mode))
-        st_die(ST_EXIT_USAGE, "--trace-dir '%s' is not a directory", a.trace_dir);
-    }
+    if (a.trace_dir) make_trace_dir(a.trace_dir);
     bool known_simulation = simrun_preflight(a.argv);
     info.level_passed = false;
     struct st_buf run_opt = { 0 };

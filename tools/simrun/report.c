@@ -13,7 +13,9 @@
  *       [!] NAME — N occurrences (K of M seeds; unreachable: correctness)
  *   FAILURES: a table of class, count, first seeds, signature; then per
  *     signature its reproduction command and simreplay command
- *   FIRST FAILURE: the last lines of the first failing seed's stderr
+ *   FIRST FAILURE: the first failing seed's own first lines on stderr (the
+ *     program's, or in a world the failing node's, not detsim's), then the
+ *     last lines of its stderr
  *
  * -q prints the result line only (and the failure table when failing).
  * Every number is from the runs' own lines; nothing is estimated.
@@ -249,8 +251,22 @@ void simrun_report(FILE *out, const struct simrun_sweep_info *info, bool quiet) 
   failure_table(out, info, true);
   const struct simrun_result *first = simrun_stats_first_failure();
   const char *tail = simrun_stats_first_tail();
-  fprintf(out, "\nFIRST FAILURE: seed %llu (%s), the last lines of its stderr:\n", (unsigned long long)first->seed,
-          st_class_name(first->cls));
+  const char *own = simrun_stats_first_own();
+  fprintf(out, "\nFIRST FAILURE: seed %llu (%s)\n", (unsigned long long)first->seed, st_class_name(first->cls));
+  /* The program's own messages first: the trace tail below would hide a
+   * client's "connection refused". */
+  if (own && *own) {
+    fprintf(out, "  its own first lines on stderr (not detsim's):\n");
+    for (const char *l = own; *l;) {
+      const char *nl = strchr(l, '\n');
+      fprintf(out, "  %.*s\n", (int)(nl ? nl - l : (long)strlen(l)), l);
+      if (!nl) break;
+      l = nl + 1;
+    }
+  } else {
+    fprintf(out, "  its own lines on stderr: none (only detsim's)\n");
+  }
+  fprintf(out, "  the last lines of its stderr:\n");
   if (!tail || !*tail) fprintf(out, "  (empty)\n");
   for (const char *l = tail; l && *l;) {
     const char *nl = strchr(l, '\n');

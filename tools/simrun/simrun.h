@@ -74,6 +74,7 @@ struct simrun_record {
   int npoints;
   const char *trace;      /* trace file, or NULL */
   const char *tail;       /* last lines of stderr (failures), or NULL */
+  const char *own;        /* its own first lines (st_own_lines; failures), or NULL */
 };
 
 /* What every output says about the sweep as a whole. */
@@ -128,6 +129,8 @@ const char *simrun_stats_tail(uint64_t i);
 const struct simrun_result *simrun_stats_first_failure(void);
 /* Its stderr tail (kept whatever the SIMRUN_TAILS_BYTES_MAX budget), or NULL. */
 const char *simrun_stats_first_tail(void);
+/* Its own first lines (the program's, not detsim's), or NULL. */
+const char *simrun_stats_first_own(void);
 /* Invariants: names in order of first sight. */
 int simrun_stats_nchecks(void);
 void simrun_stats_check(int i, const char **name, uint64_t *total, uint64_t *runs);

@@ -53,6 +53,7 @@ static struct {
   struct simrun_result first_failure;
   bool have_first_failure;
   char *first_tail;
+  char *first_own;
 } S;
 
 void simrun_stats_init(uint64_t expected) {
@@ -171,6 +172,8 @@ int simrun_stats_add(const struct simrun_record *rec) {
     if (!S.have_first_failure || r.index < S.first_failure.index) {
       free(S.first_tail);
       S.first_tail = rec->tail ? st_xstrdup(rec->tail) : NULL;
+      free(S.first_own);
+      S.first_own = rec->own ? st_xstrdup(rec->own) : NULL;
       S.first_failure = r;
       S.have_first_failure = true;
     }
@@ -257,6 +260,7 @@ const char *simrun_stats_tail(uint64_t index) {
 
 const struct simrun_result *simrun_stats_first_failure(void) { return S.have_first_failure ? &S.first_failure : NULL; }
 const char *simrun_stats_first_tail(void) { return S.first_tail; }
+const char *simrun_stats_first_own(void) { return S.first_own; }
 
 int simrun_stats_nchecks(void) { return S.nchecks + (S.checks[SIMRUN_CHECK_NAMES_MAX].name ? 1 : 0); }
 
