@@ -627,6 +627,27 @@ def case_first_failure_own():
     return "the program's own message is in FIRST FAILURE, the JSON lines and a merge"
 
 
+def case_time_compression():
+    """Time compression is simulated time over the runs' CPU time (cpu_s
+    in the JSON lines), not over the sweep's wall time, which depends on
+    -j; a merge reports the same."""
+    j = os.path.join(WORK, "t.jsonl")
+    _, out, _ = run([tool("simrun"), "--seeds", "20", "-j", "2", "--jsonl", j, "--", prog("shrinkable")])
+    recs = jsonl(j)
+    cpu = sum(r["cpu_s"] for r in recs)
+    sim = sum(r["sim_time_s"] for r in recs)
+    check(all(r["cpu_s"] > 0 for r in recs), "a run without CPU time: %s" % [r["cpu_s"] for r in recs])
+    m = need(r"^  CPU time:\s+([\d.]+) s \(sum over the runs\)$", out, "CPU time line")
+    check(abs(float(m.group(1)) - cpu) <= 0.0015 + cpu * 0.001, "CPU time %s, the runs' %f" % (m.group(1), cpu))
+    m = need(r"^  time compression:\s+([\d.e+]+)x \(simulated / CPU time\)$", out, "compression line")
+    check(abs(float(m.group(1)) - sim / cpu) <= sim / cpu * 0.01, "compression %s, sim/cpu %f" % (m.group(1), sim / cpu))
+    _, out_m, _ = run([tool("simrun"), "--merge", j])
+    mm = need(r"^  time compression:\s+([\d.e+]+)x \(simulated / CPU time\)$", out_m, "merged compression line")
+    check(abs(float(mm.group(1)) - float(m.group(1))) <= float(m.group(1)) * 0.01, "merged compression %s, the sweep's %s"
+          % (mm.group(1), m.group(1)))
+    return "compression %.3gx over %.3f s of CPU" % (sim / cpu, cpu)
+
+
 COVERAGE_LINE_RE = re.compile(r"^  \[(.)\] (.+?) \u2014 (\d+) occurrences? \((.*)\)$", re.M)
 
 

@@ -7,6 +7,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -138,8 +139,11 @@ void st_child_pump(struct st_child *c, int fd) {
 bool st_child_try_reap(struct st_child *c) {
   if (c->reaped) return true;
   int status;
-  pid_t r = waitpid(c->pid, &status, WNOHANG);
+  struct rusage ru;
+  pid_t r = wait4(c->pid, &status, WNOHANG, &ru);
   if (r != c->pid) return false;
+  c->cpu_s = (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec / 1e6 + (double)ru.ru_stime.tv_sec +
+             (double)ru.ru_stime.tv_usec / 1e6;
   c->reaped = true;
   c->wait_status = status;
   c->reaped_at = st_now();

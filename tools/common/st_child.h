@@ -29,6 +29,8 @@ struct st_child {
   int out_fd, err_fd; /* -1 once closed */
   struct st_capture out, err;
   double start, reaped_at;
+  double cpu_s;  /* user + system CPU time of the run and the children it
+                    waited for (a world's nodes), once reaped */
   bool reaped;
   int wait_status;
   bool killed; /* we killed it (timeout) */

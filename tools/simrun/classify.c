@@ -61,6 +61,7 @@ void simrun_classify(struct st_child *c, uint64_t seed, uint64_t index, const st
   rec.r.seed = seed;
   rec.r.index = index;
   rec.r.wall_s = (c->reaped_at > 0 ? c->reaped_at : st_now()) - c->start;
+  rec.r.cpu_s = c->cpu_s;
   rec.r.exit_status = WIFEXITED(ws) ? WEXITSTATUS(ws) : WIFSIGNALED(ws) ? 128 + WTERMSIG(ws) : -1;
   char *signature = NULL;
   bool has_first = o.first_line || plan->quiet_runtime;

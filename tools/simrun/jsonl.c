@@ -3,6 +3,7 @@
  *
  *   {"index":3,"seed":4,"class":"deadlock","exit_status":83,"events":19,
  *    "history":"5945c3497f90e1d7","sim_time_s":0.000120,"wall_s":0.0123,
+ *    "cpu_s":0.0101,
  *    "signature":"deadlock in main,f,g","checks":{"name":3},
  *    "points":[{"kind":"sometimes","name":"split during scan","hits":2,
  *               "evals":9},...],
@@ -51,8 +52,8 @@ void simrun_jsonl_write(const struct simrun_record *rec, const struct simrun_swe
                   (unsigned long long)r->history);
   else
     st_buf_puts(&b, "\"events\":null,\"history\":null,");
-  st_buf_printf(&b, "\"sim_time_s\":%llu.%06llu,\"wall_s\":%.6f,\"signature\":", (unsigned long long)(r->sim_us / 1000000),
-                (unsigned long long)(r->sim_us % 1000000), r->wall_s);
+  st_buf_printf(&b, "\"sim_time_s\":%llu.%06llu,\"wall_s\":%.6f,\"cpu_s\":%.6f,\"signature\":",
+                (unsigned long long)(r->sim_us / 1000000), (unsigned long long)(r->sim_us % 1000000), r->wall_s, r->cpu_s);
   if (rec->signature) st_json_str(&b, rec->signature);
   else st_buf_puts(&b, "null");
   if (rec->nfaults) {
@@ -283,6 +284,8 @@ void simrun_merge(char **files, int nfiles, struct simrun_sweep_info *info) {
     rec.r.sim_us = (uint64_t)(need(l, "sim_time_s", ST_JSON_NUM, false)->num * 1e6 + 0.5);
     rec.r.wall_s = need(l, "wall_s", ST_JSON_NUM, false)->num;
     info->wall_s += rec.r.wall_s;
+    const struct st_json *cpu = st_json_get(l->j, "cpu_s"); /* absent in older files */
+    rec.r.cpu_s = cpu && cpu->type == ST_JSON_NUM ? cpu->num : rec.r.wall_s;
     const struct st_json *sig = need(l, "signature", ST_JSON_STR, true);
     rec.signature = sig ? sig->str : NULL;
     if (rec.r.cls != ST_CLASS_pass && !rec.signature) bad_file(l->file, l->line, "a failure without a signature");

@@ -50,11 +50,12 @@ struct simrun_args {
   char **argv;              /* PROGRAM ARGS..., NULL-terminated */
 };
 
-/* One seed's result, kept for every seed (64 bytes). */
+/* One seed's result, kept for every seed (72 bytes). */
 struct simrun_result {
   uint64_t seed, events, history, sim_us;
   uint64_t index;      /* position in the whole seed set (before sharding) */
   double wall_s;
+  double cpu_s;        /* CPU time of its process (and a world's nodes) */
   int cls;             /* st_classes.h */
   int exit_status;     /* the process's: status, or 128+signal */
   int sig;             /* signature id in stats, -1 for pass */
@@ -114,6 +115,7 @@ int simrun_stats_add(const struct simrun_record *rec);
 struct simrun_result *simrun_stats_results(uint64_t *n);
 uint64_t simrun_stats_failed(void);
 uint64_t simrun_stats_sim_us(void);
+double simrun_stats_cpu_s(void); /* summed over the runs */
 uint64_t simrun_stats_class_count(int cls);
 /* Signatures, in order of their first failing seed. */
 int simrun_stats_nsigs(void);

@@ -39,6 +39,7 @@ static struct {
   struct simrun_result *results;
   uint64_t n, cap;
   uint64_t failed, sim_us;
+  double cpu_s;
   uint64_t class_count[ST_CLASS_COUNT];
   struct sig sigs[SIMRUN_SIGNATURES_MAX + 1]; /* the last: "(other)" */
   int nsigs;
@@ -162,6 +163,7 @@ int simrun_stats_add(const struct simrun_record *rec) {
   r.sig = -1;
   if (r.cls >= 0 && r.cls < ST_CLASS_COUNT) S.class_count[r.cls]++;
   S.sim_us += r.sim_us;
+  S.cpu_s += r.cpu_s;
   for (int i = 0; i < rec->nchecks; i++) add_check(rec->checks[i].name, rec->checks[i].count);
   for (int i = 0; i < rec->nfaults; i++) add_fault(rec->faults[i].name, rec->faults[i].count);
   for (int i = 0; i < rec->npoints; i++) add_point(&rec->points[i]);
@@ -235,6 +237,7 @@ struct simrun_result *simrun_stats_results(uint64_t *n) {
 }
 uint64_t simrun_stats_failed(void) { return S.failed; }
 uint64_t simrun_stats_sim_us(void) { return S.sim_us; }
+double simrun_stats_cpu_s(void) { return S.cpu_s; }
 uint64_t simrun_stats_class_count(int cls) { return cls >= 0 && cls < ST_CLASS_COUNT ? S.class_count[cls] : 0; }
 int simrun_stats_nsigs(void) { return S.nsigs; }
 const char *simrun_stats_sig_text(int id) { return S.sigs[id].text; }
