@@ -648,6 +648,25 @@ def case_time_compression():
     return "compression %.3gx over %.3f s of CPU" % (sim / cpu, cpu)
 
 
+def case_keep_failures():
+    """A sweep keeps the traces of the --keep lowest failing seeds of each
+    signature (default 3) and deletes the others', whatever -j; the report
+    says how many and names the kept trace of each signature's first seed."""
+    for keep, want in ((None, 3), ("1", 1), ("all", 10)):
+        td = os.path.join(WORK, "t-%s" % keep)
+        argv = [tool("simrun"), "--seeds", "10", "-j", "2", "--trace-dir", td] + (["--keep", keep] if keep else [])
+        _, out, _ = run(argv + ["--", prog("own_message")], expect=1)
+        got = sorted(os.listdir(td), key=lambda n: int(re.findall(r"\d+", n)[0]))
+        check(got == ["detsim-%d.trace" % s for s in range(1, want + 1)], "--keep %s: %s" % (keep, got))
+        if keep == "all":
+            need(r"^  kept on disk:\s+every failing seed's trace and world logs \(--keep all\)$", out, "--keep all")
+        else:
+            need(r"^  kept on disk:\s+the trace and world logs of the lowest %d failing seeds? of each signature "
+                 r"\(--keep\); %d seeds' deleted$" % (want, 10 - want), out, "kept line")
+        need(r"^     trace:\s+%s$" % re.escape(os.path.join(td, "detsim-1.trace")), out, "the first seed's trace named")
+    return "3, 1 and all of 10 failing seeds' traces kept"
+
+
 COVERAGE_LINE_RE = re.compile(r"^  \[(.)\] (.+?) \u2014 (\d+) occurrences? \((.*)\)$", re.M)
 
 

@@ -60,6 +60,8 @@ bool st_parse_result_line(const char *line, struct st_outcome *o) {
   st_buf_puts(&detail, "");
   free(o->trace);
   o->trace = NULL;
+  free(o->logs);
+  o->logs = NULL;
   while (*p == ' ') {
     p++;
     size_t n = strcspn(p, " \n");
@@ -71,6 +73,8 @@ bool st_parse_result_line(const char *line, struct st_outcome *o) {
     } else if (!strncmp(p, "logs=", 5)) {
       /* A world's log directory differs in every run: not part of what
        * failed, so not of the signature. */
+      free(o->logs);
+      o->logs = st_xasprintf("%.*s", (int)(n - 5), p + 5);
     } else if (n) {
       if (detail.len) st_buf_puts(&detail, " ");
       st_buf_add(&detail, p, n);
@@ -272,6 +276,7 @@ void st_outcome_free(struct st_outcome *o) {
   free(o->command);
   free(o->detail);
   free(o->trace);
+  free(o->logs);
   free(o->frames);
   free(o->usage);
   for (int i = 0; i < o->nchecks; i++) free(o->checks[i].name);

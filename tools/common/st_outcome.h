@@ -51,6 +51,7 @@ struct st_outcome {
   uint64_t seed, events, history, sim_us;
   char *detail;    /* result line fields after sim_time=, trace= left out ("" if none) */
   char *trace;     /* the trace= path, or NULL */
+  char *logs;      /* a world's logs= directory, or NULL */
   char *frames;    /* see above; NULL when no frame was printed */
   char *usage;     /* the message of a "detsim: error:" line, or NULL */
   struct st_check *checks;

@@ -38,6 +38,10 @@ static const char help_text[] =
 "  --options STR     DETSIM_OPTIONS for every run (key=value:key=value)\n"
 "  --trace-dir DIR   trace files go to DIR/detsim-<seed>.trace (the runtime's\n"
 "                    default: the working directory); DIR is made if missing\n"
+"  --keep N|all      failing seeds per signature (the lowest in the seed set)\n"
+"                    whose trace and world log directory stay on disk\n"
+"                    (default 3); the others' are deleted, so a sweep never\n"
+"                    piles up thousands; the report names what is kept\n"
 "  --jsonl FILE      one JSON object per seed, written as seeds finish:\n"
 "                      {index, seed, class, exit_status, events, history,\n"
 "                       sim_time_s, wall_s, cpu_s, signature,\n"
@@ -171,6 +175,7 @@ void simrun_parse_args(int argc, char **argv, struct simrun_args *a) {
   a->options = "";
   a->shard_count = 1;
   a->jobs = 0;
+  a->keep = SIMRUN_KEEP_DEFAULT;
   char **files = st_xcalloc((size_t)argc + 1, sizeof *files);
   /* PROGRAM or SCENARIO may come before, between or after the options
    * (simrun kv.scenario --seeds 10); its arguments then follow a '--'. */
@@ -215,6 +220,8 @@ void simrun_parse_args(int argc, char **argv, struct simrun_args *a) {
       parse_shard(v, a);
     } else if (!strcmp(arg, "--merge")) {
       a->merge = true;
+    } else if ((v = value_of(argc, argv, &i, "--keep"))) {
+      a->keep = !strcmp(v, "all") ? -1 : (int)parse_count("--keep", v, 0, 1000000);
     } else if (!strcmp(arg, "--require-coverage")) {
       a->require_coverage = true;
     } else if (!strcmp(arg, "-q") || !strcmp(arg, "--quiet")) {

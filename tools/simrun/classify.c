@@ -100,6 +100,7 @@ void simrun_classify(struct st_child *c, uint64_t seed, uint64_t index, const st
     rec.points = o.points;
     rec.npoints = o.npoints;
     rec.trace = o.trace;
+    rec.logs = o.logs;
     if (o.cls != ST_CLASS_pass) signature = st_outcome_signature(&o);
   } else if (!has_first) {
     char *what = st_xasprintf("printed no 'detsim: seed=' first line (exit status %d): it is not a simulation "

@@ -25,6 +25,8 @@ static struct {
 void simrun_record_done(const struct simrun_record *rec, const struct simrun_sweep_info *info) {
   struct simrun_record copy = *rec;
   copy.r.sig = simrun_stats_add(rec);
+  if (!info->merged_files && rec->r.cls != ST_CLASS_pass)
+    simrun_prune_note(rec->signature ? rec->signature : st_class_name(rec->r.cls), rec->r.index, rec->trace, rec->logs);
   if (out.jsonl) simrun_jsonl_write(&copy, info);
 }
 
@@ -66,6 +68,7 @@ int main(int argc, char **argv) {
   struct simrun_sweep_info info;
   memset(&info, 0, sizeof info);
   info.require_coverage = a.require_coverage;
+  simrun_prune_init(a.keep);
   if (a.jsonl) {
     simrun_jsonl_open(a.jsonl);
     out.jsonl = true;

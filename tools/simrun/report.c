@@ -134,6 +134,11 @@ static void failure_table(FILE *out, const struct simrun_sweep_info *info, bool 
     fprintf(out, "\n  %d. %s (seed %llu)\n", i + 1, simrun_stats_sig_text(i), (unsigned long long)seed);
     fprintf(out, "     reproduce: %s\n", env.s);
     fprintf(out, "     replay:    %s\n", rep.s);
+    const char *trace, *logs;
+    if (!info->merged_files && simrun_prune_kept(simrun_stats_sig_first_index(i), &trace, &logs)) {
+      if (trace) fprintf(out, "     trace:     %s\n", trace);
+      if (logs) fprintf(out, "     logs:      %s\n", logs);
+    }
     st_buf_free(&env);
     st_buf_free(&rep);
   }
@@ -250,6 +255,16 @@ void simrun_report(FILE *out, const struct simrun_sweep_info *info, bool quiet) 
     fprintf(out, "  faults exercised:   none (level %d: faults are drawn only in worlds of several nodes, and none fell inside these runs)\n",
             info->level);
     fprintf(out, "  lifecycle events:   none\n");
+  }
+  if (failed && !info->merged_files) {
+    int keep = simrun_prune_keep();
+    uint64_t pruned = simrun_prune_count();
+    if (keep < 0)
+      fprintf(out, "  kept on disk:       every failing seed's trace and world logs (--keep all)\n");
+    else
+      fprintf(out, "  kept on disk:       the trace and world logs of the lowest %d failing seed%s of each signature "
+                   "(--keep); %llu seed%s' deleted\n",
+              keep, keep == 1 ? "" : "s", (unsigned long long)pruned, pruned == 1 ? "" : "s");
   }
   coverage_section(out, n);
   if (!failed) return;

@@ -10,6 +10,7 @@
  *               timeouts
  *   progress.c  the live progress line on a terminal
  *   classify.c  turns one finished child into a record (or a harness error)
+ *   prune.c     bounds the traces and world logs failing seeds leave
  *   stats.c     folds records into the sweep's totals (classes, signatures,
  *               invariants, simulated time)
  *   report.c    the SIMULATION REPORT on stdout
@@ -44,6 +45,7 @@ struct simrun_args {
   const char *shard_source; /* where the shard index came from (for the report) */
   bool quiet;
   bool require_coverage;    /* a SOMETIMES/REACHABLE point never reached fails the sweep */
+  int keep;                 /* --keep: failing seeds per signature whose files stay (-1: all) */
   bool merge;
   char **merge_files;
   int nmerge;
@@ -74,6 +76,7 @@ struct simrun_record {
   const struct st_point *points; /* coverage points, reached or not */
   int npoints;
   const char *trace;      /* trace file, or NULL */
+  const char *logs;       /* a failing world's log directory, or NULL */
   const char *tail;       /* last lines of stderr (failures), or NULL */
   const char *own;        /* its own first lines (st_own_lines; failures), or NULL */
 };
@@ -125,6 +128,7 @@ uint64_t simrun_stats_sig_count(int id);
 /* Up to `max` seeds of the signature in index order; returns how many. */
 int simrun_stats_sig_seeds(int id, uint64_t *seeds, int max);
 uint64_t simrun_stats_sig_first_seed(int id);
+uint64_t simrun_stats_sig_first_index(int id);
 /* The stored tail of the seed with result index i, or NULL. */
 const char *simrun_stats_tail(uint64_t i);
 /* The first failure (lowest index): its result, or NULL. */
@@ -149,6 +153,18 @@ void simrun_stats_point(int i, int *kind, const char **name, uint64_t *hits, uin
 int simrun_stats_points_missed(void);
 /* Results sorted by index (for merged sweeps and the final outputs). */
 void simrun_stats_sort(void);
+
+/* ---- prune.c ---- */
+#define SIMRUN_KEEP_DEFAULT 3 /* failing seeds per signature whose trace and logs stay */
+/* keep: failing seeds per signature whose files stay; -1 keeps all. */
+void simrun_prune_init(int keep);
+/* A failing seed's trace and log directory: kept, or deleted (now or
+ * when lower seeds of its signature displace it). */
+void simrun_prune_note(const char *signature, uint64_t index, const char *trace, const char *logs);
+uint64_t simrun_prune_count(void);
+int simrun_prune_keep(void);
+/* The kept files of the seed at `index`: false if none are kept. */
+bool simrun_prune_kept(uint64_t index, const char **trace, const char **logs);
 
 /* ---- jsonl.c ---- */
 void simrun_jsonl_open(const char *path);

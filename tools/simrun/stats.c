@@ -244,6 +244,7 @@ const char *simrun_stats_sig_text(int id) { return S.sigs[id].text; }
 int simrun_stats_sig_class(int id) { return S.sigs[id].cls; }
 uint64_t simrun_stats_sig_count(int id) { return S.sigs[id].count; }
 uint64_t simrun_stats_sig_first_seed(int id) { return S.sigs[id].first_seed; }
+uint64_t simrun_stats_sig_first_index(int id) { return S.sigs[id].first_index; }
 
 int simrun_stats_sig_seeds(int id, uint64_t *seeds, int max) {
   int n = S.sigs[id].nshown < max ? S.sigs[id].nshown : max;
