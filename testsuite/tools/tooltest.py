@@ -667,6 +667,35 @@ def case_keep_failures():
     return "3, 1 and all of 10 failing seeds' traces kept"
 
 
+def case_source_coverage():
+    """simrun --coverage DIR merges the source coverage of every seed, the
+    failing ones too (an UNREACHABLE ends them without exit(): their
+    profiles are kept as they run), into one profile and an llvm-cov
+    report; a build without coverage says so."""
+    d = os.path.join(WORK, "cov")
+    j = os.path.join(WORK, "c.jsonl")
+    _, out, _ = run([tool("simrun"), "--seeds", "30", "-j", "2", "--coverage", d, "--jsonl", j, "--",
+                     prog("coverage_points_cov"), "strict"], expect=1)
+    failed = sum(r["class"] != "pass" for r in jsonl(j))
+    check(0 < failed < 30, "%d of 30 seeds failed: the case needs both" % failed)
+    need(r"^SOURCE COVERAGE: 30 runs, 30 profiles merged into %s$" % re.escape(os.path.join(d, "sweep.profdata")), out,
+         "source coverage header")
+    m = need(r"^  lines:\s+([\d.]+)% \((\d+) of (\d+)\)$", out, "lines")
+    check(int(m.group(2)) > 0, "no line covered")
+    m = need(r"^  regions:\s+([\d.]+)% \((\d+) of (\d+)\)$", out, "regions")
+    check(int(m.group(2)) < int(m.group(3)), "every region covered: the never-reached branch should not be")
+    check(os.path.exists(os.path.join(d, "html", "index.html")), "no html report")
+    check("coverage_points.c" in open(os.path.join(d, "report.txt")).read(), "report.txt does not name the source")
+    check(not [f for f in os.listdir(d) if f.endswith(".profraw")], "per-seed profiles left in %s" % d)
+    shown = subprocess.run(["llvm-profdata-19", "show", "--function=main", os.path.join(d, "sweep.profdata")],
+                           stdout=subprocess.PIPE, check=True).stdout.decode()
+    need(r"Function count: 30$", shown, "main ran once per seed, failing seeds included")
+    _, out, _ = run([tool("simrun"), "--seeds", "3", "--coverage", os.path.join(WORK, "none"), "--",
+                     prog("coverage_points")], expect=0)
+    need(r"^SOURCE COVERAGE: none: no run wrote a profile", out, "a build without coverage")
+    return "30 seeds' profiles (%d failing) merged; %s" % (failed, m.group(0).strip())
+
+
 COVERAGE_LINE_RE = re.compile(r"^  \[(.)\] (.+?) \u2014 (\d+) occurrences? \((.*)\)$", re.M)
 
 

@@ -21,14 +21,15 @@ extern char **environ;
 static char **run_environ(const struct st_spawn *s) {
   size_t n = 0;
   while (environ[n]) n++;
-  char **env = st_xmalloc(sizeof *env * (n + 3));
+  char **env = st_xmalloc(sizeof *env * (n + 4));
   size_t k = 0;
   for (size_t i = 0; i < n; i++) {
     if (!strncmp(environ[i], "DETSIM_SEED=", 12) || !strncmp(environ[i], "DETSIM_OPTIONS=", 15) ||
-        !strncmp(environ[i], "DETSIM__", 8))
+        !strncmp(environ[i], "DETSIM__", 8) || (s->profile_file && !strncmp(environ[i], "LLVM_PROFILE_FILE=", 18)))
       continue;
     env[k++] = environ[i];
   }
+  if (s->profile_file) env[k++] = st_xasprintf("LLVM_PROFILE_FILE=%s", s->profile_file);
   if (s->seed) env[k++] = st_xasprintf("DETSIM_SEED=%s", s->seed);
   if (s->options) env[k++] = st_xasprintf("DETSIM_OPTIONS=%s", s->options);
   env[k] = NULL;
@@ -38,9 +39,10 @@ static char **run_environ(const struct st_spawn *s) {
 static void free_environ(char **env, const struct st_spawn *s) {
   size_t k = 0;
   while (env[k]) k++;
-  /* The last one or two entries are ours. */
+  /* The last one to three entries are ours. */
   if (s->options) free(env[--k]);
   if (s->seed) free(env[--k]);
+  if (s->profile_file) free(env[--k]);
   free(env);
 }
 

@@ -38,6 +38,13 @@ static const char help_text[] =
 "  --options STR     DETSIM_OPTIONS for every run (key=value:key=value)\n"
 "  --trace-dir DIR   trace files go to DIR/detsim-<seed>.trace (the runtime's\n"
 "                    default: the working directory); DIR is made if missing\n"
+"  --coverage DIR    source coverage of the sweep: each seed writes its profile\n"
+"                    to DIR (LLVM_PROFILE_FILE, continuous mode), then simrun\n"
+"                    merges them (llvm-profdata) into DIR/sweep.profdata and\n"
+"                    reports lines, functions and regions covered (llvm-cov:\n"
+"                    DIR/report.txt, DIR/html/index.html).  Build PROGRAM (a\n"
+"                    world's nodes) with detsim-cc -fprofile-instr-generate\n"
+"                    -fcoverage-mapping\n"
 "  --keep N|all      failing seeds per signature (the lowest in the seed set)\n"
 "                    whose trace and world log directory stay on disk\n"
 "                    (default 3); the others' are deleted, so a sweep never\n"
@@ -212,6 +219,8 @@ void simrun_parse_args(int argc, char **argv, struct simrun_args *a) {
       a->sarif = v;
     } else if ((v = value_of(argc, argv, &i, "--trace-dir"))) {
       a->trace_dir = v;
+    } else if ((v = value_of(argc, argv, &i, "--coverage"))) {
+      a->coverage_dir = v;
     } else if ((v = value_of(argc, argv, &i, "--shard-from-env"))) {
       char spec[48];
       snprintf(spec, sizeof spec, "/%.40s", v);

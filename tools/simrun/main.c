@@ -30,11 +30,11 @@ void simrun_record_done(const struct simrun_record *rec, const struct simrun_swe
   if (out.jsonl) simrun_jsonl_write(&copy, info);
 }
 
-/* --trace-dir: made when missing, with its parents (mkdir -p). */
-static void make_trace_dir(const char *dir) {
+/* --trace-dir, --coverage: made when missing, with its parents (mkdir -p). */
+static void make_dir(const char *opt, const char *dir) {
   struct stat st;
   if (stat(dir, &st) == 0) {
-    if (!S_ISDIR(st.st_mode)) st_die(ST_EXIT_USAGE, "--trace-dir '%s' is not a directory", dir);
+    if (!S_ISDIR(st.st_mode)) st_die(ST_EXIT_USAGE, "%s '%s' is not a directory", opt, dir);
     return;
   }
   char *path = st_xstrdup(dir);
@@ -43,12 +43,12 @@ static void make_trace_dir(const char *dir) {
     char c = *p;
     *p = '\0';
     if (mkdir(path, 0777) != 0 && errno != EEXIST)
-      st_die(ST_EXIT_USAGE, "cannot create --trace-dir '%s': %s: %s", dir, path, strerror(errno));
+      st_die(ST_EXIT_USAGE, "cannot create %s '%s': %s: %s", opt, dir, path, strerror(errno));
     *p = c;
     if (c == '\0') break;
   }
   free(path);
-  if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode)) st_die(ST_EXIT_USAGE, "--trace-dir '%s' is not a directory", dir);
+  if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode)) st_die(ST_EXIT_USAGE, "%s '%s' is not a directory", opt, dir);
 }
 
 /* A writable output path, checked before the sweep. */
@@ -103,7 +103,8 @@ int main(int argc, char **argv) {
     if (mine > SIMRUN_SEEDS_MAX)
       st_die(ST_EXIT_USAGE, "%llu seeds for one invocation: more than %u (limit SIMRUN_SEEDS_MAX); split the set with --shard I/N",
              (unsigned long long)mine, SIMRUN_SEEDS_MAX);
-    if (a.trace_dir) make_trace_dir(a.trace_dir);
+    if (a.trace_dir) make_dir("--trace-dir", a.trace_dir);
+    if (a.coverage_dir) make_dir("--coverage", a.coverage_dir);
     bool known_simulation = simrun_preflight(a.argv);
     info.level_passed = false;
     struct st_buf run_opt = { 0 };
@@ -132,6 +133,11 @@ int main(int argc, char **argv) {
     };
     simrun_stats_init(mine);
     info.interrupted = !simrun_sweep(&plan, &info);
+    if (a.coverage_dir) {
+      uint64_t runs;
+      simrun_stats_results(&runs);
+      info.source_coverage = simrun_source_coverage(a.coverage_dir, a.argv, runs);
+    }
   }
   simrun_jsonl_close();
   simrun_stats_sort();

@@ -267,6 +267,7 @@ void simrun_report(FILE *out, const struct simrun_sweep_info *info, bool quiet) 
               keep, keep == 1 ? "" : "s", (unsigned long long)pruned, pruned == 1 ? "" : "s");
   }
   coverage_section(out, n);
+  if (info->source_coverage) fprintf(out, "\n%s", info->source_coverage);
   if (!failed) return;
   failure_table(out, info, true);
   const struct simrun_result *first = simrun_stats_first_failure();

@@ -41,6 +41,7 @@ struct simrun_args {
   const char *options;      /* the user's DETSIM_OPTIONS ("" if none) */
   const char *jsonl, *junit, *sarif;
   const char *trace_dir;
+  const char *coverage_dir; /* --coverage DIR: source coverage profiles and reports */
   uint64_t shard_index, shard_count; /* count 1: no sharding */
   const char *shard_source; /* where the shard index came from (for the report) */
   bool quiet;
@@ -97,6 +98,7 @@ struct simrun_sweep_info {
   bool interrupted;
   bool require_coverage;
   int merged_files;
+  char *source_coverage;     /* --coverage: the report's SOURCE COVERAGE section, or NULL */
 };
 
 /* ---- args.c ---- */
@@ -165,6 +167,12 @@ uint64_t simrun_prune_count(void);
 int simrun_prune_keep(void);
 /* The kept files of the seed at `index`: false if none are kept. */
 bool simrun_prune_kept(uint64_t index, const char **trace, const char **logs);
+
+/* ---- coverage.c ---- */
+/* --coverage DIR: merges the sweep's profiles (llvm-profdata) and reports
+ * on the program's (or a world's nodes') source coverage (llvm-cov); the
+ * section for the report (malloc'd). */
+char *simrun_source_coverage(const char *dir, char **argv, uint64_t runs);
 
 /* ---- jsonl.c ---- */
 void simrun_jsonl_open(const char *path);
