@@ -766,6 +766,8 @@ def case_coverage_points():
     check(0 < len(bad) < 100, "UNREACHABLE reached on %d of 100 seeds" % len(bad))
     check(all(r["class"] == "correctness" and r["signature"] == "correctness unreachable=b_ran_three_in_a_row in main"
               for r in bad), "signatures: %s" % sorted({r["signature"] for r in bad}))
+    check(not any(l.startswith("detsim: point ") for r in bad for l in r["stderr_tail"]),
+          "point lines fill the failures' stderr tails")
     cov = coverage_lines(out)
     check(cov["b ran three in a row"] == ("!", len(bad), "%d of 100 seeds; unreachable: correctness" % len(bad)),
           "unreachable reached: %r" % (cov["b ran three in a row"],))

@@ -49,6 +49,19 @@ static _Noreturn void harness(void (*cleanup)(void), const char *prog, uint64_t 
   exit(ST_EXIT_HARNESS);
 }
 
+/* text without its "detsim: point" lines (malloc'd). */
+static char *without_point_lines(const char *text) {
+  struct st_buf b = { 0 };
+  st_buf_puts(&b, "");
+  for (const char *l = text; *l;) {
+    const char *nl = strchr(l, '\n');
+    size_t len = nl ? (size_t)(nl - l + 1) : strlen(l);
+    if (strncmp(l, "detsim: point ", 14)) st_buf_add(&b, l, len);
+    l += len;
+  }
+  return b.s;
+}
+
 void simrun_classify(struct st_child *c, uint64_t seed, uint64_t index, const struct simrun_plan *plan,
                      const struct simrun_sweep_info *info, void (*cleanup)(void)) {
   char *text = st_capture_text(&c->err);
@@ -120,7 +133,11 @@ void simrun_classify(struct st_child *c, uint64_t seed, uint64_t index, const st
   }
   char *tail = NULL, *own = NULL;
   if (rec.r.cls != ST_CLASS_pass) {
-    tail = st_text_tail(text, SIMRUN_STDERR_TAIL_LINES);
+    /* The coverage point lines (one per point) would fill the tail: the
+     * report has them in WORKLOAD COVERAGE. */
+    char *no_points = without_point_lines(text);
+    tail = st_text_tail(no_points, SIMRUN_STDERR_TAIL_LINES);
+    free(no_points);
     own = st_own_lines(text, ST_OWN_LINES);
   }
   rec.signature = signature;
