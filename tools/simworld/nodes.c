@@ -123,6 +123,19 @@ void sw_print_node_tail(const struct sw_run *r, unsigned i, unsigned lines) {
   char *data = NULL;
   size_t len = 0;
   if (st_read_file(path, 16u << 20, &data, &len) == 0 && len > 0) {
+    /* Without the node's coverage point lines (one per point, they would
+     * fill the tail; the world reports its points itself). */
+    size_t w = 0;
+    for (size_t r = 0; r < len;) {
+      const char *nl = memchr(data + r, '\n', len - r);
+      size_t n = nl ? (size_t)(nl - (data + r)) + 1 : len - r;
+      if (n < 14 || strncmp(data + r, "detsim: point ", 14)) {
+        memmove(data + w, data + r, n);
+        w += n;
+      }
+      r += n;
+    }
+    len = w;
     size_t start = len;
     unsigned seen = 0;
     while (start > 0) {
