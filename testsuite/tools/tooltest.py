@@ -729,7 +729,7 @@ def case_coverage_points():
     need(r"^  result:\s+PASSED$", out, "a pass without --require-coverage")
     need(r"^WORKLOAD COVERAGE: 3 of 5 points exercised$", out, "coverage header")
     cov = coverage_lines(out)
-    check(set(cov) == {"worker b first", "strict alternation", "workers done", "never true", "never reached",
+    check(set(cov) == {"worker b first", "workers interleaved", "workers done", "never true", "never reached",
                        "b ran three in a row"}, "points listed: %s" % sorted(cov))
     sums = point_sums(jsonl(j))
     for name, (mark, n, rest) in cov.items():
@@ -737,7 +737,7 @@ def case_coverage_points():
         check(n == hits, "%s: report %d occurrences, JSON lines %d" % (name, n, hits))
         if hits:
             check(mark == "x" and rest == "%d of 100 seeds" % runs, "%s: %r %r" % (name, mark, rest))
-    for name in ("worker b first", "strict alternation"):
+    for name in ("worker b first", "workers interleaved"):
         check(0 < sums[name][1] < 100, "%s reached on %d of 100 seeds: not 'some seeds only'" % (name, sums[name][1]))
     check(cov["workers done"] == ("x", 100, "100 of 100 seeds"), "workers done: %r" % (cov["workers done"],))
     check(cov["never true"] == (" ", 0, "not exercised; evaluated 100 times, never true"), "never true: %r" % (cov["never true"],))
