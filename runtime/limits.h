@@ -171,6 +171,12 @@
 #define DETSIM_NET_BANDWIDTH_MIN_DEFAULT 1250000ull
 #define DETSIM_NET_BANDWIDTH_MAX 1250000000ull
 
+/* Sections of coverage points a run keeps (points.c): one per module
+ * (executable, shared library), plus one per point reached before its
+ * module registered.  Past the limit the run warns, and the points of the
+ * others are not reported. */
+#define DETSIM_POINT_MODULES_MAX 64
+
 /* Linux's ephemeral port range (ip_local_port_range). */
 #define DETSIM_NET_EPHEMERAL_PORT_LOW 32768
 #define DETSIM_NET_EPHEMERAL_PORT_HIGH 60999

@@ -25,7 +25,7 @@
 #include <stdint.h>
 
 #define DETSIM_WORLD_MAGIC 0x646c726f776d6973ull /* "simworld" */
-#define DETSIM_WORLD_VERSION 13u
+#define DETSIM_WORLD_VERSION 14u
 /* Far from where Linux places programs, heaps, libraries and stacks without
  * address randomization. */
 #define DETSIM_WORLD_ADDR 0x200000000000ull
@@ -125,6 +125,10 @@ enum detsim_fault_kind {
 #define DETSIM_WORLD_FAULTS_MAX 64
 #define DETSIM_WORLD_CHECKS_MAX 64
 #define DETSIM_WORLD_CHECK_NAME_BYTES 56
+/* Coverage points (DETSIM_SOMETIMES/REACHABLE/UNREACHABLE) of every node,
+ * by kind and name; a longer name is cut (the runtime warns). */
+#define DETSIM_WORLD_POINTS_MAX 128
+#define DETSIM_WORLD_POINT_NAME_BYTES 96
 
 struct detsim_world_fault {
   uint64_t at, until;
@@ -140,6 +144,12 @@ struct detsim_world_fault {
 struct detsim_world_check {
   char name[DETSIM_WORLD_CHECK_NAME_BYTES];
   uint64_t passed;
+};
+
+struct detsim_world_point {
+  char name[DETSIM_WORLD_POINT_NAME_BYTES];
+  uint64_t hits, evals;
+  uint32_t kind, pad;
 };
 
 struct detsim_world_shared {
@@ -195,6 +205,10 @@ struct detsim_world_shared {
   /* DETSIM_CHECK counts of every node (the launcher reports them). */
   uint32_t n_checks;
   struct detsim_world_check checks[DETSIM_WORLD_CHECKS_MAX];
+  /* Coverage points of every node, reached or not (the launcher reports
+   * them); points_dropped counts those past DETSIM_WORLD_POINTS_MAX. */
+  uint32_t n_points, points_dropped;
+  struct detsim_world_point points[DETSIM_WORLD_POINTS_MAX];
   /* The arena: a bump pointer and one free list per power-of-two class. */
   uint64_t arena_used;
   void *arena_free[DETSIM_WORLD_ARENA_CLASSES];

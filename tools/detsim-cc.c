@@ -426,6 +426,16 @@ int main(int argc, char **argv) {
   if (verify) cmd[n++] = "-fplugin-arg-detsim-verify";
   cmd[n++] = "-D__DETSIM__=1";
   if (verify) cmd[n++] = "-D__DETSIM_VERIFY__=1";
+  /* A source coverage build: counters relocatable at run time, so that
+   * LLVM_PROFILE_FILE's %c (continuous mode, simrun --coverage) keeps the
+   * profile of a run that ends without exit() (a crash, a check, a
+   * world's end, a killed node) in its file as it runs. */
+  for (int i = 0; i < n_user; i++)
+    if (!strcmp(user[i], "-fprofile-instr-generate") || !strncmp(user[i], "-fprofile-instr-generate=", 25)) {
+      cmd[n++] = "-mllvm";
+      cmd[n++] = "-runtime-counter-relocation";
+      break;
+    }
   cmd[n++] = "--end-no-unused-arguments";
   if (links) {
     /* Before every user library, and kept even under --as-needed: the

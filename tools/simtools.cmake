@@ -20,7 +20,9 @@ foreach(tool simrun simreplay simworld)
   add_executable(${tool} ${_detsim_tool_sources} $<TARGET_OBJECTS:detsim_simtools_common>)
   target_compile_options(${tool} PRIVATE ${DETSIM_C_WARNINGS})
   target_compile_definitions(${tool} PRIVATE _GNU_SOURCE DETSIM_VERSION="${PROJECT_VERSION}"
-                             DETSIM_LLVM_SYMBOLIZER="${LLVM_TOOLS_BINARY_DIR}/llvm-symbolizer")
+                             DETSIM_LLVM_SYMBOLIZER="${LLVM_TOOLS_BINARY_DIR}/llvm-symbolizer"
+                             DETSIM_LLVM_PROFDATA="${LLVM_TOOLS_BINARY_DIR}/llvm-profdata"
+                             DETSIM_LLVM_COV="${LLVM_TOOLS_BINARY_DIR}/llvm-cov")
   target_include_directories(${tool} PRIVATE "${DETSIM_SIMTOOLS_DIR}/common" "${DETSIM_SIMTOOLS_DIR}/${tool}")
   set_target_properties(${tool} PROPERTIES RUNTIME_OUTPUT_DIRECTORY "${PROJECT_BINARY_DIR}/bin")
   install(TARGETS ${tool} RUNTIME DESTINATION bin)

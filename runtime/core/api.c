@@ -6,6 +6,7 @@
 
 #include "../runtime/pass_abi.h"
 #define __DETSIM__ 1 /* the runtime implements the simulation-build API */
+#define DETSIM_RUNTIME_INTERNAL_ 1 /* no registering constructor of its own */
 #include "include/detsim.h"
 #include "real.h"
 #include "prng.h"

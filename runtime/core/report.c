@@ -88,9 +88,11 @@ const char *detsim__trace_path(char *buf, size_t len) {
 }
 
 void detsim__report_checks(void);
+void detsim__report_points(void);
 
 void detsim__write_result(enum detsim_class cls, int exit_status, const char *extra) {
   detsim__report_checks();
+  detsim__report_points();
   detsim__plan_write_out(detsim__class_name(cls), detsim__events(), detsim__history_hash());
   char line[1024];
   uint64_t now = detsim__now_ns();

@@ -246,7 +246,7 @@ def case_bad_input():
         ([sr, "-j", "0", "--", c], r"bad value '0' for -j"),
         ([sr, "--seeds", "3"], r"no program given"),
         ([sr, "--seeds", "3", "--"], r"no program given"),
-        ([sr, c], r"the program goes after '--'"),
+        ([sr, c, "x"], r"'x': the program's arguments go after '--'"),
         ([sr, "--timeout", "-1", "--", c], r"bad value '-1' for --timeout"),
         ([sr, "--level", "4", "--", c], r"bad value '4' for --level"),
         ([sr, "--shard", "2/2", "--", c], r"I must be below N"),
@@ -585,6 +585,230 @@ def case_plan_bad_input():
     _, _, err = run([tool("simreplay"), "--out", "x.plan", "--seed", "1", "--", prog("canary")], expect=2)
     need(r"--out and --shrink-runs are options of --shrink", err, "--out alone")
     return "%d bad plans refused by both" % len(bad)
+
+
+def case_options_after():
+    """Options may follow PROGRAM (its own arguments then go after '--'):
+    the same sweep as with the options first."""
+    j1, j2 = os.path.join(WORK, "a.jsonl"), os.path.join(WORK, "b.jsonl")
+    _, out1, _ = run([tool("simrun"), "--seeds", "1-20", "-j", "2", "--jsonl", j1, "--", prog("coverage_points"), "strict"],
+                     expect=1)
+    _, out2, _ = run([tool("simrun"), prog("coverage_points"), "--seeds", "1-20", "-j", "2", "--jsonl", j2, "--", "strict"],
+                     expect=1)
+    strip = lambda rs: [(r["seed"], r["class"], r["history"]) for r in sorted(rs, key=lambda r: r["seed"])]
+    check(strip(jsonl(j1)) == strip(jsonl(j2)), "options after PROGRAM: another sweep")
+    check(jsonl(j2)[0]["argv"][1:] == ["strict"], "the arguments after '--': %s" % jsonl(j2)[0]["argv"])
+    _, out, _ = run([tool("simrun"), prog("coverage_points"), "-q", "--seeds", "3"], expect=0)
+    need(r"^simrun: PASSED: 0 of 3 seeds failed", out, "options after PROGRAM, no arguments")
+    return "simrun PROGRAM --seeds ... -- ARGS runs the same sweep"
+
+
+def case_first_failure_own():
+    """FIRST FAILURE shows the failing run's own first lines on stderr (the
+    program's message, not detsim's), which the trace tail hides; the JSON
+    lines carry them (stderr_own) and --merge shows them again.  A missing
+    --trace-dir is made (with its parents) and holds the traces."""
+    j, td = os.path.join(WORK, "o.jsonl"), os.path.join(WORK, "new", "traces")
+    _, out, _ = run([tool("simrun"), "--seeds", "3", "-j", "2", "--jsonl", j, "--trace-dir", td, "--", prog("own_message")],
+                    expect=1)
+    check(sorted(os.listdir(td)) == ["detsim-1.trace", "detsim-2.trace", "detsim-3.trace"], "--trace-dir: %s" % os.listdir(td))
+    msg = "own_message: the server refused the connection"
+    first = out[out.index("FIRST FAILURE"):]
+    need(r"^FIRST FAILURE: seed 1 \(crash\)\n  its own first lines on stderr \(not detsim's\):\n  %s\n  the last lines of its stderr:$"
+         % re.escape(msg), first, "own lines in FIRST FAILURE")
+    recs = jsonl(j)
+    check(all(r["stderr_own"] == [msg] for r in recs), "stderr_own: %s" % [r["stderr_own"] for r in recs])
+    check(all(msg not in r["stderr_tail"] for r in recs), "the message is in the tail: the case tests nothing")
+    _, out_m, _ = run([tool("simrun"), "--merge", j], expect=1)
+    check(out_m[out_m.index("FIRST FAILURE"):] == first, "merged FIRST FAILURE differs:\n%s" % out_m)
+    open(os.path.join(WORK, "afile"), "w").close()
+    _, _, err = run([tool("simrun"), "--seeds", "1", "--trace-dir", os.path.join(WORK, "afile"), "--", prog("own_message")], expect=2)
+    need(r"--trace-dir '.*afile' is not a directory", err, "--trace-dir on a file")
+    return "the program's own message is in FIRST FAILURE, the JSON lines and a merge"
+
+
+def case_time_compression():
+    """Time compression is simulated time over the runs' CPU time (cpu_s
+    in the JSON lines), not over the sweep's wall time, which depends on
+    -j; a merge reports the same."""
+    j = os.path.join(WORK, "t.jsonl")
+    _, out, _ = run([tool("simrun"), "--seeds", "20", "-j", "2", "--jsonl", j, "--", prog("shrinkable")])
+    recs = jsonl(j)
+    cpu = sum(r["cpu_s"] for r in recs)
+    sim = sum(r["sim_time_s"] for r in recs)
+    check(all(r["cpu_s"] > 0 for r in recs), "a run without CPU time: %s" % [r["cpu_s"] for r in recs])
+    m = need(r"^  CPU time:\s+([\d.]+) s \(sum over the runs\)$", out, "CPU time line")
+    check(abs(float(m.group(1)) - cpu) <= 0.0015 + cpu * 0.001, "CPU time %s, the runs' %f" % (m.group(1), cpu))
+    m = need(r"^  time compression:\s+([\d.e+]+)x \(simulated / CPU time\)$", out, "compression line")
+    check(abs(float(m.group(1)) - sim / cpu) <= sim / cpu * 0.01, "compression %s, sim/cpu %f" % (m.group(1), sim / cpu))
+    _, out_m, _ = run([tool("simrun"), "--merge", j])
+    mm = need(r"^  time compression:\s+([\d.e+]+)x \(simulated / CPU time\)$", out_m, "merged compression line")
+    check(abs(float(mm.group(1)) - float(m.group(1))) <= float(m.group(1)) * 0.01, "merged compression %s, the sweep's %s"
+          % (mm.group(1), m.group(1)))
+    return "compression %.3gx over %.3f s of CPU" % (sim / cpu, cpu)
+
+
+def case_keep_failures():
+    """A sweep keeps the traces of the --keep lowest failing seeds of each
+    signature (default 3) and deletes the others', whatever -j; the report
+    says how many and names the kept trace of each signature's first seed."""
+    for keep, want in ((None, 3), ("1", 1), ("all", 10)):
+        td = os.path.join(WORK, "t-%s" % keep)
+        argv = [tool("simrun"), "--seeds", "10", "-j", "2", "--trace-dir", td] + (["--keep", keep] if keep else [])
+        _, out, _ = run(argv + ["--", prog("own_message")], expect=1)
+        got = sorted(os.listdir(td), key=lambda n: int(re.findall(r"\d+", n)[0]))
+        check(got == ["detsim-%d.trace" % s for s in range(1, want + 1)], "--keep %s: %s" % (keep, got))
+        if keep == "all":
+            need(r"^  kept on disk:\s+every failing seed's trace and world logs \(--keep all\)$", out, "--keep all")
+        else:
+            need(r"^  kept on disk:\s+the trace and world logs of the lowest %d failing seeds? of each signature "
+                 r"\(--keep\); %d seeds' deleted$" % (want, 10 - want), out, "kept line")
+        need(r"^     trace:\s+%s$" % re.escape(os.path.join(td, "detsim-1.trace")), out, "the first seed's trace named")
+    return "3, 1 and all of 10 failing seeds' traces kept"
+
+
+def case_source_coverage():
+    """simrun --coverage DIR merges the source coverage of every seed, the
+    failing ones too (an UNREACHABLE ends them without exit(): their
+    profiles are kept as they run), into one profile and an llvm-cov
+    report; a build without coverage says so."""
+    d = os.path.join(WORK, "cov")
+    j = os.path.join(WORK, "c.jsonl")
+    _, out, _ = run([tool("simrun"), "--seeds", "30", "-j", "2", "--coverage", d, "--jsonl", j, "--",
+                     prog("coverage_points_cov"), "strict"], expect=1)
+    failed = sum(r["class"] != "pass" for r in jsonl(j))
+    check(0 < failed < 30, "%d of 30 seeds failed: the case needs both" % failed)
+    need(r"^SOURCE COVERAGE: 30 runs, 30 profiles merged into %s$" % re.escape(os.path.join(d, "sweep.profdata")), out,
+         "source coverage header")
+    m = need(r"^  lines:\s+([\d.]+)% \((\d+) of (\d+)\)$", out, "lines")
+    check(int(m.group(2)) > 0, "no line covered")
+    m = need(r"^  regions:\s+([\d.]+)% \((\d+) of (\d+)\)$", out, "regions")
+    check(int(m.group(2)) < int(m.group(3)), "every region covered: the never-reached branch should not be")
+    check(os.path.exists(os.path.join(d, "html", "index.html")), "no html report")
+    check("coverage_points.c" in open(os.path.join(d, "report.txt")).read(), "report.txt does not name the source")
+    check(not [f for f in os.listdir(d) if f.endswith(".profraw")], "per-seed profiles left in %s" % d)
+    shown = subprocess.run(["llvm-profdata-19", "show", "--function=main", os.path.join(d, "sweep.profdata")],
+                           stdout=subprocess.PIPE, check=True).stdout.decode()
+    need(r"Function count: 30$", shown, "main ran once per seed, failing seeds included")
+    _, out, _ = run([tool("simrun"), "--seeds", "3", "--coverage", os.path.join(WORK, "none"), "--",
+                     prog("coverage_points")], expect=0)
+    need(r"^SOURCE COVERAGE: none: no run wrote a profile", out, "a build without coverage")
+    return "30 seeds' profiles (%d failing) merged; %s" % (failed, m.group(0).strip())
+
+
+COVERAGE_LINE_RE = re.compile(r"^  \[(.)\] (.+?) \u2014 (\d+) occurrences? \((.*)\)$", re.M)
+
+
+def coverage_lines(report):
+    """The WORKLOAD COVERAGE section: {name: (mark, occurrences, rest)}."""
+    m = re.search(r"^WORKLOAD COVERAGE: (\d+) of (\d+) points exercised\n((?:  \[.*\n?)*)", report, re.M)
+    check(m, "no WORKLOAD COVERAGE section in:\n%s" % report[-3000:])
+    return {x.group(2): (x.group(1), int(x.group(3)), x.group(4)) for x in COVERAGE_LINE_RE.finditer(m.group(3))}
+
+
+def point_sums(records):
+    """{name: (hits over the records, records with a hit)} from JSON lines."""
+    sums = {}
+    for r in records:
+        for p in r["points"]:
+            h, k = sums.get(p["name"], (0, 0))
+            sums[p["name"]] = (h + p["hits"], k + (p["hits"] > 0))
+    return sums
+
+
+def case_coverage_points():
+    """DETSIM_SOMETIMES/REACHABLE/UNREACHABLE over a sweep (coverage_points.c):
+    the report lists every point with its occurrences and seeds, the points
+    reached on some seeds only as such, the never-reached ones as `[ ]` (a
+    SOMETIMES evaluated but never true says so); the counts are the JSON
+    lines' and JUnit's; --require-coverage fails the sweep (status 4);
+    an UNREACHABLE reached is `correctness` naming it, and replays."""
+    j, x = os.path.join(WORK, "c.jsonl"), os.path.join(WORK, "c.xml")
+    base = [tool("simrun"), "--seeds", "1-100", "-j", "2"]
+    _, out, _ = run(base + ["--jsonl", j, "--junit", x, "--", prog("coverage_points")], expect=0)
+    need(r"^  result:\s+PASSED$", out, "a pass without --require-coverage")
+    need(r"^WORKLOAD COVERAGE: 3 of 5 points exercised$", out, "coverage header")
+    cov = coverage_lines(out)
+    check(set(cov) == {"worker b first", "workers interleaved", "workers done", "never true", "never reached",
+                       "b ran three in a row"}, "points listed: %s" % sorted(cov))
+    sums = point_sums(jsonl(j))
+    for name, (mark, n, rest) in cov.items():
+        hits, runs = sums[name]
+        check(n == hits, "%s: report %d occurrences, JSON lines %d" % (name, n, hits))
+        if hits:
+            check(mark == "x" and rest == "%d of 100 seeds" % runs, "%s: %r %r" % (name, mark, rest))
+    for name in ("worker b first", "workers interleaved"):
+        check(0 < sums[name][1] < 100, "%s reached on %d of 100 seeds: not 'some seeds only'" % (name, sums[name][1]))
+    check(cov["workers done"] == ("x", 100, "100 of 100 seeds"), "workers done: %r" % (cov["workers done"],))
+    check(cov["never true"] == (" ", 0, "not exercised; evaluated 100 times, never true"), "never true: %r" % (cov["never true"],))
+    check(cov["never reached"] == (" ", 0, "not exercised"), "never reached: %r" % (cov["never reached"],))
+    check(cov["b ran three in a row"] == ("-", 0, "unreachable, never reached"), "unreachable: %r" % (cov["b ran three in a row"],))
+    # One run's own lines: every point, reached or not, before the result line.
+    _, _, err = run([prog("coverage_points")], env={"DETSIM_SEED": "1"}, expect=0)
+    for name in cov:
+        need(r"^detsim: point \w+=\d+(/\d+)? %s$" % re.escape(name), err, "point line of %r" % name)
+    props = {p.get("name"): p.get("value") for p in ET.parse(x).getroot().iter("property")}
+    check(props.get("coverage: sometimes worker b first") == "%d occurrences in %d of 100 seeds" % sums["worker b first"],
+          "JUnit property: %r" % props.get("coverage: sometimes worker b first"))
+    check(props.get("coverage: reachable never reached") == "0 occurrences in 0 of 100 seeds", "JUnit unreached property")
+    # --require-coverage: the same sweep fails, naming how many points.
+    st, out, _ = run(base + ["--require-coverage", "--junit", x, "--", prog("coverage_points")], expect=4)
+    need(r"^  result:\s+FAILED \(--require-coverage: 2 points not exercised\)$", out, "--require-coverage result")
+    failing = [t.get("name") for t in ET.parse(x).getroot().iter("testcase") if t.find("failure") is not None]
+    check(sorted(failing) == ["coverage: never reached", "coverage: never true"], "JUnit coverage failures: %s" % failing)
+    _, out, _ = run(base + ["-q", "--require-coverage", "--", prog("coverage_points")], expect=4)
+    need(r"^simrun: FAILED: 0 of 100 seeds failed; 2 coverage points not exercised$", out, "-q --require-coverage")
+    # UNREACHABLE reached on some seeds: correctness, naming the point.
+    j2 = os.path.join(WORK, "strict.jsonl")
+    _, out, _ = run(base + ["--jsonl", j2, "--", prog("coverage_points"), "strict"], expect=1)
+    recs = jsonl(j2)
+    bad = [r for r in recs if r["class"] != "pass"]
+    check(0 < len(bad) < 100, "UNREACHABLE reached on %d of 100 seeds" % len(bad))
+    check(all(r["class"] == "correctness" and r["signature"] == "correctness unreachable=b_ran_three_in_a_row in main"
+              for r in bad), "signatures: %s" % sorted({r["signature"] for r in bad}))
+    check(not any(l.startswith("detsim: point ") for r in bad for l in r["stderr_tail"]),
+          "point lines fill the failures' stderr tails")
+    cov = coverage_lines(out)
+    check(cov["b ran three in a row"] == ("!", len(bad), "%d of 100 seeds; unreachable: correctness" % len(bad)),
+          "unreachable reached: %r" % (cov["b ran three in a row"],))
+    seed = bad[0]["seed"]
+    _, _, err = run([prog("coverage_points"), "strict"], env={"DETSIM_SEED": str(seed)}, expect=CLASS_STATUS["correctness"])
+    need(r"correctness: unreachable point 'b ran three in a row' reached at .*coverage_points\.c:\d+", err, "message")
+    need(r"^detsim: correctness seed=%d .* unreachable=b_ran_three_in_a_row" % seed, err, "result line")
+    _, out, err = run([tool("simreplay"), "--repeat", "3", "--seed", str(seed), "--", prog("coverage_points"), "strict"], expect=0)
+    need(r"replays exactly \(3 of 3\)", out + err, "replay of the UNREACHABLE seed")
+    return "%d points listed with their counts; --require-coverage 4; UNREACHABLE on %d seeds" % (len(cov), len(bad))
+
+
+def case_coverage_merge():
+    """Shards merged with --merge give the full sweep's coverage section."""
+    full, s0, s1 = (os.path.join(WORK, n) for n in ("full.jsonl", "s0.jsonl", "s1.jsonl"))
+    base = [tool("simrun"), "--seeds", "1-60", "-j", "2"]
+    _, out_full, _ = run(base + ["--jsonl", full, "--", prog("coverage_points"), "strict"], expect=1)
+    run(base + ["--shard", "0/2", "--jsonl", s0, "--", prog("coverage_points"), "strict"])
+    run(base + ["--shard", "1/2", "--jsonl", s1, "--", prog("coverage_points"), "strict"])
+    _, out_m, _ = run([tool("simrun"), "--merge", s0, s1], expect=1)
+    section = lambda o: re.search(r"^WORKLOAD COVERAGE:.*\n(?:  \[.*\n)*", o, re.M).group(0)
+    check(section(out_full) == section(out_m), "merged coverage differs:\n%s\nfull:\n%s" % (section(out_m), section(out_full)))
+    st, out_r, _ = run([tool("simrun"), "--merge", "--require-coverage", s0, s1], expect=1)
+    need(r"^  \[ \] never reached \u2014 0 occurrences \(not exercised\)$", out_r, "merged unreached point")
+    return "merge of 2 shards: the same WORKLOAD COVERAGE"
+
+
+def case_coverage_release():
+    """A plain build (no plugin) of the same source carries no trace of
+    detsim: no detsim symbol, no detsim_points section, and it runs."""
+    p = prog("coverage_points_plain")
+    nm = subprocess.run(["nm", "-a", p], stdout=subprocess.PIPE, check=True).stdout.decode()
+    check("detsim" not in nm.lower(), "detsim symbols in a plain build:\n%s" % "\n".join(
+        l for l in nm.splitlines() if "detsim" in l.lower()))
+    sections = subprocess.run(["readelf", "-SW", p], stdout=subprocess.PIPE, check=True).stdout.decode()
+    check("detsim" not in sections, "a detsim section in a plain build")
+    strings = subprocess.run(["strings", p], stdout=subprocess.PIPE, check=True).stdout.decode()
+    check("worker b first" not in strings and "never reached" not in strings, "point names in a plain build")
+    _, out, err = run([p, "strict"], expect=0)
+    check(re.match(r"^[ab]{6}$", out.strip()) and "detsim" not in err, "plain run: %r %r" % (out, err))
+    return "no detsim symbol, section or point name in a plain build"
 
 
 CASES = {n[5:].replace("_", "-"): f for n, f in globals().items() if n.startswith("case_")}

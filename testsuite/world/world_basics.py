@@ -1,8 +1,10 @@
 """World tests: bad input, leftovers, the tools over scenarios."""
 import glob
+import json
 import os
 import re
 import resource
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -88,6 +90,26 @@ def tools(bins, d):
     code, out, err = run([simrun, "--seeds", "3", "-j", "2", "crash.scenario"], cwd=d, timeout=300)
     if code != 1 or "crash" not in out or "simworld" not in out:
         fail(f"simrun over crash.scenario: status {code}, want 1 with the crash class\n{out}\n{err}")
+    # FIRST FAILURE names the failing node's own message, not only detsim's lines.
+    code, out, err = run([simrun, "--seeds", "2", "-j", "2", "unknown_name.scenario"], cwd=d, timeout=300)
+    if code != 1 or not re.search(r"its own first lines on stderr \(not detsim's\):\n    cli\| ping_client: getaddrinfo nosuchnode", out):
+        fail(f"simrun over unknown_name.scenario: status {code}, want the client's own line in FIRST FAILURE\n{out}\n{err}")
+    # Failing worlds' log directories are bounded: --keep 2 leaves two.
+    with tempfile.TemporaryDirectory() as tmp:
+        j = os.path.join(tmp, "c.jsonl")
+        code, out, err = run([simrun, "--seeds", "6", "-j", "2", "--keep", "2", "--jsonl", j, "crash.scenario"], cwd=d,
+                             timeout=300)
+        logs = {}
+        for line in open(j):
+            rec = json.loads(line)
+            m = re.search(r"logs=(\S+)", " ".join(rec["stderr_tail"]))
+            logs[rec["seed"]] = m.group(1) if m else None
+        left = sorted(s for s, p in logs.items() if p and os.path.isdir(p))
+        for p in logs.values():
+            if p and os.path.isdir(p):
+                shutil.rmtree(p)
+        if code != 1 or left != [1, 2] or "4 seeds' deleted" not in out:
+            fail(f"simrun --keep 2 over crash.scenario: status {code}, log directories left for seeds {left}, want [1, 2]\n{out}")
     # A scenario that sets its own level is swept and reported at it.
     code, out, err = run([simrun, "--seeds", "2", "-j", "2", "restart.scenario"], cwd=d, timeout=300)
     if code != 0 or "level:              2 (stormy)" not in out:

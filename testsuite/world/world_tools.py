@@ -1,5 +1,6 @@
 """World tests: the world's trace, fault shrinks, the determinism canary, signals between nodes."""
 import glob
+import json
 import os
 import re
 import subprocess
@@ -169,3 +170,43 @@ def signal_between_nodes(bins, d):
     if again != outs[3]:
         fail(f"seed 3's nodes printed otherwise:\n{outs[3]}\nthen\n{again}")
     print("6 seeds: the target's handler ran on the sender's kill(); unknown pids are ESRCH; seed 3 replays")
+
+def coverage(bins, d):
+    """Coverage points in a world (points.scenario: a server and two clients,
+    points_node.c): the world's report counts every node's points, the two
+    clients' occurrences of one point summed, a point only the server has
+    and never reaches listed as not exercised (the server's process made it
+    known), --require-coverage fails the sweep, and the world replays."""
+    simrun = os.path.join(bins, "simrun")
+    with tempfile.TemporaryDirectory() as tmp:
+        j = os.path.join(tmp, "w.jsonl")
+        code, out, err = run([simrun, "--seeds", "20", "-j", "2", "--jsonl", j, "points.scenario"], cwd=d, timeout=300)
+        if code != 0:
+            fail(f"simrun over points.scenario: status {code}\n{out}\n{err}")
+        recs = [json.loads(l) for l in open(j) if l.strip()]
+    want = {
+        "server got a line": r"\[x\] server got a line \u2014 40 occurrences \(20 of 20 seeds\)",
+        "client answered": r"\[x\] client answered \u2014 40 occurrences \(20 of 20 seeds\)",
+        "server never": r"\[ \] server never \u2014 0 occurrences \(not exercised\)",
+        "client never": r"\[ \] client never \u2014 0 occurrences \(not exercised; evaluated 40 times, never true\)",
+    }
+    for name, pat in want.items():
+        if not re.search("^  " + pat + "$", out, re.M):
+            fail(f"points.scenario: no line for {name!r} ({pat}) in:\n{out}")
+    m = re.search(r"^  \[x\] cli2 spoke first \u2014 (\d+) occurrences? \((\d+) of 20 seeds\)$", out, re.M)
+    if not m or not 0 < int(m.group(2)) < 20:
+        fail(f"points.scenario: 'cli2 spoke first' should be reached on some seeds only:\n{out}")
+    if not re.search(r"^WORKLOAD COVERAGE: 3 of 5 points exercised$", out, re.M):
+        fail(f"points.scenario: coverage header:\n{out}")
+    hits = sum(p["hits"] for r in recs for p in r["points"] if p["name"] == "cli2 spoke first")
+    if hits != int(m.group(1)):
+        fail(f"points.scenario: JSON lines count {hits} for 'cli2 spoke first', the report {m.group(1)}")
+    # Options after the scenario, too.
+    code, out, err = run([simrun, "points.scenario", "--seeds", "4", "-j", "2", "--require-coverage"], cwd=d, timeout=300)
+    if code != 4 or "FAILED (--require-coverage: 2 points not exercised)" not in out or "4 tested" not in out:
+        fail(f"simrun --require-coverage over points.scenario: status {code}, want 4\n{out}\n{err}")
+    code, out, err = run([os.path.join(bins, "simreplay"), "--repeat", "3", "--seed", "7", "points.scenario"], cwd=d,
+                         timeout=300)
+    if code != 0 or "replays exactly" not in out + err:
+        fail(f"simreplay of points.scenario: status {code}\n{out}\n{err}")
+    print("a world's coverage: every node's points counted, the unreached listed; it replays")

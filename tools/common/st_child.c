@@ -7,6 +7,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -20,14 +21,15 @@ extern char **environ;
 static char **run_environ(const struct st_spawn *s) {
   size_t n = 0;
   while (environ[n]) n++;
-  char **env = st_xmalloc(sizeof *env * (n + 3));
+  char **env = st_xmalloc(sizeof *env * (n + 4));
   size_t k = 0;
   for (size_t i = 0; i < n; i++) {
     if (!strncmp(environ[i], "DETSIM_SEED=", 12) || !strncmp(environ[i], "DETSIM_OPTIONS=", 15) ||
-        !strncmp(environ[i], "DETSIM__", 8))
+        !strncmp(environ[i], "DETSIM__", 8) || (s->profile_file && !strncmp(environ[i], "LLVM_PROFILE_FILE=", 18)))
       continue;
     env[k++] = environ[i];
   }
+  if (s->profile_file) env[k++] = st_xasprintf("LLVM_PROFILE_FILE=%s", s->profile_file);
   if (s->seed) env[k++] = st_xasprintf("DETSIM_SEED=%s", s->seed);
   if (s->options) env[k++] = st_xasprintf("DETSIM_OPTIONS=%s", s->options);
   env[k] = NULL;
@@ -37,9 +39,10 @@ static char **run_environ(const struct st_spawn *s) {
 static void free_environ(char **env, const struct st_spawn *s) {
   size_t k = 0;
   while (env[k]) k++;
-  /* The last one or two entries are ours. */
+  /* The last one to three entries are ours. */
   if (s->options) free(env[--k]);
   if (s->seed) free(env[--k]);
+  if (s->profile_file) free(env[--k]);
   free(env);
 }
 
@@ -138,8 +141,11 @@ void st_child_pump(struct st_child *c, int fd) {
 bool st_child_try_reap(struct st_child *c) {
   if (c->reaped) return true;
   int status;
-  pid_t r = waitpid(c->pid, &status, WNOHANG);
+  struct rusage ru;
+  pid_t r = wait4(c->pid, &status, WNOHANG, &ru);
   if (r != c->pid) return false;
+  c->cpu_s = (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec / 1e6 + (double)ru.ru_stime.tv_sec +
+             (double)ru.ru_stime.tv_usec / 1e6;
   c->reaped = true;
   c->wait_status = status;
   c->reaped_at = st_now();

@@ -19,6 +19,7 @@ struct st_spawn {
   char *const *argv;   /* program and arguments (argv[0] looked up on PATH) */
   const char *seed;    /* DETSIM_SEED, or NULL to leave it unset */
   const char *options; /* DETSIM_OPTIONS, or NULL to leave it unset */
+  const char *profile_file; /* LLVM_PROFILE_FILE, or NULL to leave it as it is */
   bool pass_stdout;    /* stdout goes to ours, not to a capture (--break-at) */
   bool pass_stderr;    /* likewise for stderr */
   size_t stdout_keep;  /* bytes of stdout kept (0: ST_STDOUT_KEEP_BYTES) */
@@ -29,6 +30,8 @@ struct st_child {
   int out_fd, err_fd; /* -1 once closed */
   struct st_capture out, err;
   double start, reaped_at;
+  double cpu_s;  /* user + system CPU time of the run and the children it
+                    waited for (a world's nodes), once reaped */
   bool reaped;
   int wait_status;
   bool killed; /* we stopped it (timeout) */

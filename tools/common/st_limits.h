@@ -56,6 +56,8 @@
  * "(other)". */
 #define SIMRUN_SIGNATURES_MAX 1024
 #define SIMRUN_CHECK_NAMES_MAX 1024
+/* Coverage points (kind and name) a report lists; past it, one "(other)". */
+#define SIMRUN_POINTS_MAX 1024
 /* Fault kinds counted in a report (the runtime has six). */
 #define SIMRUN_FAULT_KINDS_MAX 32
 
@@ -65,6 +67,10 @@
 /* simrun: lines of the first failure's stderr shown in the report, and
  * stored per failure for the JSON lines, JUnit and the report. */
 #define SIMRUN_STDERR_TAIL_LINES 10
+/* A failing run's own lines (its stderr not from detsim: the program's
+ * messages, which a trace tail would hide) that simworld prints of the
+ * failing node and simrun keeps and shows of the first failure. */
+#define ST_OWN_LINES 10
 /* simrun: bytes of stderr tails kept in memory over the whole sweep (for
  * JUnit, written at the end); failures beyond it carry no tail there. */
 #define SIMRUN_TAILS_BYTES_MAX (16u * 1024 * 1024)

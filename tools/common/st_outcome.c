@@ -60,6 +60,8 @@ bool st_parse_result_line(const char *line, struct st_outcome *o) {
   st_buf_puts(&detail, "");
   free(o->trace);
   o->trace = NULL;
+  free(o->logs);
+  o->logs = NULL;
   while (*p == ' ') {
     p++;
     size_t n = strcspn(p, " \n");
@@ -71,6 +73,8 @@ bool st_parse_result_line(const char *line, struct st_outcome *o) {
     } else if (!strncmp(p, "logs=", 5)) {
       /* A world's log directory differs in every run: not part of what
        * failed, so not of the signature. */
+      free(o->logs);
+      o->logs = st_xasprintf("%.*s", (int)(n - 5), p + 5);
     } else if (n) {
       if (detail.len) st_buf_puts(&detail, " ");
       st_buf_add(&detail, p, n);
@@ -123,6 +127,62 @@ static void parse_checks(const char *line, struct st_outcome *o) {
   parse_counts(line, "detsim: checked", NULL, &o->checks, &o->nchecks);
 }
 
+const char *st_point_kind_name(int kind) {
+  switch (kind) {
+  case ST_POINT_SOMETIMES: return "sometimes";
+  case ST_POINT_REACHABLE: return "reachable";
+  case ST_POINT_UNREACHABLE: return "unreachable";
+  default: return NULL;
+  }
+}
+
+int st_point_kind_find(const char *s, size_t n) {
+  for (int k = ST_POINT_SOMETIMES; k <= ST_POINT_UNREACHABLE; k++)
+    if (strlen(st_point_kind_name(k)) == n && !strncmp(s, st_point_kind_name(k), n)) return k;
+  return 0;
+}
+
+void st_points_add(struct st_point **list, int *n, int kind, const char *name, uint64_t hits, uint64_t evals) {
+  for (int i = 0; i < *n; i++)
+    if ((*list)[i].kind == kind && !strcmp((*list)[i].name, name)) {
+      (*list)[i].hits += hits;
+      (*list)[i].evals += evals;
+      return;
+    }
+  *list = st_xrealloc(*list, sizeof **list * (size_t)(*n + 1));
+  (*list)[*n] = (struct st_point){ kind, st_xstrdup(name), hits, evals };
+  (*n)++;
+}
+
+/* "detsim: point KIND=HITS[/EVALS] NAME" (len bytes): false if not one. */
+static bool parse_point(const char *l, size_t len, struct st_outcome *o) {
+  const char *p = l + 14, *end = l + len;
+  const char *eq = memchr(p, '=', (size_t)(end - p));
+  if (!eq) return false;
+  int kind = st_point_kind_find(p, (size_t)(eq - p));
+  if (!kind) return false;
+  char *num_end;
+  uint64_t hits = strtoull(eq + 1, &num_end, 10), evals = hits;
+  if (num_end == eq + 1) return false;
+  if (*num_end == '/') {
+    const char *e = num_end + 1;
+    evals = strtoull(e, &num_end, 10);
+    if (num_end == e) return false;
+  }
+  if (num_end >= end || *num_end != ' ') return false;
+  char *name = st_xasprintf("%.*s", (int)(end - num_end - 1), num_end + 1);
+  st_points_add(&o->points, &o->npoints, kind, name, hits, evals);
+  free(name);
+  return true;
+}
+
+static void points_clear(struct st_outcome *o) {
+  for (int i = 0; i < o->npoints; i++) free(o->points[i].name);
+  free(o->points);
+  o->points = NULL;
+  o->npoints = 0;
+}
+
 static int cmp_str(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
 
 /* The function of a "#0 0x... in FUNC+0x..." line, or NULL. */
@@ -147,10 +207,19 @@ void st_outcome_parse(const char *text, struct st_outcome *o) {
   const char *last_nonempty = NULL, *checked = NULL, *faults = NULL, *last_result = NULL;
   char **frames = NULL;
   int nframes = 0;
+  bool in_points = false; /* the previous line was a point line */
   for (const char *l = text; *l;) {
     const char *nl = strchr(l, '\n');
     size_t len = nl ? (size_t)(nl - l) : strlen(l);
     if (len) last_nonempty = l;
+    /* The points are the last block of point lines (a world's, after any
+     * a node printed). */
+    if (!strncmp(l, "detsim: point ", 14)) {
+      if (!in_points) points_clear(o);
+      in_points = parse_point(l, len, o) || in_points;
+    } else if (len) {
+      in_points = false;
+    }
     if (!strncmp(l, "detsim: checked ", 16)) checked = l;
     if (!strncmp(l, "detsim: faults ", 15)) faults = l;
     if (!strncmp(l, "detsim: ", 8) && strstr(l, " history=") && strstr(l, " history=") < l + len) last_result = l;
@@ -183,6 +252,7 @@ void st_outcome_parse(const char *text, struct st_outcome *o) {
     free(line);
   }
   if (o->result && checked) parse_checks(checked, o);
+  if (!o->result) points_clear(o);
   if (o->result && faults) parse_counts(faults, "detsim: faults", "level", &o->faults, &o->nfaults);
   if (nframes) {
     if (o->cls == ST_CLASS_deadlock) {
@@ -206,12 +276,14 @@ void st_outcome_free(struct st_outcome *o) {
   free(o->command);
   free(o->detail);
   free(o->trace);
+  free(o->logs);
   free(o->frames);
   free(o->usage);
   for (int i = 0; i < o->nchecks; i++) free(o->checks[i].name);
   free(o->checks);
   for (int i = 0; i < o->nfaults; i++) free(o->faults[i].name);
   free(o->faults);
+  points_clear(o);
   memset(o, 0, sizeof *o);
   o->cls = -1;
 }
@@ -245,6 +317,34 @@ char *st_text_tail(const char *text, int n) {
     if (len) {
       st_buf_add(&b, l, len);
       st_buf_puts(&b, "\n");
+    }
+    if (!nl) break;
+    l = nl + 1;
+  }
+  return b.s;
+}
+
+/* A world's line of a node's stderr, "  NODE| rest": rest, or NULL. */
+static const char *node_line_rest(const char *l, size_t len) {
+  if (len < 4 || l[0] != ' ' || l[1] != ' ') return NULL;
+  size_t name = strcspn(l + 2, "| \n");
+  if (name == 0 || 2 + name + 1 >= len || l[2 + name] != '|' || l[2 + name + 1] != ' ') return NULL;
+  return l + 2 + name + 2;
+}
+
+char *st_own_lines(const char *text, int n) {
+  struct st_buf b = { 0 };
+  int k = 0;
+  for (const char *l = text; *l && k < n;) {
+    const char *nl = strchr(l, '\n');
+    size_t len = nl ? (size_t)(nl - l) : strlen(l);
+    const char *rest = node_line_rest(l, len);
+    bool own = len > 0 && strncmp(l, "detsim:", 7) != 0 && strncmp(l, "simworld:", 9) != 0 &&
+               !(rest && !strncmp(rest, "detsim:", 7));
+    if (own) {
+      st_buf_add(&b, l, len);
+      st_buf_puts(&b, "\n");
+      k++;
     }
     if (!nl) break;
     l = nl + 1;

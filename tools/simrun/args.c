@@ -12,6 +12,8 @@
 
 static const char help_text[] =
 "usage: simrun [options] -- PROGRAM [ARGS...]\n"
+"       simrun [options] PROGRAM [options] [-- ARGS...]\n"
+"       simrun [options] SCENARIO-FILE [options]\n"
 "       simrun --merge FILE.jsonl... [--jsonl OUT] [--junit OUT] [--sarif OUT]\n"
 "\n"
 "Runs PROGRAM, a simulation build (made with detsim-cc), once per seed, each\n"
@@ -35,11 +37,26 @@ static const char help_text[] =
 "                    `inconclusive` (reason=timeout)\n"
 "  --options STR     DETSIM_OPTIONS for every run (key=value:key=value)\n"
 "  --trace-dir DIR   trace files go to DIR/detsim-<seed>.trace (the runtime's\n"
-"                    default: the working directory)\n"
+"                    default: the working directory); DIR is made if missing\n"
+"  --coverage DIR    source coverage of the sweep: each seed writes its profile\n"
+"                    to DIR (LLVM_PROFILE_FILE, continuous mode), then simrun\n"
+"                    merges them (llvm-profdata) into DIR/sweep.profdata and\n"
+"                    reports lines, functions and regions covered (llvm-cov:\n"
+"                    DIR/report.txt, DIR/html/index.html).  Build PROGRAM (a\n"
+"                    world's nodes) with detsim-cc -fprofile-instr-generate\n"
+"                    -fcoverage-mapping\n"
+"  --keep N|all      failing seeds per signature (the lowest in the seed set)\n"
+"                    whose trace and world log directory stay on disk\n"
+"                    (default 3); the others' are deleted, so a sweep never\n"
+"                    piles up thousands; the report names what is kept\n"
 "  --jsonl FILE      one JSON object per seed, written as seeds finish:\n"
 "                      {index, seed, class, exit_status, events, history,\n"
-"                       sim_time_s, wall_s, signature, checks:{name:count},\n"
-"                       trace, stderr_tail (failures), program, argv,\n"
+"                       sim_time_s, wall_s, cpu_s, signature,\n"
+"                       checks:{name:count},\n"
+"                       points:[{kind, name, hits, evals}],\n"
+"                       trace, stderr_tail and stderr_own (failures: the\n"
+"                       last lines, and its own first lines, not detsim's),\n"
+"                       program, argv,\n"
 "                       options, level}\n"
 "                    (events/history are null for a seed that was killed)\n"
 "  --junit FILE      JUnit XML: one testcase per seed, failures with the class\n"
@@ -53,6 +70,9 @@ static const char help_text[] =
 "  --merge FILE...   merge the --jsonl files of several shards into one report\n"
 "                    (and --jsonl/--junit/--sarif outputs); every seed must\n"
 "                    appear once.  Wall time is then the sum of the runs'\n"
+"  --require-coverage   a DETSIM_SOMETIMES or DETSIM_REACHABLE point that no\n"
+"                    seed reached fails the sweep (exit status 4); the report's\n"
+"                    WORKLOAD COVERAGE lists every point, [ ] for those\n"
 "  -q, --quiet       no progress line; the report is its summary only\n"
 "  -h, --help        this text\n"
 "\n"
@@ -69,6 +89,8 @@ static const char help_text[] =
 "exit status:\n"
 "  0    every seed passed\n"
 "  1    some seed failed (any class but pass; see the report)\n"
+"  4    --require-coverage: every seed passed, but a coverage point was\n"
+"       never reached (the report's WORKLOAD COVERAGE marks it [ ])\n"
 "  2    usage error: a bad option, seed spec, --merge file, or DETSIM_OPTIONS\n"
 "       the runtime refused; nothing was judged and no report is printed\n"
 "  3    harness error: PROGRAM cannot be executed or is not a simulation build\n"
@@ -160,8 +182,11 @@ void simrun_parse_args(int argc, char **argv, struct simrun_args *a) {
   a->options = "";
   a->shard_count = 1;
   a->jobs = 0;
+  a->keep = SIMRUN_KEEP_DEFAULT;
   char **files = st_xcalloc((size_t)argc + 1, sizeof *files);
-  bool is_world = false;
+  /* PROGRAM or SCENARIO may come before, between or after the options
+   * (simrun kv.scenario --seeds 10); its arguments then follow a '--'. */
+  const char *target = NULL;
   int i = 1;
   for (; i < argc; i++) {
     const char *arg = argv[i], *v;
@@ -194,6 +219,8 @@ void simrun_parse_args(int argc, char **argv, struct simrun_args *a) {
       a->sarif = v;
     } else if ((v = value_of(argc, argv, &i, "--trace-dir"))) {
       a->trace_dir = v;
+    } else if ((v = value_of(argc, argv, &i, "--coverage"))) {
+      a->coverage_dir = v;
     } else if ((v = value_of(argc, argv, &i, "--shard-from-env"))) {
       char spec[48];
       snprintf(spec, sizeof spec, "/%.40s", v);
@@ -202,18 +229,21 @@ void simrun_parse_args(int argc, char **argv, struct simrun_args *a) {
       parse_shard(v, a);
     } else if (!strcmp(arg, "--merge")) {
       a->merge = true;
+    } else if ((v = value_of(argc, argv, &i, "--keep"))) {
+      a->keep = !strcmp(v, "all") ? -1 : (int)parse_count("--keep", v, 0, 1000000);
+    } else if (!strcmp(arg, "--require-coverage")) {
+      a->require_coverage = true;
     } else if (!strcmp(arg, "-q") || !strcmp(arg, "--quiet")) {
       a->quiet = true;
     } else if (arg[0] == '-' && arg[1]) {
       usage("unknown option '%s'", arg);
     } else if (a->merge) {
       files[a->nmerge++] = argv[i];
-    } else if (i == argc - 1 && (a->argv = st_world_argv(argv + i)) != NULL) {
-      is_world = true;
-      i++;
-      break;
+    } else if (!target) {
+      target = arg;
     } else {
-      usage("'%s': the program goes after '--' (simrun [options] -- PROGRAM [ARGS...], or simrun [options] SCENARIO-FILE)", arg);
+      usage("'%s': the program's arguments go after '--' (simrun [options] PROGRAM [options] -- ARGS..., "
+            "simrun [options] -- PROGRAM [ARGS...], or simrun [options] SCENARIO-FILE [options])", arg);
     }
   }
   a->merge_files = files;
@@ -222,14 +252,21 @@ void simrun_parse_args(int argc, char **argv, struct simrun_args *a) {
     if (a->nmerge == 0) usage("%s needs at least one JSON lines file", "--merge");
     return;
   }
-  if (!is_world) {
+  if (target) {
+    /* PROGRAM given before '--': what follows '--' is its arguments. */
+    if (argc - i + 1 > ST_ARGS_MAX) usage("%s", "too many program arguments (limit ST_ARGS_MAX)");
+    char **args = st_xcalloc((size_t)(argc - i) + 2, sizeof *args);
+    args[0] = (char *)target;
+    for (int k = i; k < argc; k++) args[k - i + 1] = argv[k];
+    a->argv = args;
+  } else {
     if (i >= argc) usage("%s", "no program given (simrun [options] -- PROGRAM [ARGS...], or simrun [options] SCENARIO-FILE)");
     if (argc - i > ST_ARGS_MAX) usage("%s", "too many program arguments (limit ST_ARGS_MAX)");
-    if (!argv[i][0]) usage("%s", "the program name is empty");
     a->argv = argv + i;
-    char **world = st_world_argv(a->argv);
-    if (world) a->argv = world;
   }
+  if (!a->argv[0][0]) usage("%s", "the program name is empty");
+  char **world = st_world_argv(a->argv);
+  if (world) a->argv = world;
   if (strchr(a->options, ' ') || strchr(a->options, '\n'))
     usage("bad --options '%s' (DETSIM_OPTIONS is key=value:key=value, without spaces)", a->options);
   if (a->jobs == 0) {

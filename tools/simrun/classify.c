@@ -52,6 +52,19 @@ static _Noreturn void harness(void (*cleanup)(void), const char *prog, uint64_t 
   exit(ST_EXIT_HARNESS);
 }
 
+/* text without its "detsim: point" lines (malloc'd). */
+static char *without_point_lines(const char *text) {
+  struct st_buf b = { 0 };
+  st_buf_puts(&b, "");
+  for (const char *l = text; *l;) {
+    const char *nl = strchr(l, '\n');
+    size_t len = nl ? (size_t)(nl - l + 1) : strlen(l);
+    if (strncmp(l, "detsim: point ", 14)) st_buf_add(&b, l, len);
+    l += len;
+  }
+  return b.s;
+}
+
 void simrun_classify(struct st_child *c, uint64_t seed, uint64_t index, const struct simrun_plan *plan,
                      const struct simrun_sweep_info *info, void (*cleanup)(void)) {
   char *text = st_capture_text(&c->err);
@@ -64,6 +77,7 @@ void simrun_classify(struct st_child *c, uint64_t seed, uint64_t index, const st
   rec.r.seed = seed;
   rec.r.index = index;
   rec.r.wall_s = (c->reaped_at > 0 ? c->reaped_at : st_now()) - c->start;
+  rec.r.cpu_s = c->cpu_s;
   rec.r.exit_status = WIFEXITED(ws) ? WEXITSTATUS(ws) : WIFSIGNALED(ws) ? 128 + WTERMSIG(ws) : -1;
   char *signature = NULL;
   bool has_first = o.first_line || plan->quiet_runtime;
@@ -99,7 +113,10 @@ void simrun_classify(struct st_child *c, uint64_t seed, uint64_t index, const st
     rec.nchecks = o.nchecks;
     rec.faults = o.faults;
     rec.nfaults = o.nfaults;
+    rec.points = o.points;
+    rec.npoints = o.npoints;
     rec.trace = o.trace;
+    rec.logs = o.logs;
     if (c->killed && o.detail && strstr(o.detail, "reason=signal")) {
       /* It ended for the SIGTERM of the timeout: say so. */
       const char *sig = strstr(o.detail, "signal=");
@@ -124,12 +141,21 @@ void simrun_classify(struct st_child *c, uint64_t seed, uint64_t index, const st
                               rec.r.exit_status);
     harness(cleanup, prog, seed, what, text);
   }
-  char *tail = NULL;
-  if (rec.r.cls != ST_CLASS_pass) tail = st_text_tail(text, SIMRUN_STDERR_TAIL_LINES);
+  char *tail = NULL, *own = NULL;
+  if (rec.r.cls != ST_CLASS_pass) {
+    /* The coverage point lines (one per point) would fill the tail: the
+     * report has them in WORKLOAD COVERAGE. */
+    char *no_points = without_point_lines(text);
+    tail = st_text_tail(no_points, SIMRUN_STDERR_TAIL_LINES);
+    free(no_points);
+    own = st_own_lines(text, ST_OWN_LINES);
+  }
   rec.signature = signature;
   rec.tail = tail;
+  rec.own = own;
   simrun_record_done(&rec, info);
   free(tail);
+  free(own);
   free(signature);
   st_outcome_free(&o);
   free(text);

@@ -3,14 +3,19 @@
  *
  *   {"index":3,"seed":4,"class":"deadlock","exit_status":83,"events":19,
  *    "history":"5945c3497f90e1d7","sim_time_s":0.000120,"wall_s":0.0123,
+ *    "cpu_s":0.0101,
  *    "signature":"deadlock in main,f,g","checks":{"name":3},
+ *    "points":[{"kind":"sometimes","name":"split during scan","hits":2,
+ *               "evals":9},...],
  *    "trace":"detsim-4.trace","stderr_tail":["line",...],
+ *    "stderr_own":["its own first line",...],
  *    "program":"./abba","argv":["./abba"],"options":"","level":1,
  *    "level_passed":false,"seeds":"1-100","seeds_total":100}
  *
  * index is the seed's position in the whole seed set (shards interleave);
- * events and history are null for a seed that was killed; signature and
- * stderr_tail are null for a pass.  Lines are in completion order.
+ * events and history are null for a seed that was killed; signature,
+ * stderr_tail and stderr_own are null for a pass (stderr_own also for a
+ * failure without lines of its own).  Lines are in completion order.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -47,8 +52,8 @@ void simrun_jsonl_write(const struct simrun_record *rec, const struct simrun_swe
                   (unsigned long long)r->history);
   else
     st_buf_puts(&b, "\"events\":null,\"history\":null,");
-  st_buf_printf(&b, "\"sim_time_s\":%llu.%06llu,\"wall_s\":%.6f,\"signature\":", (unsigned long long)(r->sim_us / 1000000),
-                (unsigned long long)(r->sim_us % 1000000), r->wall_s);
+  st_buf_printf(&b, "\"sim_time_s\":%llu.%06llu,\"wall_s\":%.6f,\"cpu_s\":%.6f,\"signature\":",
+                (unsigned long long)(r->sim_us / 1000000), (unsigned long long)(r->sim_us % 1000000), r->wall_s, r->cpu_s);
   if (rec->signature) st_json_str(&b, rec->signature);
   else st_buf_puts(&b, "null");
   if (rec->nfaults) {
@@ -66,7 +71,14 @@ void simrun_jsonl_write(const struct simrun_record *rec, const struct simrun_swe
     st_json_str(&b, rec->checks[i].name);
     st_buf_printf(&b, ":%llu", (unsigned long long)rec->checks[i].count);
   }
-  st_buf_puts(&b, "},\"trace\":");
+  st_buf_puts(&b, "},\"points\":[");
+  for (int i = 0; i < rec->npoints; i++) {
+    const struct st_point *p = &rec->points[i];
+    st_buf_printf(&b, "%s{\"kind\":\"%s\",\"name\":", i ? "," : "", st_point_kind_name(p->kind));
+    st_json_str(&b, p->name);
+    st_buf_printf(&b, ",\"hits\":%llu,\"evals\":%llu}", (unsigned long long)p->hits, (unsigned long long)p->evals);
+  }
+  st_buf_puts(&b, "],\"trace\":");
   if (rec->trace) st_json_str(&b, rec->trace);
   else st_buf_puts(&b, "null");
   st_buf_puts(&b, ",\"stderr_tail\":");
@@ -74,6 +86,25 @@ void simrun_jsonl_write(const struct simrun_record *rec, const struct simrun_swe
     st_buf_puts(&b, "[");
     bool first = true;
     for (const char *l = rec->tail; *l;) {
+      const char *nl = strchr(l, '\n');
+      size_t n = nl ? (size_t)(nl - l) : strlen(l);
+      char *line = st_xasprintf("%.*s", (int)n, l);
+      if (!first) st_buf_puts(&b, ",");
+      st_json_str(&b, line);
+      free(line);
+      first = false;
+      if (!nl) break;
+      l = nl + 1;
+    }
+    st_buf_puts(&b, "]");
+  } else {
+    st_buf_puts(&b, "null");
+  }
+  st_buf_puts(&b, ",\"stderr_own\":");
+  if (rec->own) {
+    st_buf_puts(&b, "[");
+    bool first = true;
+    for (const char *l = rec->own; *l;) {
       const char *nl = strchr(l, '\n');
       size_t n = nl ? (size_t)(nl - l) : strlen(l);
       char *line = st_xasprintf("%.*s", (int)n, l);
@@ -253,6 +284,8 @@ void simrun_merge(char **files, int nfiles, struct simrun_sweep_info *info) {
     rec.r.sim_us = (uint64_t)(need(l, "sim_time_s", ST_JSON_NUM, false)->num * 1e6 + 0.5);
     rec.r.wall_s = need(l, "wall_s", ST_JSON_NUM, false)->num;
     info->wall_s += rec.r.wall_s;
+    const struct st_json *cpu = st_json_get(l->j, "cpu_s"); /* absent in older files */
+    rec.r.cpu_s = cpu && cpu->type == ST_JSON_NUM ? cpu->num : rec.r.wall_s;
     const struct st_json *sig = need(l, "signature", ST_JSON_STR, true);
     rec.signature = sig ? sig->str : NULL;
     if (rec.r.cls != ST_CLASS_pass && !rec.signature) bad_file(l->file, l->line, "a failure without a signature");
@@ -278,6 +311,30 @@ void simrun_merge(char **files, int nfiles, struct simrun_sweep_info *info) {
       rec.faults = fs;
       rec.nfaults = faults->n;
     }
+    /* Coverage points (absent in files of a simrun without them). */
+    const struct st_json *points = st_json_get(l->j, "points");
+    struct st_point *ps = NULL;
+    if (points) {
+      if (points->type != ST_JSON_ARR) bad_file(l->file, l->line, "\"points\" is not an array");
+      ps = st_xcalloc((size_t)points->n + 1, sizeof *ps);
+      for (int k = 0; k < points->n; k++) {
+        const struct st_json *pt = points->items[k];
+        const struct st_json *kind = pt->type == ST_JSON_OBJ ? st_json_get(pt, "kind") : NULL;
+        const struct st_json *name = pt->type == ST_JSON_OBJ ? st_json_get(pt, "name") : NULL;
+        const struct st_json *hits = pt->type == ST_JSON_OBJ ? st_json_get(pt, "hits") : NULL;
+        const struct st_json *evals = pt->type == ST_JSON_OBJ ? st_json_get(pt, "evals") : NULL;
+        if (!kind || kind->type != ST_JSON_STR || !name || name->type != ST_JSON_STR || !hits || !hits->is_u64 ||
+            !evals || !evals->is_u64)
+          bad_file(l->file, l->line, "a point is not {kind, name, hits, evals}");
+        ps[k].kind = st_point_kind_find(kind->str, strlen(kind->str));
+        if (!ps[k].kind) bad_file(l->file, l->line, "a point's kind is not sometimes, reachable or unreachable");
+        ps[k].name = name->str;
+        ps[k].hits = hits->u64;
+        ps[k].evals = evals->u64;
+      }
+      rec.points = ps;
+      rec.npoints = points->n;
+    }
     const struct st_json *trace = need(l, "trace", ST_JSON_STR, true);
     rec.trace = trace ? trace->str : NULL;
     const struct st_json *tail = need(l, "stderr_tail", ST_JSON_ARR, true);
@@ -285,10 +342,17 @@ void simrun_merge(char **files, int nfiles, struct simrun_sweep_info *info) {
     for (int k = 0; tail && k < tail->n; k++)
       if (tail->items[k]->type == ST_JSON_STR) st_buf_printf(&tb, "%s\n", tail->items[k]->str);
     rec.tail = tail ? (tb.s ? tb.s : "") : NULL;
+    const struct st_json *own = st_json_get(l->j, "stderr_own"); /* absent in older files */
+    struct st_buf ob = { 0 };
+    for (int k = 0; own && own->type == ST_JSON_ARR && k < own->n; k++)
+      if (own->items[k]->type == ST_JSON_STR) st_buf_printf(&ob, "%s\n", own->items[k]->str);
+    rec.own = ob.s;
     simrun_record_done(&rec, info);
     st_buf_free(&tb);
+    st_buf_free(&ob);
     free(cs);
     free(fs);
+    free(ps);
     st_json_free(all[i].j);
   }
   free(all);

@@ -25,7 +25,30 @@ static struct {
 void simrun_record_done(const struct simrun_record *rec, const struct simrun_sweep_info *info) {
   struct simrun_record copy = *rec;
   copy.r.sig = simrun_stats_add(rec);
+  if (!info->merged_files && rec->r.cls != ST_CLASS_pass)
+    simrun_prune_note(rec->signature ? rec->signature : st_class_name(rec->r.cls), rec->r.index, rec->trace, rec->logs);
   if (out.jsonl) simrun_jsonl_write(&copy, info);
+}
+
+/* --trace-dir, --coverage: made when missing, with its parents (mkdir -p). */
+static void make_dir(const char *opt, const char *dir) {
+  struct stat st;
+  if (stat(dir, &st) == 0) {
+    if (!S_ISDIR(st.st_mode)) st_die(ST_EXIT_USAGE, "%s '%s' is not a directory", opt, dir);
+    return;
+  }
+  char *path = st_xstrdup(dir);
+  for (char *p = path + 1;; p++) {
+    if (*p != '/' && *p != '\0') continue;
+    char c = *p;
+    *p = '\0';
+    if (mkdir(path, 0777) != 0 && errno != EEXIST)
+      st_die(ST_EXIT_USAGE, "cannot create %s '%s': %s: %s", opt, dir, path, strerror(errno));
+    *p = c;
+    if (c == '\0') break;
+  }
+  free(path);
+  if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode)) st_die(ST_EXIT_USAGE, "%s '%s' is not a directory", opt, dir);
 }
 
 /* A writable output path, checked before the sweep. */
@@ -44,6 +67,8 @@ int main(int argc, char **argv) {
   check_writable("--sarif", a.sarif);
   struct simrun_sweep_info info;
   memset(&info, 0, sizeof info);
+  info.require_coverage = a.require_coverage;
+  simrun_prune_init(a.keep);
   if (a.jsonl) {
     simrun_jsonl_open(a.jsonl);
     out.jsonl = true;
@@ -78,11 +103,8 @@ int main(int argc, char **argv) {
     if (mine > SIMRUN_SEEDS_MAX)
       st_die(ST_EXIT_USAGE, "%llu seeds for one invocation: more than %u (limit SIMRUN_SEEDS_MAX); split the set with --shard I/N",
              (unsigned long long)mine, SIMRUN_SEEDS_MAX);
-    if (a.trace_dir) {
-      struct stat st;
-      if (stat(a.trace_dir, &st) != 0 || !S_ISDIR(st.st_mode))
-        st_die(ST_EXIT_USAGE, "--trace-dir '%s' is not a directory", a.trace_dir);
-    }
+    if (a.trace_dir) make_dir("--trace-dir", a.trace_dir);
+    if (a.coverage_dir) make_dir("--coverage", a.coverage_dir);
     bool known_simulation = simrun_preflight(a.argv);
     info.level_passed = false;
     struct st_buf run_opt = { 0 };
@@ -111,6 +133,11 @@ int main(int argc, char **argv) {
     };
     simrun_stats_init(mine);
     info.interrupted = !simrun_sweep(&plan, &info);
+    if (a.coverage_dir) {
+      uint64_t runs;
+      simrun_stats_results(&runs);
+      info.source_coverage = simrun_source_coverage(a.coverage_dir, a.argv, runs);
+    }
   }
   simrun_jsonl_close();
   simrun_stats_sort();
@@ -118,6 +145,5 @@ int main(int argc, char **argv) {
   if (a.sarif) simrun_sarif_write(a.sarif, &info);
   simrun_report(stdout, &info, a.quiet);
   if (fflush(stdout) != 0) st_die(ST_EXIT_HARNESS, "cannot write the report: %s", strerror(errno));
-  if (info.interrupted) return SIMRUN_EXIT_INTERRUPTED;
-  return simrun_stats_failed() ? ST_EXIT_FINDINGS : ST_EXIT_OK;
+  return simrun_exit_status(&info);
 }

@@ -5,9 +5,17 @@
  *     program, options, level, seeds (and shard), wall time, simulated
  *     time, time compression, classes, invariants checked, faults and
  *     lifecycle events exercised
+ *   WORKLOAD COVERAGE: every coverage point (DETSIM_SOMETIMES, REACHABLE,
+ *     UNREACHABLE), reached or not:
+ *       [x] NAME — N occurrences (K of M seeds)      reached
+ *       [ ] NAME — 0 occurrences (not exercised)     SOMETIMES/REACHABLE never
+ *       [-] NAME — 0 occurrences (unreachable, never reached)
+ *       [!] NAME — N occurrences (K of M seeds; unreachable: correctness)
  *   FAILURES: a table of class, count, first seeds, signature; then per
  *     signature its reproduction command and simreplay command
- *   FIRST FAILURE: the last lines of the first failing seed's stderr
+ *   FIRST FAILURE: the first failing seed's own first lines on stderr (the
+ *     program's, or in a world the failing node's, not detsim's), then the
+ *     last lines of its stderr
  *
  * -q prints the result line only (and the failure table when failing).
  * Every number is from the runs' own lines; nothing is estimated.
@@ -50,6 +58,57 @@ static void seconds(FILE *out, double s) {
   else fprintf(out, "%.1f s", s);
 }
 
+bool simrun_coverage_failed(const struct simrun_sweep_info *info) {
+  return info->require_coverage && simrun_stats_points_missed() > 0;
+}
+
+const char *simrun_result_word(const struct simrun_sweep_info *info) {
+  if (info->interrupted) return "INTERRUPTED";
+  if (simrun_stats_failed() || simrun_coverage_failed(info)) return "FAILED";
+  return "PASSED";
+}
+
+int simrun_exit_status(const struct simrun_sweep_info *info) {
+  if (info->interrupted) return SIMRUN_EXIT_INTERRUPTED;
+  if (simrun_stats_failed()) return ST_EXIT_FINDINGS;
+  if (simrun_coverage_failed(info)) return SIMRUN_EXIT_COVERAGE;
+  return ST_EXIT_OK;
+}
+
+static void coverage_section(FILE *out, uint64_t seeds) {
+  int n = simrun_stats_npoints();
+  if (n == 0) {
+    fprintf(out, "\nWORKLOAD COVERAGE: no points (no DETSIM_SOMETIMES, DETSIM_REACHABLE or DETSIM_UNREACHABLE in the program)\n");
+    return;
+  }
+  int exercised = 0, goals = 0;
+  for (int i = 0; i < n; i++) {
+    int kind;
+    const char *name;
+    uint64_t hits, evals, runs_hit, known;
+    simrun_stats_point(i, &kind, &name, &hits, &evals, &runs_hit, &known);
+    if (kind == ST_POINT_UNREACHABLE) continue;
+    goals++;
+    exercised += hits > 0;
+  }
+  fprintf(out, "\nWORKLOAD COVERAGE: %d of %d point%s exercised\n", exercised, goals, goals == 1 ? "" : "s");
+  for (int i = 0; i < n; i++) {
+    int kind;
+    const char *name;
+    uint64_t hits, evals, runs_hit, known;
+    simrun_stats_point(i, &kind, &name, &hits, &evals, &runs_hit, &known);
+    bool unreachable = kind == ST_POINT_UNREACHABLE;
+    const char *mark = unreachable ? (hits ? "[!]" : "[-]") : hits ? "[x]" : "[ ]";
+    fprintf(out, "  %s %s \u2014 %llu occurrence%s (", mark, name, (unsigned long long)hits, hits == 1 ? "" : "s");
+    if (hits) fprintf(out, "%llu of %llu seeds", (unsigned long long)runs_hit, (unsigned long long)seeds);
+    if (unreachable) fprintf(out, hits ? "; unreachable: correctness)\n" : "unreachable, never reached)\n");
+    else if (hits) fprintf(out, ")\n");
+    else if (kind == ST_POINT_SOMETIMES && evals)
+      fprintf(out, "not exercised; evaluated %llu times, never true)\n", (unsigned long long)evals);
+    else fprintf(out, "not exercised)\n");
+  }
+}
+
 static void failure_table(FILE *out, const struct simrun_sweep_info *info, bool details) {
   int nsigs = simrun_stats_nsigs();
   uint64_t failed = simrun_stats_failed();
@@ -75,6 +134,11 @@ static void failure_table(FILE *out, const struct simrun_sweep_info *info, bool 
     fprintf(out, "\n  %d. %s (seed %llu)\n", i + 1, simrun_stats_sig_text(i), (unsigned long long)seed);
     fprintf(out, "     reproduce: %s\n", env.s);
     fprintf(out, "     replay:    %s\n", rep.s);
+    const char *trace, *logs;
+    if (!info->merged_files && simrun_prune_kept(simrun_stats_sig_first_index(i), &trace, &logs)) {
+      if (trace) fprintf(out, "     trace:     %s\n", trace);
+      if (logs) fprintf(out, "     logs:      %s\n", logs);
+    }
     st_buf_free(&env);
     st_buf_free(&rep);
   }
@@ -116,15 +180,20 @@ void simrun_report(FILE *out, const struct simrun_sweep_info *info, bool quiet) 
   uint64_t n;
   simrun_stats_results(&n);
   uint64_t failed = simrun_stats_failed();
-  const char *result = info->interrupted ? "INTERRUPTED" : failed ? "FAILED" : "PASSED";
+  const char *result = simrun_result_word(info);
+  int missed = simrun_stats_points_missed();
   if (quiet) {
-    fprintf(out, "simrun: %s: %llu of %llu seeds failed\n", result, (unsigned long long)failed,
-            (unsigned long long)n);
+    fprintf(out, "simrun: %s: %llu of %llu seeds failed", result, (unsigned long long)failed, (unsigned long long)n);
+    if (missed) fprintf(out, "; %d coverage point%s not exercised", missed, missed == 1 ? "" : "s");
+    fprintf(out, "\n");
     if (failed) failure_table(out, info, false);
     return;
   }
   fprintf(out, "SIMULATION REPORT\n");
-  fprintf(out, "  result:             %s\n", result);
+  fprintf(out, "  result:             %s", result);
+  if (simrun_coverage_failed(info))
+    fprintf(out, " (--require-coverage: %d point%s not exercised)", missed, missed == 1 ? "" : "s");
+  fprintf(out, "\n");
   struct st_buf cmd = { 0 };
   st_shell_join(&cmd, info->argv);
   fprintf(out, "  program:            %s\n", cmd.s);
@@ -149,8 +218,13 @@ void simrun_report(FILE *out, const struct simrun_sweep_info *info, bool quiet) 
   uint64_t sim_us = simrun_stats_sim_us();
   fprintf(out, "  simulated time:     %llu.%06llu s (sum over the runs)\n", (unsigned long long)(sim_us / 1000000),
           (unsigned long long)(sim_us % 1000000));
-  double wall = info->wall_s > 0 ? info->wall_s : 1e-9;
-  fprintf(out, "  time compression:   %.3gx (simulated / wall)\n", (double)sim_us / 1e6 / wall);
+  /* Over the runs' CPU time, not the wall time: the same sweep at -j 1 or
+   * -j 8 compresses time alike. */
+  double cpu = simrun_stats_cpu_s();
+  fprintf(out, "  CPU time:           ");
+  seconds(out, cpu);
+  fprintf(out, " (sum over the runs)\n");
+  fprintf(out, "  time compression:   %.3gx (simulated / CPU time)\n", (double)sim_us / 1e6 / (cpu > 0 ? cpu : 1e-9));
   fprintf(out, "  classes:           ");
   for (int c = 0; c < ST_CLASS_COUNT; c++)
     if (simrun_stats_class_count(c))
@@ -182,12 +256,38 @@ void simrun_report(FILE *out, const struct simrun_sweep_info *info, bool quiet) 
             info->level);
     fprintf(out, "  lifecycle events:   none\n");
   }
+  if (failed && !info->merged_files) {
+    int keep = simrun_prune_keep();
+    uint64_t pruned = simrun_prune_count();
+    if (keep < 0)
+      fprintf(out, "  kept on disk:       every failing seed's trace and world logs (--keep all)\n");
+    else
+      fprintf(out, "  kept on disk:       the trace and world logs of the lowest %d failing seed%s of each signature "
+                   "(--keep); %llu seed%s' deleted\n",
+              keep, keep == 1 ? "" : "s", (unsigned long long)pruned, pruned == 1 ? "" : "s");
+  }
+  coverage_section(out, n);
+  if (info->source_coverage) fprintf(out, "\n%s", info->source_coverage);
   if (!failed) return;
   failure_table(out, info, true);
   const struct simrun_result *first = simrun_stats_first_failure();
   const char *tail = simrun_stats_first_tail();
-  fprintf(out, "\nFIRST FAILURE: seed %llu (%s), the last lines of its stderr:\n", (unsigned long long)first->seed,
-          st_class_name(first->cls));
+  const char *own = simrun_stats_first_own();
+  fprintf(out, "\nFIRST FAILURE: seed %llu (%s)\n", (unsigned long long)first->seed, st_class_name(first->cls));
+  /* The program's own messages first: the trace tail below would hide a
+   * client's "connection refused". */
+  if (own && *own) {
+    fprintf(out, "  its own first lines on stderr (not detsim's):\n");
+    for (const char *l = own; *l;) {
+      const char *nl = strchr(l, '\n');
+      fprintf(out, "  %.*s\n", (int)(nl ? nl - l : (long)strlen(l)), l);
+      if (!nl) break;
+      l = nl + 1;
+    }
+  } else {
+    fprintf(out, "  its own lines on stderr: none (only detsim's)\n");
+  }
+  fprintf(out, "  the last lines of its stderr:\n");
   if (!tail || !*tail) fprintf(out, "  (empty)\n");
   for (const char *l = tail; l && *l;) {
     const char *nl = strchr(l, '\n');

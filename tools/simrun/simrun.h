@@ -10,6 +10,7 @@
  *               timeouts
  *   progress.c  the live progress line on a terminal
  *   classify.c  turns one finished child into a record (or a harness error)
+ *   prune.c     bounds the traces and world logs failing seeds leave
  *   stats.c     folds records into the sweep's totals (classes, signatures,
  *               invariants, simulated time)
  *   report.c    the SIMULATION REPORT on stdout
@@ -28,6 +29,7 @@
 #include "st_util.h"
 
 /* simrun's own exit statuses, beyond st_util.h's 0-3. */
+#define SIMRUN_EXIT_COVERAGE 4       /* --require-coverage: every seed passed, a point was never reached */
 #define SIMRUN_EXIT_INTERRUPTED 130 /* SIGINT/SIGTERM: the report covers the seeds that ran */
 
 struct simrun_args {
@@ -39,20 +41,24 @@ struct simrun_args {
   const char *options;      /* the user's DETSIM_OPTIONS ("" if none) */
   const char *jsonl, *junit, *sarif;
   const char *trace_dir;
+  const char *coverage_dir; /* --coverage DIR: source coverage profiles and reports */
   uint64_t shard_index, shard_count; /* count 1: no sharding */
   const char *shard_source; /* where the shard index came from (for the report) */
   bool quiet;
+  bool require_coverage;    /* a SOMETIMES/REACHABLE point never reached fails the sweep */
+  int keep;                 /* --keep: failing seeds per signature whose files stay (-1: all) */
   bool merge;
   char **merge_files;
   int nmerge;
   char **argv;              /* PROGRAM ARGS..., NULL-terminated */
 };
 
-/* One seed's result, kept for every seed (64 bytes). */
+/* One seed's result, kept for every seed (72 bytes). */
 struct simrun_result {
   uint64_t seed, events, history, sim_us;
   uint64_t index;      /* position in the whole seed set (before sharding) */
   double wall_s;
+  double cpu_s;        /* CPU time of its process (and a world's nodes) */
   int cls;             /* st_classes.h */
   int exit_status;     /* the process's: status, or 128+signal */
   int sig;             /* signature id in stats, -1 for pass */
@@ -68,8 +74,12 @@ struct simrun_record {
   int nchecks;
   const struct st_check *faults; /* a world's faults by kind */
   int nfaults;
+  const struct st_point *points; /* coverage points, reached or not */
+  int npoints;
   const char *trace;      /* trace file, or NULL */
+  const char *logs;       /* a failing world's log directory, or NULL */
   const char *tail;       /* last lines of stderr (failures), or NULL */
+  const char *own;        /* its own first lines (st_own_lines; failures), or NULL */
 };
 
 /* What every output says about the sweep as a whole. */
@@ -86,7 +96,9 @@ struct simrun_sweep_info {
   double wall_s;
   bool wall_is_sum;          /* merged: the runs' wall times summed */
   bool interrupted;
+  bool require_coverage;
   int merged_files;
+  char *source_coverage;     /* --coverage: the report's SOURCE COVERAGE section, or NULL */
 };
 
 /* ---- args.c ---- */
@@ -108,6 +120,7 @@ int simrun_stats_add(const struct simrun_record *rec);
 struct simrun_result *simrun_stats_results(uint64_t *n);
 uint64_t simrun_stats_failed(void);
 uint64_t simrun_stats_sim_us(void);
+double simrun_stats_cpu_s(void); /* summed over the runs */
 uint64_t simrun_stats_class_count(int cls);
 /* Signatures, in order of their first failing seed. */
 int simrun_stats_nsigs(void);
@@ -117,20 +130,49 @@ uint64_t simrun_stats_sig_count(int id);
 /* Up to `max` seeds of the signature in index order; returns how many. */
 int simrun_stats_sig_seeds(int id, uint64_t *seeds, int max);
 uint64_t simrun_stats_sig_first_seed(int id);
+uint64_t simrun_stats_sig_first_index(int id);
 /* The stored tail of the seed with result index i, or NULL. */
 const char *simrun_stats_tail(uint64_t i);
 /* The first failure (lowest index): its result, or NULL. */
 const struct simrun_result *simrun_stats_first_failure(void);
 /* Its stderr tail (kept whatever the SIMRUN_TAILS_BYTES_MAX budget), or NULL. */
 const char *simrun_stats_first_tail(void);
+/* Its own first lines (the program's, not detsim's), or NULL. */
+const char *simrun_stats_first_own(void);
 /* Invariants: names in order of first sight. */
 int simrun_stats_nchecks(void);
 void simrun_stats_check(int i, const char **name, uint64_t *total, uint64_t *runs);
 /* Faults exercised, by kind (worlds at level 2 and up). */
 int simrun_stats_nfaults(void);
 void simrun_stats_fault(int i, const char **name, uint64_t *total, uint64_t *runs);
+/* Coverage points, in order of first sight: kind, name, hits and
+ * evaluations summed over the runs, runs that reached it (SOMETIMES: with
+ * its condition true), and runs that knew it. */
+int simrun_stats_npoints(void);
+void simrun_stats_point(int i, int *kind, const char **name, uint64_t *hits, uint64_t *evals, uint64_t *runs_hit,
+                        uint64_t *runs_known);
+/* SOMETIMES and REACHABLE points no run reached. */
+int simrun_stats_points_missed(void);
 /* Results sorted by index (for merged sweeps and the final outputs). */
 void simrun_stats_sort(void);
+
+/* ---- prune.c ---- */
+#define SIMRUN_KEEP_DEFAULT 3 /* failing seeds per signature whose trace and logs stay */
+/* keep: failing seeds per signature whose files stay; -1 keeps all. */
+void simrun_prune_init(int keep);
+/* A failing seed's trace and log directory: kept, or deleted (now or
+ * when lower seeds of its signature displace it). */
+void simrun_prune_note(const char *signature, uint64_t index, const char *trace, const char *logs);
+uint64_t simrun_prune_count(void);
+int simrun_prune_keep(void);
+/* The kept files of the seed at `index`: false if none are kept. */
+bool simrun_prune_kept(uint64_t index, const char **trace, const char **logs);
+
+/* ---- coverage.c ---- */
+/* --coverage DIR: merges the sweep's profiles (llvm-profdata) and reports
+ * on the program's (or a world's nodes') source coverage (llvm-cov); the
+ * section for the report (malloc'd). */
+char *simrun_source_coverage(const char *dir, char **argv, uint64_t runs);
 
 /* ---- jsonl.c ---- */
 void simrun_jsonl_open(const char *path);
@@ -146,6 +188,10 @@ void simrun_sarif_write(const char *path, const struct simrun_sweep_info *info);
 
 /* ---- report.c ---- */
 void simrun_report(FILE *out, const struct simrun_sweep_info *info, bool quiet);
+/* The sweep's verdict: PASSED, FAILED, INTERRUPTED (and its exit status). */
+bool simrun_coverage_failed(const struct simrun_sweep_info *info);
+const char *simrun_result_word(const struct simrun_sweep_info *info);
+int simrun_exit_status(const struct simrun_sweep_info *info);
 /* The reproduction command lines of a seed. */
 void simrun_repro_env(struct st_buf *b, const struct simrun_sweep_info *info, uint64_t seed);
 void simrun_repro_replay(struct st_buf *b, const struct simrun_sweep_info *info, uint64_t seed);

@@ -24,6 +24,12 @@ struct check {
   uint64_t total, runs;
 };
 
+struct point {
+  int kind;
+  char *name;
+  uint64_t hits, evals, runs_hit, runs_known;
+};
+
 struct tail {
   uint64_t index;
   char *text;
@@ -33,6 +39,7 @@ static struct {
   struct simrun_result *results;
   uint64_t n, cap;
   uint64_t failed, sim_us;
+  double cpu_s;
   uint64_t class_count[ST_CLASS_COUNT];
   struct sig sigs[SIMRUN_SIGNATURES_MAX + 1]; /* the last: "(other)" */
   int nsigs;
@@ -40,11 +47,14 @@ static struct {
   int nchecks;
   struct check faults[SIMRUN_FAULT_KINDS_MAX];
   int nfaults;
+  struct point points[SIMRUN_POINTS_MAX + 1];
+  int npoints;
   struct tail *tails;
   uint64_t ntails, tails_cap, tails_bytes;
   struct simrun_result first_failure;
   bool have_first_failure;
   char *first_tail;
+  char *first_own;
 } S;
 
 void simrun_stats_init(uint64_t expected) {
@@ -125,14 +135,38 @@ static void add_check(const char *name, uint64_t count) {
   S.checks[i].runs++;
 }
 
+static void add_point(const struct st_point *p) {
+  int i;
+  for (i = 0; i < S.npoints; i++)
+    if (S.points[i].kind == p->kind && !strcmp(S.points[i].name, p->name)) break;
+  if (i == S.npoints) {
+    if (S.npoints == SIMRUN_POINTS_MAX) {
+      i = SIMRUN_POINTS_MAX;
+      if (!S.points[i].name) {
+        S.points[i].name = st_xstrdup("(other points: limit SIMRUN_POINTS_MAX reached)");
+        S.points[i].kind = p->kind;
+      }
+    } else {
+      S.points[S.npoints].kind = p->kind;
+      S.points[S.npoints++].name = st_xstrdup(p->name);
+    }
+  }
+  S.points[i].hits += p->hits;
+  S.points[i].evals += p->evals;
+  S.points[i].runs_hit += p->hits > 0;
+  S.points[i].runs_known++;
+}
+
 int simrun_stats_add(const struct simrun_record *rec) {
   if (S.n == S.cap) S.results = st_xrealloc(S.results, sizeof *S.results * (S.cap *= 2));
   struct simrun_result r = rec->r;
   r.sig = -1;
   if (r.cls >= 0 && r.cls < ST_CLASS_COUNT) S.class_count[r.cls]++;
   S.sim_us += r.sim_us;
+  S.cpu_s += r.cpu_s;
   for (int i = 0; i < rec->nchecks; i++) add_check(rec->checks[i].name, rec->checks[i].count);
   for (int i = 0; i < rec->nfaults; i++) add_fault(rec->faults[i].name, rec->faults[i].count);
+  for (int i = 0; i < rec->npoints; i++) add_point(&rec->points[i]);
   if (r.cls != ST_CLASS_pass) {
     S.failed++;
     r.sig = find_sig(rec->signature ? rec->signature : st_class_name(r.cls), r.cls);
@@ -140,6 +174,8 @@ int simrun_stats_add(const struct simrun_record *rec) {
     if (!S.have_first_failure || r.index < S.first_failure.index) {
       free(S.first_tail);
       S.first_tail = rec->tail ? st_xstrdup(rec->tail) : NULL;
+      free(S.first_own);
+      S.first_own = rec->own ? st_xstrdup(rec->own) : NULL;
       S.first_failure = r;
       S.have_first_failure = true;
     }
@@ -201,12 +237,14 @@ struct simrun_result *simrun_stats_results(uint64_t *n) {
 }
 uint64_t simrun_stats_failed(void) { return S.failed; }
 uint64_t simrun_stats_sim_us(void) { return S.sim_us; }
+double simrun_stats_cpu_s(void) { return S.cpu_s; }
 uint64_t simrun_stats_class_count(int cls) { return cls >= 0 && cls < ST_CLASS_COUNT ? S.class_count[cls] : 0; }
 int simrun_stats_nsigs(void) { return S.nsigs; }
 const char *simrun_stats_sig_text(int id) { return S.sigs[id].text; }
 int simrun_stats_sig_class(int id) { return S.sigs[id].cls; }
 uint64_t simrun_stats_sig_count(int id) { return S.sigs[id].count; }
 uint64_t simrun_stats_sig_first_seed(int id) { return S.sigs[id].first_seed; }
+uint64_t simrun_stats_sig_first_index(int id) { return S.sigs[id].first_index; }
 
 int simrun_stats_sig_seeds(int id, uint64_t *seeds, int max) {
   int n = S.sigs[id].nshown < max ? S.sigs[id].nshown : max;
@@ -226,6 +264,7 @@ const char *simrun_stats_tail(uint64_t index) {
 
 const struct simrun_result *simrun_stats_first_failure(void) { return S.have_first_failure ? &S.first_failure : NULL; }
 const char *simrun_stats_first_tail(void) { return S.first_tail; }
+const char *simrun_stats_first_own(void) { return S.first_own; }
 
 int simrun_stats_nchecks(void) { return S.nchecks + (S.checks[SIMRUN_CHECK_NAMES_MAX].name ? 1 : 0); }
 
@@ -242,4 +281,27 @@ void simrun_stats_fault(int i, const char **name, uint64_t *total, uint64_t *run
   *name = S.faults[i].name;
   *total = S.faults[i].total;
   *runs = S.faults[i].runs;
+}
+
+int simrun_stats_npoints(void) { return S.npoints + (S.points[SIMRUN_POINTS_MAX].name ? 1 : 0); }
+
+void simrun_stats_point(int i, int *kind, const char **name, uint64_t *hits, uint64_t *evals, uint64_t *runs_hit,
+                        uint64_t *runs_known) {
+  if (i >= S.npoints) i = SIMRUN_POINTS_MAX;
+  const struct point *p = &S.points[i];
+  *kind = p->kind;
+  *name = p->name;
+  *hits = p->hits;
+  *evals = p->evals;
+  *runs_hit = p->runs_hit;
+  *runs_known = p->runs_known;
+}
+
+int simrun_stats_points_missed(void) {
+  int n = 0;
+  for (int i = 0; i < simrun_stats_npoints(); i++) {
+    const struct point *p = &S.points[i < S.npoints ? i : SIMRUN_POINTS_MAX];
+    n += p->kind != ST_POINT_UNREACHABLE && p->hits == 0;
+  }
+  return n;
 }

@@ -105,12 +105,18 @@ static void start(struct worker *w, int slot, const struct simrun_plan *plan, co
                   (unsigned long long)w->seed);
   char seed[32];
   snprintf(seed, sizeof seed, "%llu", (unsigned long long)w->seed);
-  struct st_spawn s = { .argv = plan->a->argv, .seed = seed, .options = opt.s ? opt.s : "" };
+  /* --coverage: one profile per seed (per process of a world), kept up
+   * to date as it runs (%c), so a crash or a killed node keeps its own. */
+  char *profile = plan->a->coverage_dir
+                      ? st_xasprintf("%s/seed-%llu-%%c%%p.profraw", plan->a->coverage_dir, (unsigned long long)w->seed)
+                      : NULL;
+  struct st_spawn s = { .argv = plan->a->argv, .seed = seed, .options = opt.s ? opt.s : "", .profile_file = profile };
   if (st_child_start(&w->c, &s) != 0) {
     int e = errno;
     kill_all();
     st_die(ST_EXIT_HARNESS, "harness error: cannot execute '%s': %s", plan->a->argv[0], strerror(e));
   }
+  free(profile);
   w->options = opt.s;
   w->busy = true;
 }

@@ -136,6 +136,26 @@ static void remove_logs(const struct sw_run *r) {
 
 /* The faults of a level-2 world by kind (simrun counts them), then each
  * skewed node's clock, so a reader can tell what its clocks said. */
+/* The coverage points of every node, reached or not, in the form of a
+ * one-node run's lines (runtime/core/points.c), so simrun counts them. */
+static void print_points(const struct detsim_world_shared *w) {
+  static const char *const kinds[] = { NULL, "sometimes", "reachable", "unreachable" };
+  for (unsigned i = 0; i < w->n_points && i < DETSIM_WORLD_POINTS_MAX; i++) {
+    const struct detsim_world_point *p = &w->points[i];
+    if (p->kind < 1 || p->kind > 3) continue;
+    char name[DETSIM_WORLD_POINT_NAME_BYTES];
+    snprintf(name, sizeof name, "%s", p->name);
+    if (p->kind == 1)
+      fprintf(stderr, "detsim: point %s=%llu/%llu %s\n", kinds[p->kind], (unsigned long long)p->hits,
+              (unsigned long long)p->evals, name);
+    else
+      fprintf(stderr, "detsim: point %s=%llu %s\n", kinds[p->kind], (unsigned long long)p->hits, name);
+  }
+  if (w->points_dropped)
+    fprintf(stderr, "detsim: warning: %u coverage points past DETSIM_WORLD_POINTS_MAX (%d) are not reported\n",
+            w->points_dropped, DETSIM_WORLD_POINTS_MAX);
+}
+
 static void print_faults(const struct detsim_world_shared *w) {
   static const char *const kinds[DETSIM_FAULT_KINDS] = {
     NULL,
@@ -278,6 +298,7 @@ int main(int argc, char **argv) {
     fprintf(stderr, "%s\n", line.s);
     st_buf_free(&line);
   }
+  print_points(w);
   if (w->level >= 2) print_faults(w);
   uint64_t events = outside < 0 ? w->events : w->end_events;
   uint64_t now = outside < 0 ? w->now_ns : w->end_now_ns;

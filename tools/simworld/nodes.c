@@ -24,6 +24,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "st_limits.h"
 #include "st_util.h"
 
 extern char **environ;
@@ -122,11 +123,36 @@ void sw_print_node_tail(const struct sw_run *r, unsigned i, unsigned lines) {
   char *data = NULL;
   size_t len = 0;
   if (st_read_file(path, 16u << 20, &data, &len) == 0 && len > 0) {
+    /* Without the node's coverage point lines (one per point, they would
+     * fill the tail; the world reports its points itself). */
+    size_t w = 0;
+    for (size_t r = 0; r < len;) {
+      const char *nl = memchr(data + r, '\n', len - r);
+      size_t n = nl ? (size_t)(nl - (data + r)) + 1 : len - r;
+      if (n < 14 || strncmp(data + r, "detsim: point ", 14)) {
+        memmove(data + w, data + r, n);
+        w += n;
+      }
+      r += n;
+    }
+    len = w;
     size_t start = len;
     unsigned seen = 0;
     while (start > 0) {
       if (data[start - 1] == '\n' && start != len && ++seen == lines) break;
       start--;
+    }
+    /* The node's own messages before those lines (a trace tail would
+     * hide them): its first ST_OWN_LINES not from detsim. */
+    unsigned own = 0;
+    for (const char *p = data; p < data + start && own < ST_OWN_LINES;) {
+      const char *nl = memchr(p, '\n', (size_t)(data + start - p));
+      int n = nl ? (int)(nl - p) : (int)(data + start - p);
+      if (n > 0 && strncmp(p, "detsim:", 7) != 0) {
+        if (own++ == 0) fprintf(stderr, "simworld: %s's own first lines (not detsim's):\n", r->sc->nodes[i].name);
+        fprintf(stderr, "  %s| %.*s\n", r->sc->nodes[i].name, n, p);
+      }
+      p += n + 1;
     }
     fprintf(stderr, "simworld: %s's stderr (%s), last lines:\n", r->sc->nodes[i].name, path);
     const char *p = data + start;
