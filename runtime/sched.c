@@ -26,6 +26,7 @@
 #include "check.h"
 #include "clock.h"
 #include "limits.h"
+#include "machine.h"
 #include "options.h"
 #include "plan.h"
 #include "prng.h"
@@ -175,6 +176,7 @@ uint64_t detsim__event(enum detsim_event_kind kind, detsim_thread *t, const void
   uint64_t n = detsim__trace_event(kind, t ? t->id : 0, obj, pc, aux);
   if (t) t->steps++;
   detsim__clock_advance_by(detsim__opt.yield_step_ns);
+  if (t && t->state == DETSIM_T_RUNNABLE) detsim__cpu_charge(t, detsim__opt.yield_step_ns);
   if (__builtin_expect(n >= W.event_stop || detsim__now_ns() >= W.time_stop, 0)) event_limits();
   return n;
 }
@@ -592,6 +594,7 @@ int detsim__thread_create(pthread_t *out, const pthread_attr_t *attr,
   memset(t, 0, sizeof *t);
   init_baton(t);
   detsim__sig_thread_init(t, self);
+  detsim__machine_thread_init(t, self, attr);
   t->id = W.next_id++;
   t->state = DETSIM_T_RUNNABLE;
   t->start = start;
