@@ -16,12 +16,14 @@
 #include <pthread.h>
 #include <sched.h>
 #include <stdlib.h>
+#include <time.h>
 #include <string.h>
 #include <sys/sysinfo.h>
 #include <sys/utsname.h>
 #include <unistd.h>
 
 #include "check.h"
+#include "clock.h"
 #include "limits.h"
 #include "machine.h"
 #include "options.h"
@@ -121,6 +123,35 @@ DETSIM_EXPORT long __detsim_get_avphys_pages(void) {
   return pages(DETSIM_MACHINE_MEMORY_BYTES / 4 * 3);
 }
 DETSIM_INTERCEPT_ALIAS(get_avphys_pages)
+
+/* The simulated machine's totals: its memory, no swap, uptime on the
+ * virtual monotonic clock, an idle machine's loads, one process. */
+DETSIM_EXPORT int __detsim_sysinfo(struct sysinfo *info) {
+  if (!simulated()) return REAL(sysinfo)(info);
+  if (info == NULL) {
+    errno = EFAULT;
+    return -1;
+  }
+  memset(info, 0, sizeof *info);
+  struct timespec up;
+  detsim__clock_read(CLOCK_BOOTTIME, &up);
+  info->uptime = up.tv_sec;
+  info->totalram = DETSIM_MACHINE_MEMORY_BYTES;
+  info->freeram = DETSIM_MACHINE_MEMORY_BYTES / 4 * 3;
+  info->procs = 1;
+  info->mem_unit = 1;
+  return 0;
+}
+DETSIM_INTERCEPT_ALIAS(sysinfo)
+
+DETSIM_EXPORT int __detsim_getloadavg(double loads[], int n) {
+  if (!simulated()) return REAL(getloadavg)(loads, n);
+  if (n < 0) return -1;
+  if (n > 3) n = 3;
+  for (int i = 0; i < n; i++) loads[i] = 0.0;
+  return n;
+}
+DETSIM_INTERCEPT_ALIAS(getloadavg)
 
 /* The nodename is the node's name (gethostname's); the kernel's release
  * and version stay the real ones (docs/functions.md: a blind spot). */

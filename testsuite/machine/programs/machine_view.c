@@ -4,7 +4,9 @@
 #include <ctype.h>
 #include <pthread.h>
 #include <sched.h>
+#include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/sysinfo.h>
 #include <unistd.h>
@@ -75,6 +77,15 @@ int main(void) {
   for (int i = 0; mid[i]; i++) hex = hex && isxdigit((unsigned char)mid[i]) && !isupper((unsigned char)mid[i]);
   first_line("/proc/sys/kernel/random/boot_id", boot, sizeof boot);
   printf("machine_id_hex32=%d machine_id=%s boot_id=%s\n", hex, mid, boot);
+  struct sysinfo si;
+  sysinfo(&si);
+  double loads[3] = { -1, -1, -1 };
+  int nl = getloadavg(loads, 3);
+  char mem[128];
+  first_line("/proc/meminfo", mem, sizeof mem);
+  printf("memory phys_gib=%ld sysinfo_gib=%lu procs=%d loads=%d,%.2f meminfo=%s\n",
+         sysconf(_SC_PHYS_PAGES) * sysconf(_SC_PAGESIZE) >> 30, (unsigned long)((uint64_t)si.totalram * si.mem_unit >> 30),
+         si.procs, nl, loads[0], mem);
   char stat[512];
   first_line("/proc/self/stat", stat, sizeof stat);
   int pid;
