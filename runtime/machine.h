@@ -43,6 +43,19 @@ unsigned detsim__machine_cpus(void);
 /* A new thread's machine state: affinity and policy from its creator, or
  * from attr when it asks for explicit scheduling. */
 void detsim__machine_thread_init(detsim_thread *t, const detsim_thread *creator, const pthread_attr_t *attr);
+/* Real-time policies: once any thread had SCHED_FIFO or SCHED_RR, the
+ * scheduler only picks among the runnable threads of the highest priority
+ * (SCHED_OTHER, BATCH and IDLE threads are priority 0), as one Linux CPU
+ * does; until then nothing is looked at. */
+extern bool detsim__rt_ever;
+/* Keeps the candidates of the highest priority among them and `running`
+ * (the thread giving up the CPU, when it is runnable): their new count. */
+unsigned detsim__machine_rt_filter(detsim_thread **cands, unsigned n, const detsim_thread *running);
+/* The thread's real-time priority (0 for the other policies). */
+int detsim__machine_rt_priority(const detsim_thread *t);
+/* A yield point of a run with real-time threads: a runnable thread of a
+ * higher priority than `self` runs now (sched.c). */
+void detsim__sched_rt_point(detsim_thread *self);
 /* The pid the program sees (one function, so a virtual getpid has one
  * place to be wired). */
 pid_t detsim__machine_pid(void);

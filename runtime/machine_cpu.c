@@ -281,6 +281,25 @@ static int check_policy(int policy, int prio) {
   }
 }
 
+bool detsim__rt_ever;
+
+static bool rt_policy(int policy) { return policy == SCHED_FIFO || policy == SCHED_RR; }
+
+int detsim__machine_rt_priority(const detsim_thread *t) { return rt_policy(t->sched_policy) ? t->sched_priority : 0; }
+
+unsigned detsim__machine_rt_filter(detsim_thread **cands, unsigned n, const detsim_thread *running) {
+  int top = running != NULL && running->state == DETSIM_T_RUNNABLE ? detsim__machine_rt_priority(running) : 0;
+  for (unsigned i = 0; i < n; i++) {
+    int p = detsim__machine_rt_priority(cands[i]);
+    if (p > top) top = p;
+  }
+  if (top == 0) return n;
+  unsigned k = 0;
+  for (unsigned i = 0; i < n; i++)
+    if (detsim__machine_rt_priority(cands[i]) == top) cands[k++] = cands[i];
+  return k;
+}
+
 static int set_policy(detsim_thread *t, int policy, const struct sched_param *p, bool keep_policy) {
   if (p == NULL) return EINVAL;
   if (t == NULL) return ESRCH;
@@ -290,6 +309,9 @@ static int set_policy(detsim_thread *t, int policy, const struct sched_param *p,
   if (e != 0) return e;
   t->sched_policy = policy;
   t->sched_priority = p->sched_priority;
+  if (rt_policy(policy)) detsim__rt_ever = true;
+  /* A thread now of a higher priority than the caller takes the CPU. */
+  if (detsim__rt_ever) detsim__sched_rt_point(detsim__self());
   return 0;
 }
 
@@ -361,5 +383,6 @@ void detsim__machine_thread_init(detsim_thread *t, const detsim_thread *creator,
       check_policy(policy, p.sched_priority) == 0) {
     t->sched_policy = policy;
     t->sched_priority = p.sched_priority;
+    if (rt_policy(policy)) detsim__rt_ever = true;
   }
 }

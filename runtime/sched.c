@@ -230,6 +230,8 @@ unsigned detsim__sched_collect_runnable(detsim_thread **out, detsim_thread *excl
     detsim_thread *t = &W.threads[i];
     if (t != exclude && can_run(t)) out[n++] = t;
   }
+  /* Real-time priorities first (machine_cpu.c). */
+  if (__builtin_expect(detsim__rt_ever, 0)) n = detsim__machine_rt_filter(out, n, exclude);
   return n;
 }
 
@@ -368,7 +370,18 @@ void detsim__yield_aux(enum detsim_event_kind kind, const void *obj, uintptr_t p
   self->site_pc = pc;
   self->site_step = self->steps;
   preempt_point(self);
+  if (__builtin_expect(detsim__rt_ever, 0)) detsim__sched_rt_point(self);
   detsim__sig_deliver_due(self);
+}
+
+void detsim__sched_rt_point(detsim_thread *self) {
+  /* A world's choices span nodes (other machines): priorities order the
+   * threads within a node's candidates only.  A plan says where it switches. */
+  if (self == NULL || self->suppress || detsim__in_world || detsim__plan_replaying) return;
+  detsim_thread *cands[DETSIM_MAX_THREADS];
+  unsigned n = detsim__sched_collect_runnable(cands, self);
+  if (n == 0 || detsim__machine_rt_priority(cands[0]) <= detsim__machine_rt_priority(self)) return;
+  detsim__sched_switch_to(self, pick(cands, n));
 }
 
 void detsim__yield_at(enum detsim_event_kind kind, const void *obj, uintptr_t pc) {

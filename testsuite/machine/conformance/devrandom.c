@@ -32,6 +32,15 @@ static void by_stream(const char *how, FILE *f) {
   fclose(f);
 }
 
+/* The first line of a file (empty when it can't be read). */
+static void line_of(const char *path, char *out, int n) {
+  out[0] = '\0';
+  FILE *f = fopen(path, "r");
+  if (f == NULL) return;
+  if (fgets(out, n, f) == NULL) out[0] = '\0';
+  fclose(f);
+}
+
 int main(void) {
   by_fd("open_urandom", open("/dev/urandom", O_RDONLY));
   by_fd("open_random", open("/dev/random", O_RDONLY | O_CLOEXEC));
@@ -40,6 +49,11 @@ int main(void) {
   int dev = open("/dev", O_RDONLY | O_DIRECTORY);
   by_fd("openat_dirfd", openat(dev, "urandom", O_RDONLY));
   close(dev);
+  /* Flags known only at run time: a fortified build calls __open_2 and
+   * __openat_2 (or their 64-bit forms). */
+  volatile int rdonly = O_RDONLY;
+  by_fd("open_runtime_flags", open("/dev/urandom", rdonly));
+  by_fd("openat_runtime_flags", openat(AT_FDCWD, "/dev/urandom", rdonly));
   by_stream("fopen_urandom", fopen("/dev/urandom", "r"));
   by_stream("fopen_random", fopen("/dev/random", "rb"));
   by_stream("fopen64_urandom", fopen64("/dev/urandom", "re"));
@@ -72,13 +86,13 @@ int main(void) {
 
   /* The kernel's random files. */
   char u1[64] = "", u2[64] = "", boot1[64] = "", boot2[64] = "";
-  f = fopen("/proc/sys/kernel/random/uuid", "r"); fgets(u1, sizeof u1, f); fclose(f);
-  f = fopen("/proc/sys/kernel/random/uuid", "r"); fgets(u2, sizeof u2, f); fclose(f);
+  line_of("/proc/sys/kernel/random/uuid", u1, sizeof u1);
+  line_of("/proc/sys/kernel/random/uuid", u2, sizeof u2);
   printf("uuid len=%zu version4=%d differ=%d\n", strlen(u1), u1[14] == '4', strcmp(u1, u2) != 0);
   fd = open("/proc/sys/kernel/random/boot_id", O_RDONLY);
   long bn = read(fd, boot1, sizeof boot1 - 1);
   close(fd);
-  f = fopen("/proc/sys/kernel/random/boot_id", "r"); fgets(boot2, sizeof boot2, f); fclose(f);
+  line_of("/proc/sys/kernel/random/boot_id", boot2, sizeof boot2);
   printf("boot_id len=%ld same=%d\n", bn, strcmp(boot1, boot2) == 0);
   f = fopen("/proc/sys/kernel/random/entropy_avail", "r");
   int e = -1;
