@@ -376,8 +376,9 @@ void detsim__yield_aux(enum detsim_event_kind kind, const void *obj, uintptr_t p
 
 void detsim__sched_rt_point(detsim_thread *self) {
   /* A world's choices span nodes (other machines): priorities order the
-   * threads within a node's candidates only.  A plan says where it switches. */
-  if (self == NULL || self->suppress || detsim__in_world || detsim__plan_replaying) return;
+   * threads within a node's candidates only.  The switch is forced, so a
+   * plan replays it too: pick() takes the plan's choice among them. */
+  if (self == NULL || self->suppress || detsim__in_world) return;
   detsim_thread *cands[DETSIM_MAX_THREADS];
   unsigned n = detsim__sched_collect_runnable(cands, self);
   if (n == 0 || detsim__machine_rt_priority(cands[0]) <= detsim__machine_rt_priority(self)) return;

@@ -2,7 +2,8 @@
  * priorities 10, 30 and 20, released together while main (priority 50)
  * runs, each logging its letter three times with yield points between:
  * the highest runs to its end first, whatever the seed.  With "other" the
- * workers stay SCHED_OTHER and the seed interleaves them. */
+ * workers stay SCHED_OTHER and the seed interleaves them.  Then a thread
+ * raised above main runs at once, before pthread_setschedparam returns. */
 #define _GNU_SOURCE
 #include <pthread.h>
 #include <sched.h>
@@ -27,6 +28,16 @@ static void *worker(void *arg) {
   return NULL;
 }
 
+static sem_t d_go;
+static volatile int d_ran;
+
+static void *raised(void *arg) {
+  (void)arg;
+  sem_wait(&d_go);
+  d_ran = 1;
+  return NULL;
+}
+
 int main(int argc, char **argv) {
   int rt = !(argc > 1 && strcmp(argv[1], "other") == 0);
   sem_init(&go, 0, 0);
@@ -46,5 +57,18 @@ int main(int argc, char **argv) {
   printf("main_first=%d\n", len == 0); /* main outranks every worker */
   for (int i = 0; i < 3; i++) pthread_join(t[i], NULL);
   printf("order=%s\n", order);
+  if (rt) {
+    struct sched_param p = { .sched_priority = 10 };
+    sched_setscheduler(0, SCHED_FIFO, &p);
+    sem_init(&d_go, 0, 0);
+    pthread_t d;
+    pthread_create(&d, NULL, raised, NULL); /* inherits priority 10 */
+    sem_post(&d_go);
+    p.sched_priority = 40;
+    int before = d_ran;
+    pthread_setschedparam(d, SCHED_FIFO, &p);
+    printf("raised_runs_at_once=%d\n", d_ran == 1 && (before == 0 || before == 1));
+    pthread_join(d, NULL);
+  }
   return 0;
 }
