@@ -181,6 +181,17 @@
 #define DETSIM_NET_EPHEMERAL_PORT_LOW 32768
 #define DETSIM_NET_EPHEMERAL_PORT_HIGH 60999
 
+/* Simulated CPUs (option cpus): an affinity mask is one 64-bit word, and
+ * cpus=draw draws 1..this many.  Machines with more exist; a program's
+ * behaviour past 64 is rarely different from at 64. */
+#define DETSIM_CPUS_MAX 64
+/* The simulated machine's memory (sysconf(_SC_PHYS_PAGES), /proc/meminfo):
+ * a plain 16 GiB, the same on every seed. */
+#define DETSIM_MACHINE_MEMORY_BYTES (16ull << 30)
+/* Bytes of a special file's simulated contents (/proc/cpuinfo at
+ * DETSIM_CPUS_MAX CPUs is the largest, about 40 KiB). */
+#define DETSIM_MACHINE_FILE_BYTES_MAX (64u << 10)
+
 _Static_assert(DETSIM_NET_MAX_FDS_DEFAULT <= DETSIM_NET_FD_NUMBER_MAX, "the default fits the table");
 _Static_assert(DETSIM_NET_BUFFER_BYTES_DEFAULT <= DETSIM_NET_BUFFER_BYTES_MAX, "default within the cap");
 _Static_assert(DETSIM_NET_SEGMENTS_MAX >= 2, "a segment array holds at least two");
@@ -189,6 +200,7 @@ _Static_assert(DETSIM_NET_TIMERFD_NS_MAX <= 0xffffffffffffffffull / 2, "virtual 
 _Static_assert(DETSIM_CLOCK_DRIFT_PPB_MAX < 1000000000 / 2, "a drifting clock still moves forward");
 _Static_assert(DETSIM_CLOCK_LOCAL_NS_MAX == DETSIM_NET_TIMERFD_NS_MAX, "a timerfd's times are a node's clock times");
 
+_Static_assert(DETSIM_CPUS_MAX <= 64, "an affinity mask is one 64-bit word");
 _Static_assert(DETSIM_MAX_THREADS_CREATED < 65535, "thread ids are 16-bit in trace records");
 _Static_assert(DETSIM_MAX_THREADS <= DETSIM_MAX_THREADS_CREATED, "live threads are a subset of created threads");
 _Static_assert(DETSIM_FUTEX_WAITERS_MAX >= DETSIM_MAX_THREADS, "every live thread can wait on a futex at once");

@@ -4,6 +4,7 @@
  * no threads, and errors are returned as text for the caller to print.
  */
 #include "options.h"
+#include "machine.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -107,6 +108,12 @@ static int validate(char *err, unsigned errlen) {
   }
   if (strcmp(o->strategy, "random") && strcmp(o->strategy, "pct")) {
     snprintf(err, errlen, "DETSIM_OPTIONS: bad value '%s' for key 'strategy' (expected random or pct)", o->strategy);
+    return -1;
+  }
+  unsigned cpus;
+  bool cpus_draw;
+  if (detsim__machine_cpus_parse(o->cpus, &cpus, &cpus_draw) != 0) {
+    snprintf(err, errlen, "DETSIM_OPTIONS: bad value '%s' for key 'cpus' (expected 1..%d or draw)", o->cpus, DETSIM_CPUS_MAX);
     return -1;
   }
   if (o->expect_history[0]) {

@@ -37,6 +37,7 @@
 
 #include "cancel.h"
 #include "clock.h"
+#include "machine.h"
 #include "net.h"
 #include "real.h"
 #include "sched.h"
@@ -280,6 +281,9 @@ static ssize_t sim_send(struct net_file *f, const struct msghdr *msg, int flags,
   case NET_EPOLL:
   case NET_TIMERFD:
   case NET_SIGNALFD: return fail(is_socket_call ? ENOTSOCK : EINVAL);
+  case NET_DEVRANDOM:
+    if (is_socket_call) return fail(ENOTSOCK);
+    return detsim__devrandom_writev(f, msg->msg_iov, (int)msg->msg_iovlen);
   }
   return fail(EBADF);
 }
@@ -304,6 +308,9 @@ static ssize_t sim_recv(struct net_file *f, struct msghdr *msg, int flags, bool 
     if (msg->msg_iovlen < 1) return fail(EINVAL);
     return net_signalfd_read(f, msg->msg_iov[0].iov_base, msg->msg_iov[0].iov_len);
   case NET_EPOLL: return fail(is_socket_call ? ENOTSOCK : EINVAL);
+  case NET_DEVRANDOM:
+    if (is_socket_call) return fail(ENOTSOCK);
+    return detsim__devrandom_readv(f, msg->msg_iov, (int)msg->msg_iovlen);
   }
   return fail(EBADF);
 }
@@ -690,7 +697,8 @@ DETSIM_INTERCEPT_ALIAS(dup3)
 static int sim_fcntl(int fd, struct net_file *f, int cmd, uintptr_t arg) {
   switch (cmd) {
   case F_GETFL: {
-    int mode = f->kind == NET_PIPE_READ ? O_RDONLY : f->kind == NET_PIPE_WRITE ? O_WRONLY : O_RDWR;
+    int mode = f->kind == NET_PIPE_READ ? O_RDONLY : f->kind == NET_PIPE_WRITE ? O_WRONLY
+             : f->kind == NET_DEVRANDOM ? detsim__devrandom_accmode(f) : O_RDWR;
     return mode | (f->nonblock ? O_NONBLOCK : 0);
   }
   case F_SETFL:

@@ -49,7 +49,8 @@
 
 /* ---- files ---- */
 
-enum net_kind { NET_SOCK = 1, NET_PIPE_READ, NET_PIPE_WRITE, NET_EVENTFD, NET_EPOLL, NET_TIMERFD, NET_SIGNALFD };
+enum net_kind { NET_SOCK = 1, NET_PIPE_READ, NET_PIPE_WRITE, NET_EVENTFD, NET_EPOLL, NET_TIMERFD, NET_SIGNALFD,
+                NET_DEVRANDOM /* /dev/urandom, /dev/random (machine_devrandom.c) */ };
 
 struct net_file {
   enum net_kind kind;

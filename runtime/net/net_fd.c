@@ -30,6 +30,7 @@
 
 #include "check.h"
 #include "clock.h"
+#include "machine.h"
 #include "net.h"
 #include "world.h"
 #include "options.h"
@@ -68,7 +69,7 @@ struct net_file *net_file_new(enum net_kind kind, void *obj) {
 
 /* A placeholder descriptor numbered >= min_fd (the lowest free such). */
 static int placeholder(int min_fd) {
-  int fd = open("/dev/null", O_PATH | O_CLOEXEC);
+  int fd = REAL(open)("/dev/null", O_PATH | O_CLOEXEC);
   if (fd < 0) return -1;
   if (fd >= min_fd) return fd;
   int d = REAL(fcntl)(fd, F_DUPFD_CLOEXEC, min_fd);
@@ -135,6 +136,7 @@ void net_file_release(struct net_file *f) {
   case NET_EVENTFD: net_eventfd_release(f); break;
   case NET_TIMERFD: net_timerfd_release(f); break;
   case NET_SIGNALFD: net_signalfd_release(f); break;
+  case NET_DEVRANDOM: detsim__devrandom_release(f); break;
   case NET_EPOLL: net_epoll_release(f); break;
   }
   CHECK_GE(live_objects, 1);
@@ -235,6 +237,7 @@ uint32_t net_file_poll(struct net_file *f, uint64_t now) {
   case NET_EVENTFD: return net_eventfd_poll(f);
   case NET_TIMERFD: return net_timerfd_poll(f, now);
   case NET_SIGNALFD: return net_signalfd_poll(f);
+  case NET_DEVRANDOM: return EPOLLIN | EPOLLRDNORM | EPOLLOUT | EPOLLWRNORM; /* endless, and takes any write */
   case NET_EPOLL: return net_epoll_poll(f, now);
   }
   return 0;

@@ -59,18 +59,7 @@ DETSIM_INTERCEPT_ALIAS(pthread_exit)
 DETSIM_EXPORT pthread_t __detsim_pthread_self(void) { return REAL(pthread_self)(); }
 DETSIM_INTERCEPT_ALIAS(pthread_self)
 
-/* The world stays on one CPU: affinity requests are accepted and ignored. */
-DETSIM_EXPORT int __detsim_pthread_setaffinity_np(pthread_t t, size_t size, const cpu_set_t *set) {
-  if (detsim__self() == NULL) return REAL(pthread_setaffinity_np)(t, size, set);
-  return 0;
-}
-DETSIM_INTERCEPT_ALIAS(pthread_setaffinity_np)
-
-DETSIM_EXPORT int __detsim_sched_setaffinity(pid_t pid, size_t size, const cpu_set_t *set) {
-  if (detsim__self() == NULL) return REAL(sched_setaffinity)(pid, size, set);
-  return 0;
-}
-DETSIM_INTERCEPT_ALIAS(sched_setaffinity)
+/* Affinity and scheduling policies: machine_cpu.c. */
 
 DETSIM_EXPORT int __detsim_sched_yield(void) {
   if (detsim__self() == NULL) return REAL(sched_yield)();

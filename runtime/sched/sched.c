@@ -28,6 +28,7 @@
 #include "clock.h"
 #include "event_cost.h"
 #include "limits.h"
+#include "machine.h"
 #include "options.h"
 #include "outside_signal.h"
 #include "plan.h"
@@ -182,7 +183,9 @@ uint64_t detsim__event(enum detsim_event_kind kind, detsim_thread *t, const void
                        uintptr_t pc, uint32_t aux) {
   uint64_t n = detsim__trace_event(kind, t ? t->id : 0, obj, pc, aux);
   if (t) t->steps++;
-  detsim__clock_advance_by(detsim__event_cost_ns[kind] + detsim__work_ns());
+  uint64_t cost = detsim__event_cost_ns[kind] + detsim__work_ns();
+  detsim__clock_advance_by(cost);
+  if (t && t->state == DETSIM_T_RUNNABLE) detsim__cpu_charge(t, cost);
   if (__builtin_expect(n >= W.event_stop || detsim__now_ns() >= W.time_stop, 0)) event_limits();
   return n;
 }
@@ -237,6 +240,8 @@ unsigned detsim__sched_collect_runnable(detsim_thread **out, detsim_thread *excl
     detsim_thread *t = &W.threads[i];
     if (t != exclude && can_run(t)) out[n++] = t;
   }
+  /* Real-time priorities first (machine_cpu.c). */
+  if (__builtin_expect(detsim__rt_ever, 0)) n = detsim__machine_rt_filter(out, n, exclude);
   return n;
 }
 
@@ -382,7 +387,19 @@ void detsim__yield_aux(enum detsim_event_kind kind, const void *obj, uintptr_t p
   self->site_step = self->steps;
   preempt_point(self);
   if (__builtin_expect(self->cancel_pending, 0)) cancel_at_yield(self);
+  if (__builtin_expect(detsim__rt_ever, 0)) detsim__sched_rt_point(self);
   detsim__sig_deliver_due(self);
+}
+
+void detsim__sched_rt_point(detsim_thread *self) {
+  /* A world's choices span nodes (other machines): priorities order the
+   * threads within a node's candidates only.  The switch is forced, so a
+   * plan replays it too: pick() takes the plan's choice among them. */
+  if (self == NULL || self->suppress || detsim__in_world) return;
+  detsim_thread *cands[DETSIM_MAX_THREADS];
+  unsigned n = detsim__sched_collect_runnable(cands, self);
+  if (n == 0 || detsim__machine_rt_priority(cands[0]) <= detsim__machine_rt_priority(self)) return;
+  detsim__sched_switch_to(self, pick(cands, n));
 }
 
 void detsim__yield_at(enum detsim_event_kind kind, const void *obj, uintptr_t pc) {
@@ -653,6 +670,7 @@ int detsim__thread_create(pthread_t *out, const pthread_attr_t *attr,
   memset(t, 0, sizeof *t);
   init_baton(t);
   detsim__sig_thread_init(t, self);
+  detsim__machine_thread_init(t, self, attr);
   t->id = W.next_id++;
   t->tid = detsim__proc_alloc(); /* the world's next id, as Linux numbers threads */
   t->state = DETSIM_T_RUNNABLE;

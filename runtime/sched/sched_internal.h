@@ -93,6 +93,11 @@ struct detsim_thread {
    * finishes it (sched.c). */
   bool exiting;
   unsigned tsd_rounds;
+  /* the machine it sees (machine.h) */
+  uint64_t cpu_ns;               /* virtual time it ran (CPU-time clocks) */
+  uint64_t affinity;             /* bit c: may run on simulated CPU c; 0: all */
+  int sched_policy;              /* as the program set it (SCHED_OTHER = 0) */
+  int sched_priority;
   /* reports */
   bool report_request;
   char where[2048];

@@ -14,15 +14,20 @@
 
 #include "cancel.h"
 #include "clock.h"
+#include "machine.h"
 #include "options.h"
 #include "real.h"
 #include "sched_internal.h"
 
 static int sim_clock_read(clockid_t id, struct timespec *ts, uintptr_t pc) {
-  if (detsim__self() != NULL) {
+  detsim_thread *self = detsim__self();
+  if (self != NULL) {
     detsim__yield_aux(DETSIM_EV_clock_read, NULL, pc, (uint32_t)id);
     detsim__clock_advance_by(detsim__opt.clock_step_ns);
+    detsim__cpu_charge(self, detsim__opt.clock_step_ns);
   }
+  /* CPU-time clocks count what threads ran (machine_cputime.c). */
+  if (detsim__cpu_clock(id)) return detsim__cpu_clock_read(id, ts);
   return detsim__clock_read(id, ts);
 }
 

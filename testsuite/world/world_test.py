@@ -38,6 +38,8 @@ beyond what simtest.py checks for one program.
                                          sent to, through partitions, clogs, pauses
   world_test.py coverage   BIN_DIR DIR   coverage points of every node counted in
                                          the world's WORKLOAD COVERAGE
+  world_test.py machine    BIN_DIR DIR   each node is a machine of its own: its
+                                         identity, random files and CPUs
 Exit status 0 when every assertion holds, 1 (with the reason) otherwise.
 The modes live in world_basics.py, world_lifecycle.py, world_clocks.py,
 world_network.py and world_tools.py; world_common.py has what they share.
@@ -47,13 +49,14 @@ import sys
 from world_basics import bad_input, handover, leftovers, tools
 from world_clocks import skew, step
 from world_lifecycle import faults, faults_all, restart, sigterm
+from world_machine import machine
 from world_network import abort, clog, lossy, wake
 from world_tools import canary, coverage, shrink, signal_between_nodes, trace
 
 MODES = {"bad-input": bad_input, "leftovers": leftovers, "tools": tools, "handover": handover, "faults": faults,
          "faults-all": faults_all, "restart": restart, "sigterm": sigterm, "skew": skew, "step": step, "clog": clog,
          "abort": abort, "lossy": lossy, "trace": trace, "shrink": shrink, "wake": wake, "canary": canary,
-         "signal": signal_between_nodes, "coverage": coverage}
+         "signal": signal_between_nodes, "coverage": coverage, "machine": machine}
 
 if __name__ == "__main__":
     mode, bins, d = sys.argv[1], sys.argv[2], sys.argv[3]
