@@ -124,9 +124,10 @@ static bool suppressed(const struct audit_finding *x) {
 
 /* The shared libraries `prog` loads, as its own dynamic loader resolves
  * them (ldd's way: the loader lists them and runs nothing of the program). */
-static int list_libraries(const char *prog, const char *interp, char ***out) {
+static int list_libraries(const char *prog, const char *interp, char ***out, char ***names) {
   int n = 0;
   *out = NULL;
+  *names = NULL;
   int fds[2];
   if (interp == NULL || pipe(fds) != 0) return 0;
   pid_t pid = fork();
@@ -155,10 +156,13 @@ static int list_libraries(const char *prog, const char *interp, char ***out) {
     }
     path[strcspn(path, " \n")] = '\0';
     if (path[0] != '/') continue;
+    *arrow = '\0';
     *out = realloc(*out, (size_t)(n + 1) * sizeof **out);
-    if (*out == NULL) abort();
+    *names = realloc(*names, (size_t)(n + 1) * sizeof **names);
+    if (*out == NULL || *names == NULL) abort();
     (*out)[n] = strdup(path);
-    if ((*out)[n] == NULL) abort();
+    (*names)[n] = strdup(line + strspn(line, " \t"));
+    if ((*out)[n] == NULL || (*names)[n] == NULL) abort();
     n++;
   }
   free(line);
@@ -291,20 +295,37 @@ int main(int argc, char **argv) {
   audit_scan(&main_elf, !main_elf.shared, &f);
 
   if (libs) {
-    char **paths;
-    int n = list_libraries(prog, main_elf.interp, &paths);
-    for (int i = 0; i < n; i++) {
-      if (excluded_library(paths[i])) continue;
-      struct audit_elf lib;
-      if (audit_elf_open(paths[i], &lib, err, sizeof err) != 0) {
-        fprintf(stderr, "simaudit: warning: %s (not audited)\n", err);
-        continue;
+    /* The libraries the program's code reaches: its DT_NEEDED and theirs,
+     * not through the excluded ones (libunwind, loaded for the runtime, is
+     * the runtime's business). */
+    char **paths, **names;
+    int n = list_libraries(prog, main_elf.interp, &paths, &names);
+    bool *wanted = calloc((size_t)n + 1, sizeof *wanted);
+    bool *done = calloc((size_t)n + 1, sizeof *done);
+    struct audit_elf *elfs = calloc((size_t)n + 1, sizeof *elfs);
+    if (wanted == NULL || done == NULL || elfs == NULL) abort();
+    for (int k = 0; k < main_elf.n_needed; k++)
+      for (int i = 0; i < n; i++)
+        if (strcmp(names[i], main_elf.needed[k]) == 0) wanted[i] = true;
+    for (bool more = true; more;) {
+      more = false;
+      for (int i = 0; i < n; i++) {
+        if (!wanted[i] || done[i]) continue;
+        done[i] = more = true;
+        if (excluded_library(paths[i])) continue;
+        if (audit_elf_open(paths[i], &elfs[i], err, sizeof err) != 0) {
+          fprintf(stderr, "simaudit: warning: %s (not audited)\n", err);
+          continue;
+        }
+        for (int k = 0; k < elfs[i].n_needed; k++)
+          for (int j = 0; j < n; j++)
+            if (strcmp(names[j], elfs[i].needed[k]) == 0) wanted[j] = true;
+        objects = realloc(objects, (size_t)(n_objects + 1) * sizeof *objects);
+        if (objects == NULL) abort();
+        objects[n_objects++] = paths[i];
+        audit_scan(&elfs[i], false, &f);
+        /* The findings keep pointers to names inside the mapping; it stays. */
       }
-      objects = realloc(objects, (size_t)(n_objects + 1) * sizeof *objects);
-      if (objects == NULL) abort();
-      objects[n_objects++] = paths[i];
-      audit_scan(&lib, false, &f);
-      /* The findings keep pointers to names inside the mapping; it stays. */
     }
   }
 
