@@ -165,7 +165,8 @@ static void scan_arg(struct scan *s, const char *arg, bool from_rsp, int depth) 
     s->inputs++;
     return;
   }
-  if (from_rsp && (strcmp(arg, "--verify") == 0 || strncmp(arg, "--detsim-", 9) == 0))
+  if (from_rsp && (strcmp(arg, "--verify") == 0 || strncmp(arg, "--detsim-", 9) == 0 ||
+                   strcmp(arg, "--audit") == 0 || strncmp(arg, "--audit=", 8) == 0))
     die(DETSIM_CC_EXIT_USAGE,
         "'%s' inside a response file: detsim-cc's own flags must be given on its "
         "command line", arg);

@@ -10,7 +10,10 @@ exactly those, each with its function and file:line.
             and the helper's atomic, each in its function at its line;
             nothing else; exit status 1
   json      --json parses and holds the same findings as the text
-  clean     examples/bank as a simulation build: no findings, exit 0
+  clean     examples/bank as a simulation build: no findings, exit 0 (also
+            with --libs)
+  native    examples/bank built with plain clang: 'runtime' (no
+            libdetsim_rt) and its atomics, which no yield point precedes
   libs      a clean program loading a plain shared library that runs rdtsc:
             nothing without --libs, the library's rdtsc (function, line)
             with it; glibc and the runtime are not audited
@@ -180,6 +183,23 @@ def case_clean(env):
     print(r.stdout, end="")
 
 
+def case_native(env):
+    prog = os.path.join(env.tmp, "bank_native")
+    r = run([env.clang, "-O1", "-g", "-o", prog, os.path.join(ROOT, "examples", "bank", "bank.c"),
+             "-I" + os.path.join(env.bin, "..", "include"), "-lpthread"])
+    if r.returncode != 0:
+        fail("plain clang bank.c: " + r.stderr)
+    r = env.audit("--json", prog)
+    doc = json.loads(r.stdout)
+    kinds = [f["kind"] for f in doc["findings"]]
+    if r.returncode != 1 or kinds.count("runtime") != 1 or kinds.count("atomic") < 1:
+        fail("native build: status %d, kinds %s" % (r.returncode, kinds))
+    sim, r2 = env.build_clean()
+    if r2.returncode != 0 or env.audit(sim).returncode != 0:
+        fail("the same source as a simulation build is not clean")
+    print("native: %s" % sorted(set(kinds)))
+
+
 def case_libs(env):
     lib = os.path.join(env.tmp, "librdtsc.so")
     r = run([env.clang, "-O1", "-g", "-shared", "-fPIC", "-o", lib, env.src("lib_rdtsc.c")])
@@ -277,7 +297,8 @@ def case_cc_audit(env):
     print("detsim-cc --audit: planted fails, warn passes, clean passes")
 
 
-CASES = {"planted": case_planted, "json": case_json, "clean": case_clean, "libs": case_libs,
+CASES = {"planted": case_planted, "json": case_json, "clean": case_clean, "native": case_native,
+         "libs": case_libs,
          "ignore": case_ignore, "bad-input": case_bad_input, "cc-audit": case_cc_audit}
 
 

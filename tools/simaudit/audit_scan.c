@@ -253,5 +253,13 @@ void audit_scan(struct audit_elf *e, bool is_program, struct audit_findings *out
   }
   cs_free(insn, 1);
   cs_close(&cs);
-  audit_symbolize(e->path, out->v + first, out->n - first);
+  if (!audit_symbolize(e->path, out->v + first, out->n - first)) return;
+  bool located = false, any = false;
+  for (int i = first; i < out->n; i++) {
+    any |= out->v[i].addr != 0;
+    located |= out->v[i].file != NULL;
+  }
+  if (any && !located)
+    fprintf(stderr, "simaudit: note: %s has no line information for its findings (build it "
+            "with -g for file:line)\n", e->path);
 }

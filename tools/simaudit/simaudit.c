@@ -9,6 +9,7 @@
  * error.  Suppressed findings do not count.
  */
 #include <fnmatch.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -136,7 +137,9 @@ static int list_libraries(const char *prog, const char *interp, char ***out, cha
     dup2(fds[1], 1);
     close(fds[0]);
     close(fds[1]);
-    execl(interp, interp, "--list", prog, (char *)NULL);
+    /* A name without a slash would be searched for as a library. */
+    char *abs = realpath(prog, NULL);
+    execl(interp, interp, "--list", abs != NULL ? abs : prog, (char *)NULL);
     _exit(127);
   }
   close(fds[1]);
@@ -229,7 +232,9 @@ static void print_json(const char *prog, char **objects, int n_objects,
     json_str(x->kind);
     fputs(", \"object\": ", stdout);
     json_str(x->object);
-    printf(", \"address\": \"0x%llx\", \"function\": ", (unsigned long long)x->addr);
+    if (x->addr != 0) printf(", \"address\": \"0x%llx\"", (unsigned long long)x->addr);
+    else fputs(", \"address\": null", stdout);
+    fputs(", \"function\": ", stdout);
     json_str(x->function);
     fputs(is_instruction(x) ? ", \"instruction\": " : ", \"call\": ", stdout);
     json_str(x->detail);
