@@ -19,7 +19,9 @@
  *    invocation links an executable does it add the runtime, first in
  *    DT_NEEDED (so it comes before libc: it interposes libc functions), with
  *    an rpath to PREFIX/lib.  Linking is decided by scan_arg() below.
- *  - Its own flags (--verify, --detsim-*) are removed before clang sees them.
+ *  - Its own flags (--verify, --audit, --detsim-*) are removed before clang
+ *    sees them; --audit links in a child and then runs simaudit
+ *    (detsim_cc_audit.c) instead of exec'ing clang.
  *    A bad one is an error with exit status 2; a missing file of detsim's or
  *    a clang that cannot be run is exit status 1; otherwise the exit status
  *    is clang's.
@@ -304,7 +306,7 @@ static void print_help(const char *prefix, const char *clang, bool cxx) {
          "  " DETSIM_CC_ENV_DEBUG "=1  print the final command line on stderr\n"
          "\n"
          "Exit status: clang's; 2 for a bad detsim-cc flag; 1 when detsim's own files\n"
-         "or clang cannot be found.\n",
+         "or clang cannot be found, or when --audit names escapes.\n",
          cxx ? "detsim-c++" : "detsim-cc", cxx ? "clang++" : "clang", DETSIM_VERSION,
          prefix, prefix, prefix, prefix, clang);
 }
