@@ -19,7 +19,9 @@
  *    invocation links an executable does it add the runtime, first in
  *    DT_NEEDED (so it comes before libc: it interposes libc functions), with
  *    an rpath to PREFIX/lib.  Linking is decided by scan_arg() below.
- *  - Its own flags (--verify, --detsim-*) are removed before clang sees them.
+ *  - Its own flags (--verify, --audit, --detsim-*) are removed before clang
+ *    sees them; --audit links in a child and then runs simaudit
+ *    (detsim_cc_audit.c) instead of exec'ing clang.
  *    A bad one is an error with exit status 2; a missing file of detsim's or
  *    a clang that cannot be run is exit status 1; otherwise the exit status
  *    is clang's.
@@ -40,6 +42,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "detsim_cc_audit.h"
 #include "detsim_cc_config.h"
 
 /* Every environment variable detsim-cc reads. */
@@ -102,6 +105,8 @@ struct scan {
   bool not_executable;     /* -shared or -r: the output is not a program */
   const char *static_flag; /* -static or -static-pie, if given */
   int inputs;              /* files (or "-") given to the driver */
+  char *output;            /* -o's value (for --audit), or NULL */
+  bool output_pending;     /* the previous option was -o or --output */
   bool value_pending;      /* the previous option takes this one as value */
   bool options_ended;      /* after "--" everything is an input */
 };
@@ -146,6 +151,8 @@ static void scan_rsp_file(struct scan *s, const char *path, int depth);
 static void scan_arg(struct scan *s, const char *arg, bool from_rsp, int depth) {
   if (s->value_pending) {
     s->value_pending = false;
+    if (s->output_pending) s->output = xstrdup(arg);
+    s->output_pending = false;
     return;
   }
   if (s->options_ended || strcmp(arg, "-") == 0) {
@@ -160,7 +167,8 @@ static void scan_arg(struct scan *s, const char *arg, bool from_rsp, int depth) 
     s->inputs++;
     return;
   }
-  if (from_rsp && (strcmp(arg, "--verify") == 0 || strncmp(arg, "--detsim-", 9) == 0))
+  if (from_rsp && (strcmp(arg, "--verify") == 0 || strncmp(arg, "--detsim-", 9) == 0 ||
+                   strcmp(arg, "--audit") == 0 || strncmp(arg, "--audit=", 8) == 0))
     die(DETSIM_CC_EXIT_USAGE,
         "'%s' inside a response file: detsim-cc's own flags must be given on its "
         "command line", arg);
@@ -176,6 +184,11 @@ static void scan_arg(struct scan *s, const char *arg, bool from_rsp, int depth) 
     s->static_flag = arg;
   } else if (in_list(arg, options_with_value)) {
     s->value_pending = true;
+    s->output_pending = strcmp(arg, "-o") == 0 || strcmp(arg, "--output") == 0;
+  } else if (strncmp(arg, "-o", 2) == 0) {
+    s->output = xstrdup(arg + 2);
+  } else if (strncmp(arg, "--output=", 9) == 0) {
+    s->output = xstrdup(arg + 9);
   }
 }
 
@@ -261,7 +274,7 @@ static char *self_bin_dir(void) {
 }
 
 static void print_help(const char *prefix, const char *clang, bool cxx) {
-  printf("usage: %s [--verify] [%s arguments...]\n"
+  printf("usage: %s [--verify] [--audit[=warn]] [%s arguments...]\n"
          "\n"
          "detsim %s: makes a deterministic simulation build of a C or C++ program.\n"
          "Use it as CC (detsim-cc) or CXX (detsim-c++) for CMake, autotools and Make.\n"
@@ -269,6 +282,9 @@ static void print_help(const char *prefix, const char *clang, bool cxx) {
          "detsim-cc's own flags (removed before clang sees them):\n"
          "  --verify          a verify build: compile in DETSIM_VERIFY(...) checks\n"
          "                    (adds -fplugin-arg-detsim-verify -D__DETSIM_VERIFY__=1)\n"
+         "  --audit[=warn]    after a link, run simaudit on the output: escapes from the\n"
+         "                    simulation fail the link (=warn: only print them);\n"
+         "                    also DETSIM_AUDIT=1|warn, DETSIM_AUDIT_IGNORE=suppressions\n"
          "  --detsim-help     print this help\n"
          "  --detsim-version  print detsim's version and the clang it runs\n"
          "Everything else goes to clang unchanged.\n"
@@ -290,7 +306,7 @@ static void print_help(const char *prefix, const char *clang, bool cxx) {
          "  " DETSIM_CC_ENV_DEBUG "=1  print the final command line on stderr\n"
          "\n"
          "Exit status: clang's; 2 for a bad detsim-cc flag; 1 when detsim's own files\n"
-         "or clang cannot be found.\n",
+         "or clang cannot be found, or when --audit names escapes.\n",
          cxx ? "detsim-c++" : "detsim-cc", cxx ? "clang++" : "clang", DETSIM_VERSION,
          prefix, prefix, prefix, prefix, clang);
 }
@@ -357,12 +373,20 @@ int main(int argc, char **argv) {
   if (user == NULL) die(DETSIM_CC_EXIT_SETUP, "out of memory");
   int n_user = 0;
   bool verify = false;
+  int audit = getenv("DETSIM_AUDIT") ? detsim_cc_audit_mode(getenv("DETSIM_AUDIT")) : DETSIM_CC_AUDIT_OFF;
+  if (audit < 0)
+    die(DETSIM_CC_EXIT_USAGE, "DETSIM_AUDIT=%s: expected 0, 1, fail or warn", getenv("DETSIM_AUDIT"));
   struct scan s = {0};
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i];
     if (!s.value_pending && !s.options_ended) {
       if (strcmp(a, "--verify") == 0) {
         verify = true;
+        continue;
+      }
+      if (strcmp(a, "--audit") == 0 || strncmp(a, "--audit=", 8) == 0) {
+        audit = detsim_cc_audit_mode(a[7] == '=' ? a + 8 : NULL);
+        if (audit < 0) die(DETSIM_CC_EXIT_USAGE, "'%s': expected --audit, --audit=fail or --audit=warn", a);
         continue;
       }
       if (strncmp(a, "--verify=", 9) == 0)
@@ -378,7 +402,7 @@ int main(int argc, char **argv) {
       }
       if (strncmp(a, "--detsim-", 9) == 0)
         die(DETSIM_CC_EXIT_USAGE,
-            "unknown detsim-cc flag '%s' (its flags: --verify, --detsim-help, "
+            "unknown detsim-cc flag '%s' (its flags: --verify, --audit, --detsim-help, "
             "--detsim-version)", a);
     }
     scan_arg(&s, a, false, 0);
@@ -464,6 +488,9 @@ int main(int argc, char **argv) {
 
   /* 7. Exec. */
   if (debug) print_command(cmd);
+  if (links && audit != DETSIM_CC_AUDIT_OFF)
+    return detsim_cc_link_and_audit(self_name, cmd, bin_dir, s.output ? s.output : "a.out",
+                                    (enum detsim_cc_audit)audit);
   if (strchr(clang, '/') != NULL) execv(clang, cmd);
   else execvp(clang, cmd);
   die(DETSIM_CC_EXIT_SETUP, "cannot run %s: %s (set %s to a clang 19)", clang,
