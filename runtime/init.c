@@ -24,6 +24,7 @@
 #include "prng.h"
 #include "real.h"
 #include "report.h"
+#include "stdio_sim.h"
 #include "sched_internal.h"
 #include "trace.h"
 #include "world.h"
@@ -182,5 +183,6 @@ __attribute__((constructor(101))) static void detsim_init(int argc, char **argv,
   on_exit(exit_handler, NULL);
   pthread_atfork(NULL, NULL, atfork_child);
   detsim__sched_start(seed);
+  detsim__stdio_install();
   if (detsim__opt.watchdog_s && !detsim__opt.break_at) detsim__watchdog_start();
 }

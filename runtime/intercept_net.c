@@ -37,6 +37,8 @@
 
 #include "clock.h"
 #include "net.h"
+#include "output.h"
+#include "stdio_sim.h"
 #include "real.h"
 #include "sched.h"
 #include "signal.h"
@@ -331,8 +333,42 @@ DETSIM_EXPORT ssize_t __detsim___read_chk(int fd, void *buf, size_t len, size_t 
 }
 DETSIM_INTERCEPT_ALIAS(__read_chk)
 
+/* A write to a real descriptor: the kernel's, and the program's output
+ * (output.h) unless the runtime itself wrote (its own messages). */
+static ssize_t real_write_out(int fd, const void *buf, size_t len, uintptr_t pc) {
+  ssize_t r = REAL(write)(fd, buf, len);
+  if (r > 0 && !detsim__pc_in_runtime(pc)) detsim__output(fd, buf, (size_t)r, pc);
+  return r;
+}
+
+ssize_t detsim__fd_write(int fd, const void *buf, size_t len, uintptr_t pc) {
+  if (net_fd_get(fd) == NULL) {
+    ssize_t r = REAL(write)(fd, buf, len);
+    int e = errno;
+    if (r > 0 && !(pc != 0 && detsim__pc_in_runtime(pc))) detsim__output(fd, buf, (size_t)r, pc);
+    errno = e;
+    return r;
+  }
+  net__pc = pc ? pc : detsim__program_pc();
+  struct net_file *f = enter(DETSIM_EV_net_send, fd, clamp32(len));
+  if (f == NULL) return REAL(write)(fd, buf, len);
+  struct iovec iov;
+  struct msghdr m = one_iov(&iov, (void *)buf, len);
+  return leave(f, sim_send(f, &m, 0, false));
+}
+
+ssize_t detsim__fd_read(int fd, void *buf, size_t len, uintptr_t pc) {
+  if (net_fd_get(fd) == NULL) return REAL(read)(fd, buf, len);
+  net__pc = pc ? pc : detsim__program_pc();
+  struct net_file *f = enter(DETSIM_EV_net_recv, fd, clamp32(len));
+  if (f == NULL) return REAL(read)(fd, buf, len);
+  struct iovec iov;
+  struct msghdr m = one_iov(&iov, buf, len);
+  return leave(f, sim_recv(f, &m, 0, false));
+}
+
 DETSIM_EXPORT ssize_t __detsim_write(int fd, const void *buf, size_t len) {
-  SOCK_ENTER(DETSIM_EV_net_send, fd, clamp32(len), REAL(write)(fd, buf, len));
+  SOCK_ENTER(DETSIM_EV_net_send, fd, clamp32(len), real_write_out(fd, buf, len, net__pc));
   struct iovec iov;
   struct msghdr m = one_iov(&iov, (void *)buf, len);
   return leave(f, sim_send(f, &m, 0, false));
@@ -350,8 +386,14 @@ DETSIM_EXPORT ssize_t __detsim_readv(int fd, const struct iovec *iov, int iovcnt
 }
 DETSIM_INTERCEPT_ALIAS(readv)
 
+static ssize_t real_writev_out(int fd, const struct iovec *iov, int iovcnt, uintptr_t pc) {
+  ssize_t r = REAL(writev)(fd, iov, iovcnt);
+  if (r > 0 && !detsim__pc_in_runtime(pc)) detsim__output_iov(fd, iov, iovcnt, (size_t)r, pc);
+  return r;
+}
+
 DETSIM_EXPORT ssize_t __detsim_writev(int fd, const struct iovec *iov, int iovcnt) {
-  SOCK_ENTER(DETSIM_EV_net_send, fd, 0, REAL(writev)(fd, iov, iovcnt));
+  SOCK_ENTER(DETSIM_EV_net_send, fd, 0, real_writev_out(fd, iov, iovcnt, net__pc));
   if (iovcnt < 0 || iovcnt > IOV_MAX) return leave(f, fail(EINVAL));
   struct msghdr m;
   memset(&m, 0, sizeof m);
@@ -651,17 +693,25 @@ static int sim_dup3(int oldfd, int newfd, int flags, bool is_dup2) {
   return (int)leave_fd(f, r);
 }
 
+/* The standard streams write to and read from descriptors 0, 1 and 2
+ * whatever they are (stdio_sim.c): a new descriptor there may change the
+ * buffering glibc would have chosen for a stream not used yet. */
+static int std_changed(int r, int newfd) {
+  if (r >= 0 && newfd >= 0 && newfd <= 2) detsim__stdio_fd_changed(newfd);
+  return r;
+}
+
 DETSIM_EXPORT int __detsim_dup2(int oldfd, int newfd) {
   PC();
-  if (net_fd_get(oldfd) == NULL && net_fd_get(newfd) == NULL) return REAL(dup2)(oldfd, newfd);
-  return sim_dup3(oldfd, newfd, 0, true);
+  if (net_fd_get(oldfd) == NULL && net_fd_get(newfd) == NULL) return std_changed(REAL(dup2)(oldfd, newfd), newfd);
+  return std_changed(sim_dup3(oldfd, newfd, 0, true), newfd);
 }
 DETSIM_INTERCEPT_ALIAS(dup2)
 
 DETSIM_EXPORT int __detsim_dup3(int oldfd, int newfd, int flags) {
   PC();
-  if (net_fd_get(oldfd) == NULL && net_fd_get(newfd) == NULL) return REAL(dup3)(oldfd, newfd, flags);
-  return sim_dup3(oldfd, newfd, flags, false);
+  if (net_fd_get(oldfd) == NULL && net_fd_get(newfd) == NULL) return std_changed(REAL(dup3)(oldfd, newfd, flags), newfd);
+  return std_changed(sim_dup3(oldfd, newfd, flags, false), newfd);
 }
 DETSIM_INTERCEPT_ALIAS(dup3)
 

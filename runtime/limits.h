@@ -158,6 +158,18 @@
 #define DETSIM_NET_BANDWIDTH_MIN_DEFAULT 1250000ull
 #define DETSIM_NET_BANDWIDTH_MAX 1250000000ull
 
+/* The buffer of a stdio stream fdopen()ed on a simulated descriptor
+ * (stdio_sim.c): what glibc takes for a socket or a pipe, whose st_blksize
+ * is the page size. */
+#define DETSIM_STDIO_STREAM_BUFFER_BYTES 4096
+
+/* One /etc/passwd or /etc/group entry for the non-reentrant lookups
+ * (intercept_pwd.c): a group of a few thousand members fits; a longer one
+ * fails with ERANGE, as a _r lookup with a small buffer does. */
+#define DETSIM_NSS_ENTRY_BYTES_MAX 65536
+/* initgroups: at most as many groups as Linux takes (NGROUPS_MAX). */
+#define DETSIM_NSS_GROUPS_MAX 65536
+
 /* Linux's ephemeral port range (ip_local_port_range). */
 #define DETSIM_NET_EPHEMERAL_PORT_LOW 32768
 #define DETSIM_NET_EPHEMERAL_PORT_HIGH 60999

@@ -1,0 +1,255 @@
+/* stdio streams whose I/O goes through the simulation (see stdio_sim.h).
+ *
+ * Each stream is a glibc cookie stream (fopencookie) over one descriptor:
+ *  - read and write are the interceptors' (a simulated descriptor blocks,
+ *    gives EINTR and EAGAIN as the simulation does; a real one is the
+ *    kernel's, and a write to it is output, output.h);
+ *  - a write callback writes everything or stops at the first error, as
+ *    glibc's own file streams do (a cookie stream's short write would set
+ *    the error flag at once);
+ *  - seek is lseek on a real descriptor, ESPIPE on a simulated one;
+ *  - close closes the descriptor (fclose of an fdopen stream, and of
+ *    stdout, closes it natively too);
+ *  - the FILE's _fileno is the descriptor, so fileno() and
+ *    fileno_unlocked() answer it, as for glibc's own streams (a cookie
+ *    stream has -2 there, which glibc treats as "open");
+ *  - buffering is what glibc would choose: full, in blocks of st_blksize
+ *    (4096 for sockets and pipes) when smaller than BUFSIZ; a terminal's
+ *    stdin and stdout are line-buffered; stderr is unbuffered.
+ * glibc's stream lock is a real lock: a simulated thread that blocks in a
+ * stream on a simulated descriptor holds it, and a second thread using the
+ * same stream meanwhile waits in the kernel (the watchdog names it).
+ */
+#include "stdio_sim.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "limits.h"
+#include "net.h"
+#include "real.h"
+#include "sched.h"
+
+struct sim_stream {
+  int fd;
+  char *own_buf; /* the buffer given to setvbuf, freed at close (NULL: none, or a standard stream's) */
+  bool standard; /* stdin, stdout or stderr: static, never freed */
+  bool used;     /* has read or written (a standard stream's buffering is then settled) */
+};
+
+static ssize_t stream_read(void *cookie, char *buf, size_t n) {
+  struct sim_stream *s = cookie;
+  s->used = true;
+  return detsim__fd_read(s->fd, buf, n, 0);
+}
+
+/* The run is ending (detsim__stdio_end): a stream on a simulated
+ * descriptor takes no more yield points. */
+static bool ending;
+
+void detsim__stdio_end(void) { ending = true; }
+
+static ssize_t stream_write(void *cookie, const char *buf, size_t n) {
+  struct sim_stream *s = cookie;
+  s->used = true;
+  if (ending && net_fd_get(s->fd) != NULL) {
+    errno = EPIPE; /* the process is gone for its peers */
+    return 0;
+  }
+  size_t done = 0;
+  while (done < n) {
+    ssize_t k = detsim__fd_write(s->fd, buf + done, n - done, 0);
+    if (k <= 0) break; /* errno from the write; the stream's error flag follows */
+    done += (size_t)k;
+  }
+  return (ssize_t)done;
+}
+
+static int stream_seek(void *cookie, off64_t *offset, int whence) {
+  struct sim_stream *s = cookie;
+  if (net_fd_get(s->fd) != NULL) {
+    errno = ESPIPE;
+    return -1;
+  }
+  off_t r = lseek(s->fd, (off_t)*offset, whence);
+  if (r < 0) return -1;
+  *offset = r;
+  return 0;
+}
+
+static int stream_close(void *cookie) {
+  struct sim_stream *s = cookie;
+  int r = close(s->fd);
+  int e = errno;
+  if (!s->standard) {
+    free(s->own_buf);
+    free(s);
+  }
+  errno = e;
+  return r;
+}
+
+static const cookie_io_functions_t stream_io = { stream_read, stream_write, stream_seek, stream_close };
+
+/* ---- fdopen ---- */
+
+/* fdopen's mode, as glibc reads it: 'r', 'w' or 'a', then up to four more
+ * characters of which '+' (read and write) counts. */
+static bool parse_mode(const char *mode, bool *rd, bool *wr, char *cookie_mode) {
+  if (mode == NULL) return false;
+  switch (mode[0]) {
+  case 'r': *rd = true; *wr = false; break;
+  case 'w':
+  case 'a': *rd = false; *wr = true; break;
+  default: return false;
+  }
+  bool plus = false;
+  for (int i = 1; i < 5 && mode[i] != '\0'; i++)
+    if (mode[i] == '+') {
+      plus = true;
+      break;
+    }
+  if (plus) *rd = *wr = true;
+  cookie_mode[0] = mode[0];
+  cookie_mode[1] = plus ? '+' : '\0';
+  cookie_mode[2] = '\0';
+  return true;
+}
+
+static FILE *sim_fdopen(int fd, const char *mode) {
+  bool rd, wr;
+  char cookie_mode[3];
+  if (!parse_mode(mode, &rd, &wr, cookie_mode)) {
+    errno = EINVAL;
+    return NULL;
+  }
+  int flags = fcntl(fd, F_GETFL); /* the interceptor: the simulated file's mode */
+  if (flags == -1) return NULL;
+  int acc = flags & O_ACCMODE;
+  if ((acc == O_RDONLY && wr) || (acc == O_WRONLY && rd)) {
+    errno = EINVAL;
+    return NULL;
+  }
+  struct sim_stream *s = calloc(1, sizeof *s);
+  char *buf = malloc(DETSIM_STDIO_STREAM_BUFFER_BYTES);
+  FILE *fp = s != NULL && buf != NULL ? fopencookie(s, cookie_mode, stream_io) : NULL;
+  if (fp == NULL) {
+    free(s);
+    free(buf);
+    errno = ENOMEM;
+    return NULL;
+  }
+  s->fd = fd;
+  s->own_buf = buf;
+  fp->_fileno = fd;
+  setvbuf(fp, buf, _IOFBF, DETSIM_STDIO_STREAM_BUFFER_BYTES);
+  return fp;
+}
+
+DETSIM_EXPORT FILE *__detsim_fdopen(int fd, const char *mode) {
+  if (net_fd_get(fd) == NULL) return REAL(fdopen)(fd, mode);
+  return sim_fdopen(fd, mode);
+}
+DETSIM_INTERCEPT_ALIAS(fdopen)
+
+/* ---- the standard streams ---- */
+
+static struct sim_stream std_cookie[3];
+static FILE *std_stream[3];
+static char std_buf[3][BUFSIZ];
+
+/* glibc's choice for a stream's first buffer (_IO_file_doallocate): a
+ * terminal is line-buffered, the block size is st_blksize when smaller than
+ * BUFSIZ; stderr is unbuffered from the start. */
+static void choose_buffering(int fd) {
+  FILE *fp = std_stream[fd];
+  if (fd == 2) {
+    setvbuf(fp, NULL, _IONBF, 0);
+    return;
+  }
+  int mode = _IOFBF;
+  size_t size = BUFSIZ;
+  struct stat st;
+  if (fstat(fd, &st) == 0) {
+    if (S_ISCHR(st.st_mode) && isatty(fd)) mode = _IOLBF;
+    if (st.st_blksize > 0 && st.st_blksize < BUFSIZ) size = (size_t)st.st_blksize;
+  }
+  setvbuf(fp, std_buf[fd], mode, size);
+}
+
+void detsim__stdio_install(void) {
+  FILE **slot[3] = { &stdin, &stdout, &stderr };
+  static const char *const mode[3] = { "r", "w", "w" };
+  for (int fd = 0; fd < 3; fd++) {
+    fflush(*slot[fd]);
+    std_cookie[fd].fd = fd;
+    std_cookie[fd].standard = true;
+    FILE *fp = fopencookie(&std_cookie[fd], mode[fd], stream_io);
+    if (fp == NULL) continue; /* glibc's stream stays: its output is not counted */
+    fp->_fileno = fd;
+    std_stream[fd] = fp;
+    choose_buffering(fd);
+    *slot[fd] = fp;
+  }
+}
+
+void detsim__stdio_fd_changed(int fd) {
+  if (fd < 0 || fd > 1 || std_stream[fd] == NULL) return; /* stderr is unbuffered whatever it is */
+  FILE *fp = std_stream[fd];
+  FILE *now = fd == 0 ? stdin : stdout;
+  /* Only a stream nobody used nor re-buffered (setvbuf) takes a new choice. */
+  if (now != fp || std_cookie[fd].used || fp->_IO_buf_base != std_buf[fd] || fp->_IO_write_ptr != fp->_IO_write_base ||
+      fp->_IO_read_ptr != fp->_IO_read_end)
+    return;
+  choose_buffering(fd);
+}
+
+/* ---- dprintf: glibc formats into a stream on the descriptor ---- */
+
+static int write_formatted(int fd, const char *p, size_t n, uintptr_t pc) {
+  size_t done = 0;
+  while (done < n) {
+    ssize_t k = detsim__fd_write(fd, p + done, n - done, pc);
+    if (k <= 0) return -1;
+    done += (size_t)k;
+  }
+  return 0;
+}
+
+static int sim_vdprintf(int fd, const char *fmt, va_list ap, uintptr_t pc) {
+  char small[1024];
+  va_list again;
+  va_copy(again, ap);
+  int n = vsnprintf(small, sizeof small, fmt, ap);
+  char *p = small;
+  if (n >= 0 && (size_t)n >= sizeof small) {
+    p = malloc((size_t)n + 1);
+    if (p == NULL) n = -1;
+    else vsnprintf(p, (size_t)n + 1, fmt, again);
+  }
+  va_end(again);
+  if (n < 0) return -1;
+  int r = write_formatted(fd, p, (size_t)n, pc);
+  if (p != small) free(p);
+  return r < 0 ? -1 : n;
+}
+
+DETSIM_EXPORT int __detsim_vdprintf(int fd, const char *fmt, va_list ap) {
+  return sim_vdprintf(fd, fmt, ap, (uintptr_t)__builtin_return_address(0));
+}
+DETSIM_INTERCEPT_ALIAS(vdprintf)
+
+DETSIM_EXPORT int __detsim_dprintf(int fd, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  int r = sim_vdprintf(fd, fmt, ap, (uintptr_t)__builtin_return_address(0));
+  va_end(ap);
+  return r;
+}
+DETSIM_INTERCEPT_ALIAS(dprintf)
