@@ -167,7 +167,7 @@ static char std_buf[3][BUFSIZ];
 /* glibc's choice for a stream's first buffer (_IO_file_doallocate): a
  * terminal is line-buffered, the block size is st_blksize when smaller than
  * BUFSIZ; stderr is unbuffered from the start. */
-static void choose_buffering(int fd) {
+static void choose_buffering_now(int fd) {
   FILE *fp = std_stream[fd];
   if (fd == 2) {
     setvbuf(fp, NULL, _IONBF, 0);
@@ -183,7 +183,14 @@ static void choose_buffering(int fd) {
   setvbuf(fp, std_buf[fd], mode, size);
 }
 
+static void choose_buffering(int fd) {
+  int saved_errno = errno; /* isatty's ENOTTY is not the program's */
+  choose_buffering_now(fd);
+  errno = saved_errno;
+}
+
 void detsim__stdio_install(void) {
+  int saved_errno = errno;
   FILE **slot[3] = { &stdin, &stdout, &stderr };
   static const char *const mode[3] = { "r", "w", "w" };
   for (int fd = 0; fd < 3; fd++) {
@@ -197,6 +204,7 @@ void detsim__stdio_install(void) {
     choose_buffering(fd);
     *slot[fd] = fp;
   }
+  errno = saved_errno;
 }
 
 void detsim__stdio_fd_changed(int fd) {
