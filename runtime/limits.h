@@ -170,6 +170,10 @@
 /* initgroups: at most as many groups as Linux takes (NGROUPS_MAX). */
 #define DETSIM_NSS_GROUPS_MAX 65536
 
+/* Addresses gethostbyname returns at most (intercept_libc_io.c): a world
+ * node or localhost has one or two. */
+#define DETSIM_HOSTENT_ADDRS_MAX 16
+
 /* Linux's ephemeral port range (ip_local_port_range). */
 #define DETSIM_NET_EPHEMERAL_PORT_LOW 32768
 #define DETSIM_NET_EPHEMERAL_PORT_HIGH 60999
