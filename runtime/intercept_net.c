@@ -403,6 +403,42 @@ DETSIM_EXPORT ssize_t __detsim_writev(int fd, const struct iovec *iov, int iovcn
 }
 DETSIM_INTERCEPT_ALIAS(writev)
 
+/* pwrite and pwritev: a file's bytes are output; sockets, pipes and
+ * eventfds are not seekable (ESPIPE, as Linux). */
+DETSIM_EXPORT ssize_t __detsim_pwrite(int fd, const void *buf, size_t len, off_t offset) {
+  uintptr_t pc = (uintptr_t)__builtin_return_address(0);
+  if (net_fd_get(fd) != NULL) return fail(ESPIPE);
+  ssize_t r = REAL(pwrite)(fd, buf, len, offset);
+  int e = errno;
+  if (r > 0 && !detsim__pc_in_runtime(pc)) detsim__output(fd, buf, (size_t)r, pc);
+  errno = e;
+  return r;
+}
+DETSIM_INTERCEPT_ALIAS(pwrite)
+
+DETSIM_EXPORT ssize_t __detsim_pwrite64(int fd, const void *buf, size_t len, off64_t offset) {
+  _Static_assert(sizeof(off64_t) == sizeof(off_t), "pwrite64 is pwrite on a 64-bit system");
+  uintptr_t pc = (uintptr_t)__builtin_return_address(0);
+  if (net_fd_get(fd) != NULL) return fail(ESPIPE);
+  ssize_t r = REAL(pwrite64)(fd, buf, len, offset);
+  int e = errno;
+  if (r > 0 && !detsim__pc_in_runtime(pc)) detsim__output(fd, buf, (size_t)r, pc);
+  errno = e;
+  return r;
+}
+DETSIM_INTERCEPT_ALIAS(pwrite64)
+
+DETSIM_EXPORT ssize_t __detsim_pwritev(int fd, const struct iovec *iov, int iovcnt, off_t offset) {
+  uintptr_t pc = (uintptr_t)__builtin_return_address(0);
+  if (net_fd_get(fd) != NULL) return fail(ESPIPE);
+  ssize_t r = REAL(pwritev)(fd, iov, iovcnt, offset);
+  int e = errno;
+  if (r > 0 && !detsim__pc_in_runtime(pc)) detsim__output_iov(fd, iov, iovcnt, (size_t)r, pc);
+  errno = e;
+  return r;
+}
+DETSIM_INTERCEPT_ALIAS(pwritev)
+
 DETSIM_EXPORT ssize_t __detsim_send(int fd, const void *buf, size_t len, int flags) {
   SOCK_ENTER(DETSIM_EV_net_send, fd, clamp32(len), REAL(send)(fd, buf, len, flags));
   struct iovec iov;

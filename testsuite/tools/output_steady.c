@@ -1,6 +1,6 @@
 /* A program whose output depends on the seed only: two threads append their
  * names in the order the scheduler lets them, and the order is printed on
- * stdout (printf), stderr (fprintf) and into a file (write).  One seed
+ * stdout (printf), stderr (fprintf) and into a file (dprintf, pwrite).  One seed
  * prints the same every time; seeds differ. */
 #include <fcntl.h>
 #include <pthread.h>
@@ -32,6 +32,7 @@ int main(int argc, char **argv) {
     int fd = open(argv[1], O_WRONLY | O_CREAT | O_TRUNC, 0644);
     if (fd >= 0) {
       dprintf(fd, "order in a file %s\n", order);
+      if (pwrite(fd, order, 2, 0) != 2) return 1; /* the file's first bytes: the order again */
       close(fd);
     }
   }

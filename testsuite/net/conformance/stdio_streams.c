@@ -3,7 +3,8 @@
  * descriptor, fprintf/fwrite are buffered until fflush (the peer sees
  * nothing before), fgets/getline/fread read what arrived and block for the
  * rest, fclose closes the descriptor (the peer reads EOF; a TCP peer's
- * stream sees EOF too), a write error sets ferror, fseek fails with ESPIPE.
+ * stream sees EOF too), a write error sets ferror, fseek (and pwrite on
+ * the descriptor) fails with ESPIPE.
  * Over a socket pair, a TCP connection, a pipe and an eventfd. */
 #include <fcntl.h>
 #include <signal.h>
@@ -90,6 +91,7 @@ static void pipe_streams(void) {
   printf("fdopen_bad_mode=%s %s\n", bad ? "stream" : "NULL", ename(errno));
   FILE *w = fdopen(p[1], "w"), *r = fdopen(p[0], "r");
   MUST(w != NULL && r != NULL);
+  SHOW("pwrite_pipe", pwrite(p[1], "x", 1, 0));
   for (int i = 0; i < 3; i++) fprintf(w, "pipe line %d\n", i);
   SHOW("fclose_w", fclose(w));
   char line[64];
