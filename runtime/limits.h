@@ -162,6 +162,9 @@
  * (stdio_sim.c): what glibc takes for a socket or a pipe, whose st_blksize
  * is the page size. */
 #define DETSIM_STDIO_STREAM_BUFFER_BYTES 4096
+/* Streams fdopen()ed on simulated descriptors alive at once: as many as the
+ * default descriptor limit; one more fails with EMFILE and a message. */
+#define DETSIM_STDIO_SIM_STREAMS_MAX 4096
 
 /* One /etc/passwd or /etc/group entry for the non-reentrant lookups
  * (intercept_pwd.c): a group of a few thousand members fits; a longer one

@@ -37,11 +37,30 @@
 #include "sched.h"
 
 struct sim_stream {
+  FILE *fp;
   int fd;
   char *own_buf; /* the buffer given to setvbuf, freed at close (NULL: none, or a standard stream's) */
   bool standard; /* stdin, stdout or stderr: static, never freed */
   bool used;     /* has read or written (a standard stream's buffering is then settled) */
 };
+
+/* The fdopen streams alive, for freopen (stream_of). */
+static struct sim_stream *open_streams[DETSIM_STDIO_SIM_STREAMS_MAX];
+static unsigned open_streams_n;
+
+static bool remember(struct sim_stream *s) {
+  if (open_streams_n >= DETSIM_STDIO_SIM_STREAMS_MAX) return false;
+  open_streams[open_streams_n++] = s;
+  return true;
+}
+
+static void forget(struct sim_stream *s) {
+  for (unsigned i = 0; i < open_streams_n; i++)
+    if (open_streams[i] == s) {
+      open_streams[i] = open_streams[--open_streams_n];
+      return;
+    }
+}
 
 static ssize_t stream_read(void *cookie, char *buf, size_t n) {
   struct sim_stream *s = cookie;
@@ -88,6 +107,7 @@ static int stream_close(void *cookie) {
   int r = close(s->fd);
   int e = errno;
   if (!s->standard) {
+    forget(s);
     free(s->own_buf);
     free(s);
   }
@@ -136,6 +156,12 @@ static FILE *sim_fdopen(int fd, const char *mode) {
     errno = EINVAL;
     return NULL;
   }
+  if (open_streams_n >= DETSIM_STDIO_SIM_STREAMS_MAX) {
+    net_limit("stdio_sim_streams_max", DETSIM_STDIO_SIM_STREAMS_MAX,
+              "too many streams fdopen()ed on simulated descriptors at once (EMFILE)");
+    errno = EMFILE;
+    return NULL;
+  }
   struct sim_stream *s = calloc(1, sizeof *s);
   char *buf = malloc(DETSIM_STDIO_STREAM_BUFFER_BYTES);
   FILE *fp = s != NULL && buf != NULL ? fopencookie(s, cookie_mode, stream_io) : NULL;
@@ -146,7 +172,9 @@ static FILE *sim_fdopen(int fd, const char *mode) {
     return NULL;
   }
   s->fd = fd;
+  s->fp = fp;
   s->own_buf = buf;
+  remember(s);
   fp->_fileno = fd;
   setvbuf(fp, buf, _IOFBF, DETSIM_STDIO_STREAM_BUFFER_BYTES);
   return fp;
@@ -217,6 +245,93 @@ void detsim__stdio_fd_changed(int fd) {
     return;
   choose_buffering(fd);
 }
+
+/* ---- freopen: glibc's cannot take a cookie stream ---- */
+
+/* The runtime's stream behind fp (a standard one, or NULL: glibc's freopen
+ * writes through a cookie stream's _wide_data, which is -1). */
+static struct sim_stream *stream_of(FILE *fp) {
+  for (int fd = 0; fd < 3; fd++)
+    if (std_stream[fd] != NULL && fp == std_stream[fd]) return &std_cookie[fd];
+  for (unsigned i = 0; i < open_streams_n; i++)
+    if (open_streams[i]->fp == fp) return open_streams[i];
+  return NULL;
+}
+
+static int open_flags(const char *mode) {
+  int flags = 0;
+  switch (mode[0]) {
+  case 'r': flags = O_RDONLY; break;
+  case 'w': flags = O_WRONLY | O_CREAT | O_TRUNC; break;
+  case 'a': flags = O_WRONLY | O_CREAT | O_APPEND; break;
+  default: return -1;
+  }
+  for (const char *m = mode + 1; *m != '\0' && *m != ','; m++) {
+    if (*m == '+') flags = (flags & ~O_ACCMODE) | O_RDWR;
+    else if (*m == 'e') flags |= O_CLOEXEC;
+    else if (*m == 'x') flags |= O_EXCL;
+  }
+  return flags;
+}
+
+/* As glibc's: the stream is flushed, then its descriptor names the new
+ * file (opened, then moved onto the old number, so stdout stays on 1); on
+ * failure the old descriptor is closed and NULL returned. */
+static FILE *sim_freopen(const char *filename, const char *mode, FILE *fp, struct sim_stream *s) {
+  fflush(fp);
+  int flags = mode != NULL ? open_flags(mode) : -1;
+  if (flags < 0) {
+    errno = EINVAL;
+    return NULL;
+  }
+  char self[64];
+  if (filename == NULL) {
+    if (net_fd_get(s->fd) != NULL) {
+      net_unsupported("freopen(NULL, ...) of a stream on a simulated descriptor", "it has no file to reopen");
+      errno = EINVAL;
+      return NULL;
+    }
+    snprintf(self, sizeof self, "/proc/self/fd/%d", s->fd);
+    filename = self;
+    flags &= ~(O_CREAT | O_EXCL | O_TRUNC);
+  }
+  int nfd = open(filename, flags, 0666);
+  if (nfd < 0) {
+    int e = errno;
+    close(s->fd);
+    errno = e;
+    return NULL;
+  }
+  if (nfd != s->fd) {
+    int r = dup3(nfd, s->fd, flags & O_CLOEXEC);
+    int e = errno;
+    close(nfd);
+    if (r < 0) {
+      errno = e;
+      return NULL;
+    }
+  }
+  clearerr(fp);
+  if (s->standard) {
+    s->used = false;
+    choose_buffering(s->fd); /* a fresh stream on the new file, as glibc's */
+  }
+  return fp;
+}
+
+DETSIM_EXPORT FILE *__detsim_freopen(const char *filename, const char *mode, FILE *fp) {
+  struct sim_stream *s = fp != NULL ? stream_of(fp) : NULL;
+  if (s == NULL) return REAL(freopen)(filename, mode, fp);
+  return sim_freopen(filename, mode, fp, s);
+}
+DETSIM_INTERCEPT_ALIAS(freopen)
+
+DETSIM_EXPORT FILE *__detsim_freopen64(const char *filename, const char *mode, FILE *fp) {
+  struct sim_stream *s = fp != NULL ? stream_of(fp) : NULL;
+  if (s == NULL) return REAL(freopen64)(filename, mode, fp);
+  return sim_freopen(filename, mode, fp, s);
+}
+DETSIM_INTERCEPT_ALIAS(freopen64)
 
 /* ---- dprintf: glibc formats into a stream on the descriptor ---- */
 

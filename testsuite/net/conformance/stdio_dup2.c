@@ -4,7 +4,8 @@
  * descriptor restores the terminal or file; after dup2 of a socket onto 0,
  * fgets and scanf on stdin read the socket; stderr (unbuffered) follows 2.
  * Output buffered before a dup2 goes where the descriptor points when it
- * is flushed, as glibc writes it. */
+ * is flushed, as glibc writes it.  freopen moves stdout onto a file (still
+ * descriptor 1), and an fdopen stream of a socket onto a file. */
 #include <fcntl.h>
 #include <signal.h>
 
@@ -74,5 +75,31 @@ int main(void) {
   MUST(dup2(saved_in, 0) == 0);
   close(saved_in);
   clearerr(stdin);
+
+  char path[64];
+  snprintf(path, sizeof path, "/tmp/detsim-conf-freopen-%d.txt", (int)getpid());
+  fflush(stdout);
+  saved_out = dup(1);
+  FILE *f = freopen(path, "w", stdout);
+  printf("freopen same stream=%d fileno=%d\n", f == stdout, fileno(stdout));
+  fflush(stdout);
+  MUST(dup2(saved_out, 1) == 1);
+  close(saved_out);
+  MUST(socketpair(AF_UNIX, SOCK_STREAM, 0, sv) == 0);
+  FILE *sock = fdopen(sv[0], "w");
+  MUST(sock != NULL);
+  FILE *g = freopen(path, "a", sock);
+  fprintf(g, "appended through the socket's stream=%d\n", g == sock);
+  SHOW("fclose", fclose(g));
+  char peek[8];
+  SHOW("peer_sees_close", read(sv[1], peek, sizeof peek));
+  close(sv[1]);
+  FILE *back = fopen(path, "r");
+  MUST(back != NULL);
+  while (fgets(line, sizeof line, back)) printf("file: %s", line);
+  fclose(back);
+  unlink(path);
+  errno = 0;
+  SHOW("freopen_missing", freopen("/nonexistent-dir/x", "r", fdopen(dup(2), "w")) == NULL ? -1 : 0);
   return 0;
 }
