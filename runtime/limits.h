@@ -165,6 +165,9 @@
 /* Streams fdopen()ed on simulated descriptors alive at once: as many as the
  * default descriptor limit; one more fails with EMFILE and a message. */
 #define DETSIM_STDIO_SIM_STREAMS_MAX 4096
+/* One wprintf on the runtime's streams formats at most this many wide
+ * characters (vswprintf cannot say how many it needs); longer fails (-1). */
+#define DETSIM_STDIO_WIDE_CHARS_MAX (1u << 20)
 
 /* One /etc/passwd or /etc/group entry for the non-reentrant lookups
  * (intercept_pwd.c): a group of a few thousand members fits; a longer one

@@ -24,12 +24,15 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <wchar.h>
 
 #include "limits.h"
 #include "net.h"
@@ -42,6 +45,7 @@ struct sim_stream {
   char *own_buf; /* the buffer given to setvbuf, freed at close (NULL: none, or a standard stream's) */
   bool standard; /* stdin, stdout or stderr: static, never freed */
   bool used;     /* has read or written (a standard stream's buffering is then settled) */
+  bool wide;     /* its first output was wide (wprintf and the like) */
 };
 
 /* The fdopen streams alive, for freopen (stream_of). */
@@ -376,3 +380,106 @@ DETSIM_EXPORT int __detsim_dprintf(int fd, const char *fmt, ...) {
   return r;
 }
 DETSIM_INTERCEPT_ALIAS(dprintf)
+
+/* ---- wide output: a cookie stream is byte-oriented ----
+ * glibc makes every cookie stream byte-oriented (fwide -1), so wprintf and
+ * its family would fail on the runtime's streams where they work on
+ * glibc's own stdout.  On the runtime's streams they convert to the
+ * locale's multibyte text and write that; on any other stream they are
+ * glibc's. */
+
+static bool is_ours(FILE *fp) { return fp != NULL && stream_of(fp) != NULL; }
+
+/* A stream's orientation is decided by its first use, as glibc's fwide:
+ * wide output on a stream already used for bytes fails (-1). */
+static bool wide_ok(FILE *fp) {
+  struct sim_stream *s = stream_of(fp);
+  if (s->wide) return true;
+  if (s->used || fp->_IO_write_ptr != fp->_IO_write_base || fp->_IO_read_ptr != fp->_IO_read_end) return false;
+  s->wide = true;
+  return true;
+}
+
+/* Writes wide text as multibyte; the count of wide characters, or -1. */
+static int put_wide(FILE *fp, const wchar_t *ws, size_t n) {
+  if (!wide_ok(fp)) return -1;
+  mbstate_t st;
+  memset(&st, 0, sizeof st);
+  char mb[MB_LEN_MAX];
+  for (size_t i = 0; i < n; i++) {
+    size_t k = wcrtomb(mb, ws[i], &st);
+    if (k == (size_t)-1) return -1; /* EILSEQ */
+    if (fwrite(mb, 1, k, fp) != k) return -1;
+  }
+  return (int)n;
+}
+
+static int sim_vfwprintf(FILE *fp, const wchar_t *fmt, va_list ap) {
+  wchar_t small[512];
+  va_list again;
+  va_copy(again, ap);
+  int n = vswprintf(small, sizeof small / sizeof small[0], fmt, ap);
+  wchar_t *ws = small;
+  size_t cap = sizeof small / sizeof small[0];
+  /* vswprintf says -1 both for a format error and for a short buffer. */
+  while (n < 0 && cap < DETSIM_STDIO_WIDE_CHARS_MAX) {
+    cap *= 4;
+    wchar_t *bigger = realloc(ws == small ? NULL : ws, cap * sizeof *ws);
+    if (bigger == NULL) break;
+    ws = bigger;
+    va_list once;
+    va_copy(once, again);
+    n = vswprintf(ws, cap, fmt, once);
+    va_end(once);
+  }
+  va_end(again);
+  int r = n < 0 ? -1 : put_wide(fp, ws, (size_t)n);
+  if (ws != small) free(ws);
+  return r;
+}
+
+DETSIM_EXPORT int __detsim_vfwprintf(FILE *fp, const wchar_t *fmt, va_list ap) {
+  if (!is_ours(fp)) return REAL(vfwprintf)(fp, fmt, ap);
+  return sim_vfwprintf(fp, fmt, ap);
+}
+DETSIM_INTERCEPT_ALIAS(vfwprintf)
+
+DETSIM_EXPORT int __detsim_fwprintf(FILE *fp, const wchar_t *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  int r = is_ours(fp) ? sim_vfwprintf(fp, fmt, ap) : REAL(vfwprintf)(fp, fmt, ap);
+  va_end(ap);
+  return r;
+}
+DETSIM_INTERCEPT_ALIAS(fwprintf)
+
+DETSIM_EXPORT int __detsim_vwprintf(const wchar_t *fmt, va_list ap) { return __detsim_vfwprintf(stdout, fmt, ap); }
+DETSIM_INTERCEPT_ALIAS(vwprintf)
+
+DETSIM_EXPORT int __detsim_wprintf(const wchar_t *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  int r = __detsim_vfwprintf(stdout, fmt, ap);
+  va_end(ap);
+  return r;
+}
+DETSIM_INTERCEPT_ALIAS(wprintf)
+
+DETSIM_EXPORT wint_t __detsim_fputwc(wchar_t wc, FILE *fp) {
+  if (!is_ours(fp)) return REAL(fputwc)(wc, fp);
+  return put_wide(fp, &wc, 1) == 1 ? (wint_t)wc : WEOF;
+}
+DETSIM_INTERCEPT_ALIAS(fputwc)
+
+DETSIM_EXPORT wint_t __detsim_putwc(wchar_t wc, FILE *fp) { return __detsim_fputwc(wc, fp); }
+DETSIM_INTERCEPT_ALIAS(putwc)
+
+DETSIM_EXPORT wint_t __detsim_putwchar(wchar_t wc) { return __detsim_fputwc(wc, stdout); }
+DETSIM_INTERCEPT_ALIAS(putwchar)
+
+DETSIM_EXPORT int __detsim_fputws(const wchar_t *ws, FILE *fp) {
+  if (!is_ours(fp)) return REAL(fputws)(ws, fp);
+  return put_wide(fp, ws, wcslen(ws)) < 0 ? -1 : 1;
+}
+DETSIM_INTERCEPT_ALIAS(fputws)
+
