@@ -41,6 +41,7 @@
 #include "stdio_sim.h"
 #include "real.h"
 #include "sched.h"
+#include "sched_internal.h"
 #include "signal.h"
 
 /* glibc's fortify entry points have no public prototypes. */
@@ -341,6 +342,18 @@ static ssize_t real_write_out(int fd, const void *buf, size_t len, uintptr_t pc)
   return r;
 }
 
+/* As enter(), for the calls stdio makes while it holds the stream's real
+ * lock: the event, but no preemption there (another thread switched in
+ * that used the same stream would wait for the lock in the kernel).  A call
+ * that must wait (a full pipe, no data yet) still blocks in the simulation. */
+static struct net_file *enter_in_stream(enum detsim_event_kind kind, int fd, uint32_t aux) {
+  struct net_file *f = net_fd_get(fd);
+  detsim_thread *self = detsim__self();
+  if (self != NULL && !self->suppress) detsim__event(kind, self, f, net__pc, aux);
+  if (f != NULL) net_file_hold(f);
+  return f;
+}
+
 ssize_t detsim__fd_write(int fd, const void *buf, size_t len, uintptr_t pc) {
   if (net_fd_get(fd) == NULL) {
     ssize_t r = REAL(write)(fd, buf, len);
@@ -350,7 +363,7 @@ ssize_t detsim__fd_write(int fd, const void *buf, size_t len, uintptr_t pc) {
     return r;
   }
   net__pc = pc ? pc : detsim__program_pc();
-  struct net_file *f = enter(DETSIM_EV_net_send, fd, clamp32(len));
+  struct net_file *f = pc ? enter(DETSIM_EV_net_send, fd, clamp32(len)) : enter_in_stream(DETSIM_EV_net_send, fd, clamp32(len));
   if (f == NULL) return REAL(write)(fd, buf, len);
   struct iovec iov;
   struct msghdr m = one_iov(&iov, (void *)buf, len);
@@ -360,7 +373,7 @@ ssize_t detsim__fd_write(int fd, const void *buf, size_t len, uintptr_t pc) {
 ssize_t detsim__fd_read(int fd, void *buf, size_t len, uintptr_t pc) {
   if (net_fd_get(fd) == NULL) return REAL(read)(fd, buf, len);
   net__pc = pc ? pc : detsim__program_pc();
-  struct net_file *f = enter(DETSIM_EV_net_recv, fd, clamp32(len));
+  struct net_file *f = pc ? enter(DETSIM_EV_net_recv, fd, clamp32(len)) : enter_in_stream(DETSIM_EV_net_recv, fd, clamp32(len));
   if (f == NULL) return REAL(read)(fd, buf, len);
   struct iovec iov;
   struct msghdr m = one_iov(&iov, buf, len);

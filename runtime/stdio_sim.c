@@ -16,9 +16,11 @@
  *  - buffering is what glibc would choose: full, in blocks of st_blksize
  *    (4096 for sockets and pipes) when smaller than BUFSIZ; a terminal's
  *    stdin and stdout are line-buffered; stderr is unbuffered.
- * glibc's stream lock is a real lock: a simulated thread that blocks in a
- * stream on a simulated descriptor holds it, and a second thread using the
- * same stream meanwhile waits in the kernel (the watchdog names it).
+ * glibc's stream lock is a real lock, held across these callbacks: so they
+ * are no preemption points (stdio_sim.h), and only a thread that must wait
+ * in a stream on a simulated descriptor (a full pipe, no data yet) lets
+ * others run while it holds the lock; one of them using the same stream
+ * meanwhile waits in the kernel (the watchdog names it).
  */
 #include "stdio_sim.h"
 

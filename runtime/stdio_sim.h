@@ -15,8 +15,10 @@
 #include <sys/types.h>
 
 /* read/write on fd as the interceptors do them (simulated or real; a real
- * write is output, output.h), on behalf of the program at call site pc (0:
- * found from the stack). */
+ * write is output, output.h), on behalf of the program at call site pc.
+ * pc 0: a stdio stream's call, made while glibc holds the stream's lock:
+ * the site is found from the stack, and the call is no preemption point
+ * (it blocks only when it must). */
 ssize_t detsim__fd_write(int fd, const void *buf, size_t len, uintptr_t pc);
 ssize_t detsim__fd_read(int fd, void *buf, size_t len, uintptr_t pc);
 
