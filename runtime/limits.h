@@ -177,6 +177,28 @@
  * others are not reported. */
 #define DETSIM_POINT_MODULES_MAX 64
 
+/* The buffer of a stdio stream fdopen()ed on a simulated descriptor
+ * (stdio_sim.c): what glibc takes for a socket or a pipe, whose st_blksize
+ * is the page size. */
+#define DETSIM_STDIO_STREAM_BUFFER_BYTES 4096
+/* Streams fdopen()ed on simulated descriptors alive at once: as many as the
+ * default descriptor limit; one more fails with EMFILE and a message. */
+#define DETSIM_STDIO_SIM_STREAMS_MAX 4096
+/* One wprintf on the runtime's streams formats at most this many wide
+ * characters (vswprintf cannot say how many it needs); longer fails (-1). */
+#define DETSIM_STDIO_WIDE_CHARS_MAX (1u << 20)
+
+/* One /etc/passwd or /etc/group entry for the non-reentrant lookups
+ * (intercept_pwd.c): a group of a few thousand members fits; a longer one
+ * fails with ERANGE, as a _r lookup with a small buffer does. */
+#define DETSIM_NSS_ENTRY_BYTES_MAX 65536
+/* initgroups: at most as many groups as Linux takes (NGROUPS_MAX). */
+#define DETSIM_NSS_GROUPS_MAX 65536
+
+/* Addresses gethostbyname returns at most (intercept_libc_io.c): a world
+ * node or localhost has one or two. */
+#define DETSIM_HOSTENT_ADDRS_MAX 16
+
 /* Linux's ephemeral port range (ip_local_port_range). */
 #define DETSIM_NET_EPHEMERAL_PORT_LOW 32768
 #define DETSIM_NET_EPHEMERAL_PORT_HIGH 60999

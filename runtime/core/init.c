@@ -27,6 +27,7 @@
 #include "proc_ids.h"
 #include "real.h"
 #include "report.h"
+#include "stdio_sim.h"
 #include "sched_internal.h"
 #include "trace.h"
 #include "world.h"
@@ -191,5 +192,6 @@ __attribute__((constructor(101))) static void detsim_init(int argc, char **argv,
   detsim__proc_ids_init();
   detsim__sched_start(seed);
   detsim__outside_install();
+  detsim__stdio_install();
   detsim__watchdog_start(); /* it also ends runs stopped by a signal from outside */
 }

@@ -24,6 +24,8 @@
 #include "clock.h"
 #include "options.h"
 #include "outside_signal.h"
+#include "output.h"
+#include "stdio_sim.h"
 #include "plan.h"
 #include "real.h"
 #include "sched_internal.h"
@@ -97,9 +99,10 @@ void detsim__write_result(enum detsim_class cls, int exit_status, const char *ex
   char line[1024];
   uint64_t now = detsim__now_ns();
   int k = snprintf(line, sizeof line, "detsim: %s seed=%" PRIu64 " events=%" PRIu64 " history=%016" PRIx64
-                   " sim_time=%" PRIu64 ".%06" PRIu64 "s",
+                   " sim_time=%" PRIu64 ".%06" PRIu64 "s output=%016" PRIx64,
                    detsim__class_name(cls), W.seed, detsim__events(), detsim__history_hash(),
-                   now / UINT64_C(1000000000), (now % UINT64_C(1000000000)) / UINT64_C(1000));
+                   now / UINT64_C(1000000000), (now % UINT64_C(1000000000)) / UINT64_C(1000),
+                   detsim__output_digest());
   if (cls == DETSIM_CLASS_exit || (cls == DETSIM_CLASS_pass && exit_status != 0))
     k += snprintf(line + k, sizeof line - (size_t)k, " exit_status=%d", exit_status);
   if (extra && extra[0]) k += snprintf(line + k, sizeof line - (size_t)k, " %s", extra);
@@ -112,6 +115,13 @@ _Noreturn void detsim__finish(enum detsim_class cls, int exit_status, const char
   if (__atomic_exchange_n(&finishing, 1, __ATOMIC_ACQ_REL)) {
     /* Someone else is ending the run: wait for its exit to kill us. */
     for (;;) pause();
+  }
+  /* What the program's streams still buffer is its output (exit flushes
+   * it natively), and belongs in the history the trace and the result line
+   * show; a crash loses it, as natively. */
+  if (!in_signal) {
+    detsim__stdio_end();
+    fflush(NULL);
   }
   char extra_all[1024];
   snprintf(extra_all, sizeof extra_all, "%s", extra ? extra : "");
@@ -139,7 +149,6 @@ _Noreturn void detsim__finish(enum detsim_class cls, int exit_status, const char
     detsim__msg("last events (event time thread kind object value site):");
     detsim__trace_print_tail(2, (unsigned)detsim__opt.trace_tail);
   }
-  if (!in_signal) fflush(NULL);
   if (detsim__in_world) {
     char node_extra[1024];
     /* Liveness is the whole world's failure, whichever node noticed it. */

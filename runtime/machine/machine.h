@@ -95,4 +95,8 @@ ssize_t detsim__devrandom_writev(struct net_file *f, const struct iovec *iov, in
 int detsim__devrandom_accmode(const struct net_file *f);
 void detsim__devrandom_release(struct net_file *f);
 
+/* freopen of a path with simulated contents: true and *out set (the
+ * stream, or NULL with errno), false for any other path (stdio_sim.c). */
+bool detsim__machine_freopen(const char *path, const char *mode, FILE *stream, FILE **out);
+
 #endif

@@ -488,16 +488,11 @@ static FILE *freopen_special(enum special k, const char *path, const char *mode,
   return f;
 }
 
-DETSIM_EXPORT FILE *__detsim_freopen(const char *path, const char *mode, FILE *stream) {
+/* freopen of a special file (stdio_sim.c's freopen asks first): handled,
+ * or false for any other path. */
+bool detsim__machine_freopen(const char *path, const char *mode, FILE *stream, FILE **out) {
   enum special k = special_for(AT_FDCWD, path);
-  if (k != SP_NONE) return freopen_special(k, path, mode, stream, PC());
-  return REAL(freopen)(path, mode, stream);
+  if (k == SP_NONE) return false;
+  *out = freopen_special(k, path, mode, stream, PC());
+  return true;
 }
-DETSIM_INTERCEPT_ALIAS(freopen)
-
-DETSIM_EXPORT FILE *__detsim_freopen64(const char *path, const char *mode, FILE *stream) {
-  enum special k = special_for(AT_FDCWD, path);
-  if (k != SP_NONE) return freopen_special(k, path, mode, stream, PC());
-  return REAL(freopen64)(path, mode, stream);
-}
-DETSIM_INTERCEPT_ALIAS(freopen64)

@@ -39,8 +39,11 @@
 #include "clock.h"
 #include "machine.h"
 #include "net.h"
+#include "output.h"
+#include "stdio_sim.h"
 #include "real.h"
 #include "sched.h"
+#include "sched_internal.h"
 #include "signal.h"
 
 /* glibc's fortify entry points have no public prototypes. */
@@ -344,9 +347,55 @@ DETSIM_EXPORT ssize_t __detsim___read_chk(int fd, void *buf, size_t len, size_t 
 }
 DETSIM_INTERCEPT_ALIAS(__read_chk)
 
+/* A write to a real descriptor: the kernel's, and the program's output
+ * (output.h) unless the runtime itself wrote (its own messages). */
+static ssize_t real_write_out(int fd, const void *buf, size_t len, uintptr_t pc) {
+  ssize_t r = REAL(write)(fd, buf, len);
+  if (r > 0 && !detsim__pc_in_runtime(pc)) detsim__output(fd, buf, (size_t)r, pc);
+  return r;
+}
+
+/* As enter(), for the calls stdio makes while it holds the stream's real
+ * lock: the event, but no preemption there (another thread switched in
+ * that used the same stream would wait for the lock in the kernel).  A call
+ * that must wait (a full pipe, no data yet) still blocks in the simulation. */
+static struct net_file *enter_in_stream(enum detsim_event_kind kind, int fd, uint32_t aux) {
+  struct net_file *f = net_fd_get(fd);
+  detsim_thread *self = detsim__self();
+  if (self != NULL && !self->suppress) detsim__event(kind, self, f, net__pc, aux);
+  if (f != NULL) net_file_hold(f);
+  return f;
+}
+
+ssize_t detsim__fd_write(int fd, const void *buf, size_t len, uintptr_t pc) {
+  if (net_fd_get(fd) == NULL) {
+    ssize_t r = REAL(write)(fd, buf, len);
+    int e = errno;
+    if (r > 0 && !(pc != 0 && detsim__pc_in_runtime(pc))) detsim__output(fd, buf, (size_t)r, pc);
+    errno = e;
+    return r;
+  }
+  net__pc = pc ? pc : detsim__program_pc();
+  struct net_file *f = pc ? enter(DETSIM_EV_net_send, fd, clamp32(len)) : enter_in_stream(DETSIM_EV_net_send, fd, clamp32(len));
+  if (f == NULL) return REAL(write)(fd, buf, len);
+  struct iovec iov;
+  struct msghdr m = one_iov(&iov, (void *)buf, len);
+  return leave(f, sim_send(f, &m, 0, false));
+}
+
+ssize_t detsim__fd_read(int fd, void *buf, size_t len, uintptr_t pc) {
+  if (net_fd_get(fd) == NULL) return REAL(read)(fd, buf, len);
+  net__pc = pc ? pc : detsim__program_pc();
+  struct net_file *f = pc ? enter(DETSIM_EV_net_recv, fd, clamp32(len)) : enter_in_stream(DETSIM_EV_net_recv, fd, clamp32(len));
+  if (f == NULL) return REAL(read)(fd, buf, len);
+  struct iovec iov;
+  struct msghdr m = one_iov(&iov, buf, len);
+  return leave(f, sim_recv(f, &m, 0, false));
+}
+
 DETSIM_EXPORT ssize_t __detsim_write(int fd, const void *buf, size_t len) {
   DETSIM_CANCEL_POINT();
-  SOCK_ENTER(DETSIM_EV_net_send, fd, clamp32(len), REAL(write)(fd, buf, len));
+  SOCK_ENTER(DETSIM_EV_net_send, fd, clamp32(len), real_write_out(fd, buf, len, net__pc));
   struct iovec iov;
   struct msghdr m = one_iov(&iov, (void *)buf, len);
   return leave(f, sim_send(f, &m, 0, false));
@@ -365,9 +414,15 @@ DETSIM_EXPORT ssize_t __detsim_readv(int fd, const struct iovec *iov, int iovcnt
 }
 DETSIM_INTERCEPT_ALIAS(readv)
 
+static ssize_t real_writev_out(int fd, const struct iovec *iov, int iovcnt, uintptr_t pc) {
+  ssize_t r = REAL(writev)(fd, iov, iovcnt);
+  if (r > 0 && !detsim__pc_in_runtime(pc)) detsim__output_iov(fd, iov, iovcnt, (size_t)r, pc);
+  return r;
+}
+
 DETSIM_EXPORT ssize_t __detsim_writev(int fd, const struct iovec *iov, int iovcnt) {
   DETSIM_CANCEL_POINT();
-  SOCK_ENTER(DETSIM_EV_net_send, fd, 0, REAL(writev)(fd, iov, iovcnt));
+  SOCK_ENTER(DETSIM_EV_net_send, fd, 0, real_writev_out(fd, iov, iovcnt, net__pc));
   if (iovcnt < 0 || iovcnt > IOV_MAX) return leave(f, fail(EINVAL));
   struct msghdr m;
   memset(&m, 0, sizeof m);
@@ -376,6 +431,42 @@ DETSIM_EXPORT ssize_t __detsim_writev(int fd, const struct iovec *iov, int iovcn
   return leave(f, sim_send(f, &m, 0, false));
 }
 DETSIM_INTERCEPT_ALIAS(writev)
+
+/* pwrite and pwritev: a file's bytes are output; sockets, pipes and
+ * eventfds are not seekable (ESPIPE, as Linux). */
+DETSIM_EXPORT ssize_t __detsim_pwrite(int fd, const void *buf, size_t len, off_t offset) {
+  uintptr_t pc = (uintptr_t)__builtin_return_address(0);
+  if (net_fd_get(fd) != NULL) return fail(ESPIPE);
+  ssize_t r = REAL(pwrite)(fd, buf, len, offset);
+  int e = errno;
+  if (r > 0 && !detsim__pc_in_runtime(pc)) detsim__output(fd, buf, (size_t)r, pc);
+  errno = e;
+  return r;
+}
+DETSIM_INTERCEPT_ALIAS(pwrite)
+
+DETSIM_EXPORT ssize_t __detsim_pwrite64(int fd, const void *buf, size_t len, off64_t offset) {
+  _Static_assert(sizeof(off64_t) == sizeof(off_t), "pwrite64 is pwrite on a 64-bit system");
+  uintptr_t pc = (uintptr_t)__builtin_return_address(0);
+  if (net_fd_get(fd) != NULL) return fail(ESPIPE);
+  ssize_t r = REAL(pwrite64)(fd, buf, len, offset);
+  int e = errno;
+  if (r > 0 && !detsim__pc_in_runtime(pc)) detsim__output(fd, buf, (size_t)r, pc);
+  errno = e;
+  return r;
+}
+DETSIM_INTERCEPT_ALIAS(pwrite64)
+
+DETSIM_EXPORT ssize_t __detsim_pwritev(int fd, const struct iovec *iov, int iovcnt, off_t offset) {
+  uintptr_t pc = (uintptr_t)__builtin_return_address(0);
+  if (net_fd_get(fd) != NULL) return fail(ESPIPE);
+  ssize_t r = REAL(pwritev)(fd, iov, iovcnt, offset);
+  int e = errno;
+  if (r > 0 && !detsim__pc_in_runtime(pc)) detsim__output_iov(fd, iov, iovcnt, (size_t)r, pc);
+  errno = e;
+  return r;
+}
+DETSIM_INTERCEPT_ALIAS(pwritev)
 
 DETSIM_EXPORT ssize_t __detsim_send(int fd, const void *buf, size_t len, int flags) {
   DETSIM_CANCEL_POINT();
@@ -680,17 +771,25 @@ static int sim_dup3(int oldfd, int newfd, int flags, bool is_dup2) {
   return (int)leave_fd(f, r);
 }
 
+/* The standard streams write to and read from descriptors 0, 1 and 2
+ * whatever they are (stdio_sim.c): a new descriptor there may change the
+ * buffering glibc would have chosen for a stream not used yet. */
+static int std_changed(int r, int newfd) {
+  if (r >= 0 && newfd >= 0 && newfd <= 2) detsim__stdio_fd_changed(newfd);
+  return r;
+}
+
 DETSIM_EXPORT int __detsim_dup2(int oldfd, int newfd) {
   PC();
-  if (net_fd_get(oldfd) == NULL && net_fd_get(newfd) == NULL) return REAL(dup2)(oldfd, newfd);
-  return sim_dup3(oldfd, newfd, 0, true);
+  if (net_fd_get(oldfd) == NULL && net_fd_get(newfd) == NULL) return std_changed(REAL(dup2)(oldfd, newfd), newfd);
+  return std_changed(sim_dup3(oldfd, newfd, 0, true), newfd);
 }
 DETSIM_INTERCEPT_ALIAS(dup2)
 
 DETSIM_EXPORT int __detsim_dup3(int oldfd, int newfd, int flags) {
   PC();
-  if (net_fd_get(oldfd) == NULL && net_fd_get(newfd) == NULL) return REAL(dup3)(oldfd, newfd, flags);
-  return sim_dup3(oldfd, newfd, flags, false);
+  if (net_fd_get(oldfd) == NULL && net_fd_get(newfd) == NULL) return std_changed(REAL(dup3)(oldfd, newfd, flags), newfd);
+  return std_changed(sim_dup3(oldfd, newfd, flags, false), newfd);
 }
 DETSIM_INTERCEPT_ALIAS(dup3)
 

@@ -148,6 +148,9 @@ void detsim__sched_refresh_time_stop(void) {
 }
 
 static void event_limits(void) {
+  /* The run is ending: its last writes are events too (output), and must
+   * not end it again. */
+  if (detsim__report_finishing()) return;
   if (__builtin_expect(__atomic_load_n(&detsim__outside_sig, __ATOMIC_ACQUIRE) != 0, 0)) detsim__outside_end_at_event();
   uint64_t n = detsim__events();
   if (__builtin_expect(n >= detsim__opt.max_events, 0)) {

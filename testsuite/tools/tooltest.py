@@ -811,6 +811,78 @@ def case_coverage_release():
     return "no detsim symbol, section or point name in a plain build"
 
 
+OUTPUT_RE = re.compile(r"^detsim: \w+ seed=\d+ events=\d+ history=[0-9a-f]{16} sim_time=\S+ output=([0-9a-f]{16})", re.M)
+
+
+def case_output_diverged():
+    """The output canary (a number kept in a file across runs, printed) takes
+    the same schedule in every run but prints something else: --repeat 3 is
+    diverged, and the first diverging event is the program's write, named
+    with its source line."""
+    state = os.path.join(WORK, "counter")
+    st, out, _ = run([tool("simreplay"), "--repeat", "3", "--seed", "1", "--", prog("output_leak"), state],
+                     expect=CLASS_STATUS["diverged"])
+    m = need(r"^simreplay: seed 1: diverged: replays (\d) of 3", out, "verdict")
+    check(m.group(1) == "1", "replays %s of 3 (each run prints another number)" % m.group(1))
+    need(r"^simreplay: first diverging event: \d+$", out, "first event")
+    need(r"^    run 1: +event \d+  t=\d+\.\d{9}  T1  output  val=\d+", out, "run 1's write")
+    need(r"^    run 2: +event \d+  t=\d+\.\d{9}  T1  output  val=\d+", out, "run 2's write")
+    need(r"^    source: print_count \S*output_leak\.c:\d+", out, "the printf's source line")
+    # Without the leak (the same number each time) the program replays.
+    st, out, _ = run([tool("simreplay"), "--repeat", "3", "--seed", "1", "--", prog("output_leak"), "/dev/null"],
+                     expect=0)
+    need(r"^simreplay: seed 1: pass history=[0-9a-f]{16} events=\d+: replays exactly \(3 of 3\)$", out, "clean replay")
+    return "diverged at the program's write (print_count), and replays without the leak"
+
+
+def case_output_digest():
+    """output= on the result line: the same for one seed in every run, and
+    different where the seed prints something else; a deterministic program
+    replays exactly; a pasted result line whose output= differs is diverged
+    even though its history is the program's."""
+    f = os.path.join(WORK, "order.txt")
+    digests = {}
+    for seed in range(1, 9):
+        env = dict(os.environ, DETSIM_SEED=str(seed))
+        env.pop("DETSIM_OPTIONS", None)
+        seen = set()
+        for _ in range(2):
+            _, out, err = run([prog("output_steady"), f], env=env, expect=0)
+            m = need(OUTPUT_RE.pattern, err, "output= on the result line")
+            seen.add((m.group(1), out))
+        check(len(seen) == 1, "seed %d: two runs gave %s" % (seed, sorted(seen)))
+        digests[seed] = seen.pop()
+    outs = {d for d, _ in digests.values()}
+    texts = {o for _, o in digests.values()}
+    check(len(texts) >= 2, "the seeds all printed the same: %s" % texts)
+    check(len(outs) == len(texts), "%d distinct stdouts but %d distinct output= digests" % (len(texts), len(outs)))
+    # The file's bytes count too: another file content, another digest.
+    env = dict(os.environ, DETSIM_SEED="1")
+    env.pop("DETSIM_OPTIONS", None)
+    _, _, err = run([prog("output_steady")], env=env, expect=0)
+    check(need(OUTPUT_RE.pattern, err, "output=").group(1) != digests[1][0], "writing the file changed no digest")
+    _, out, _ = run([tool("simreplay"), "--repeat", "3", "--seed", "3", "--", prog("output_steady"), f], expect=0)
+    need(r"replays exactly \(3 of 3\)$", out, "replay")
+    _, _, err = run([prog("output_steady"), f], env=dict(env, DETSIM_SEED="3"), expect=0)
+    line = need(r"^detsim: pass seed=3 .*$", err, "result line").group(0)
+    forged = re.sub(r"output=[0-9a-f]{16}", "output=0000000000000000", line)
+    _, out, _ = run([tool("simreplay"), forged, "--", prog("output_steady"), f], expect=CLASS_STATUS["diverged"])
+    need(r"^simreplay: seed 3: diverged", out, "a different output= is diverged")
+    # The runtime's own lines are not the program's output: a deadlock's
+    # report with and without its trace tail has one history and digest.
+    seed, _, _ = deadlock_seed()
+    ends = set()
+    for tail in ("0", "40"):
+        _, _, err = run([prog("canary")], env={"DETSIM_SEED": str(seed), "DETSIM_OPTIONS": "trace=none:trace_tail=" + tail})
+        check(("detsim: |" in err) == (tail != "0"), "trace_tail=%s: tail lines printed: %s" % (tail, "detsim: |" in err))
+        m = need(r"^detsim: deadlock seed=\d+ events=\d+ history=([0-9a-f]{16}) sim_time=\S+ output=([0-9a-f]{16})", err,
+                 "deadlock result line")
+        ends.add(m.groups())
+    check(len(ends) == 1, "the trace tail changed the history or digest: %s" % sorted(ends))
+    return "%d seeds, %d distinct outputs, each seed's output= stable; forged output= diverged; the runtime's lines do not count" % (
+        len(digests), len(outs))
+
+
 CASES = {n[5:].replace("_", "-"): f for n, f in globals().items() if n.startswith("case_")}
 
 

@@ -54,6 +54,8 @@ bool st_parse_result_line(const char *line, struct st_outcome *o) {
   o->events = events;
   o->history = history;
   o->sim_us = 0;
+  o->have_output = false;
+  o->output = 0;
   /* The remaining fields: sim_time=S.UUUUUUs, trace=PATH, logs=DIR,
    * anything else. */
   struct st_buf detail = { 0 };
@@ -70,6 +72,15 @@ bool st_parse_result_line(const char *line, struct st_outcome *o) {
       if (sscanf(p + 9, "%llu.%6llus", &s, &us) == 2) o->sim_us = s * 1000000ull + us;
     } else if (!strncmp(p, "trace=", 6)) {
       o->trace = st_xasprintf("%.*s", (int)(n - 6), p + 6);
+    } else if (!strncmp(p, "output=", 7)) {
+      /* The digest of the program's output: a fact of this run, compared
+       * by replays, not part of what failed. */
+      const char *q = p;
+      uint64_t d;
+      if (field_hex16(&q, "output=", &d)) {
+        o->have_output = true;
+        o->output = d;
+      }
     } else if (!strncmp(p, "logs=", 5)) {
       /* A world's log directory differs in every run: not part of what
        * failed, so not of the signature. */

@@ -8,7 +8,7 @@
  *                detsim: point unreachable=HITS NAME        result line)
  *   frames       detsim:     #0 0x<pc> in FUNC+0x<off> (module)
  *   last line    detsim: <class> seed=<seed> events=<n> history=<16 hex>
- *                        sim_time=<s>.<us>s [key=value ...] [trace=PATH]
+ *                        sim_time=<s>.<us>s [output=<16 hex>] [key=value ...] [trace=PATH]
  *   bad options  detsim: error: <message>   (exit status 89)
  *
  * A failure's signature, by which simrun groups failures, is
@@ -49,6 +49,8 @@ struct st_outcome {
                            the run): taken, but worth a note */
   int cls;         /* its class (st_classes.h), -1 without one */
   uint64_t seed, events, history, sim_us;
+  bool have_output; /* an output=<16 hex> field: the digest of what the program wrote */
+  uint64_t output;
   char *detail;    /* result line fields after sim_time=, trace= left out ("" if none) */
   char *trace;     /* the trace= path, or NULL */
   char *logs;      /* a world's logs= directory, or NULL */

@@ -16,7 +16,13 @@
 #include "simreplay.h"
 #include "st_classes.h"
 
+/* The expected output digest, when known: what the program wrote is part
+ * of what a replay must repeat (its writes are events of the history too). */
+static bool want_output;
+static uint64_t wanted_output;
+
 static bool matches(const struct sr_run *r, int cls, uint64_t history, uint64_t events) {
+  if (want_output && r->have_output && r->output != wanted_output) return false;
   return r->result && r->history == history && r->events == events && (cls < 0 || r->cls == cls);
 }
 
@@ -61,6 +67,8 @@ int sr_replay(const struct sr_args *a, struct sr_target *t) {
   int cls = t->cls;
   uint64_t history = t->history, events = t->events;
   const char *from = t->expect_from;
+  want_output = t->expect && t->have_output;
+  wanted_output = t->output;
   char exp[160];
   if (!a->quiet) {
     printf("simreplay: seed %llu of %s%s%s\n", (unsigned long long)t->seed, cmd.s, t->options[0] ? " with DETSIM_OPTIONS=" : "",
@@ -86,6 +94,8 @@ int sr_replay(const struct sr_args *a, struct sr_target *t) {
       cls = r->cls;
       history = r->history;
       events = r->events;
+      want_output = r->have_output;
+      wanted_output = r->output;
       from = "run 1";
     }
     bool ok = expect && matches(r, cls, history, events);

@@ -107,6 +107,8 @@ void sr_run(char **argv, uint64_t seed, const char *options, uint64_t expect_eve
     r->cls = o.cls;
     r->history = o.history;
     r->events = o.events;
+    r->have_output = o.have_output;
+    r->output = o.output;
   }
   st_outcome_free(&o);
   if (path) {

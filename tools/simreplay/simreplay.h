@@ -58,6 +58,8 @@ struct sr_target {
   bool expect;           /* an expected outcome is known */
   int cls;               /* expected class, -1 unknown (a trace file) */
   uint64_t history, events;
+  bool have_output;       /* the expected output digest (output=) is known */
+  uint64_t output;
   const char *expect_from;
   struct st_trace *trace; /* the trace file given, or NULL */
   char *plan_file;        /* a schedule plan given, or NULL */
@@ -67,6 +69,8 @@ struct sr_run {
   bool result;            /* a result line */
   int cls;
   uint64_t history, events;
+  bool have_output;       /* the result line's output= digest */
+  uint64_t output;
   bool killed;            /* the timeout */
   int exit_status;
   char *stderr_text;

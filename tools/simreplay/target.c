@@ -72,6 +72,8 @@ static void take_line(struct sr_target *t, bool *have_seed, bool *have_cmd, cons
     t->cls = o.cls;
     t->history = o.history;
     t->events = o.events;
+    t->have_output = o.have_output;
+    t->output = o.output;
     t->expect_from = "the pasted result line";
     st_outcome_free(&o);
     return;
