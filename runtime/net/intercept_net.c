@@ -952,12 +952,7 @@ DETSIM_INTERCEPT_ALIAS(__ppoll_chk)
 static bool select_simulated(int nfds, fd_set *r, fd_set *w, fd_set *e) {
   if (detsim__self() == NULL) return false;
   if (r == NULL && w == NULL && e == NULL) return true; /* a sleep */
-  if (nfds > FD_SETSIZE) nfds = FD_SETSIZE;
-  for (int fd = 0; fd < nfds; fd++) {
-    bool in = (r && FD_ISSET(fd, r)) || (w && FD_ISSET(fd, w)) || (e && FD_ISSET(fd, e));
-    if (in && net_fd_get(fd) != NULL) return true;
-  }
-  return false;
+  return net_select_has_sim(nfds, r, w, e);
 }
 
 static int sim_select(int nfds, fd_set *r, fd_set *w, fd_set *e, uint64_t deadline) {

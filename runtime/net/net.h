@@ -344,7 +344,12 @@ void net_epoll_release(struct net_file *ep);
 struct pollfd;
 int net_poll(struct pollfd *fds, unsigned long nfds, uint64_t deadline);
 struct timeval;
-int net_select(int nfds, void *rd, void *wr, void *ex, uint64_t deadline);
 bool net_poll_has_sim(struct pollfd *fds, unsigned long nfds);
+
+/* ---- net_select.c ---- */
+
+int net_select(int nfds, void *rd, void *wr, void *ex, uint64_t deadline);
+/* Whether one of the first nfds bits of the sets names a simulated descriptor. */
+bool net_select_has_sim(int nfds, const void *rd, const void *wr, const void *ex);
 
 #endif
