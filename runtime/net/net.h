@@ -187,6 +187,8 @@ struct net_stream {
   uint64_t rst_at;      /* RST's arrival, DETSIM_NO_DEADLINE if none sent */
   uint64_t reads;       /* read operations that freed space */
   uint32_t src, dst;    /* the nodes it links (a world's partitions stall it) */
+  bool whole_writes;    /* AF_UNIX: a write is queued whole once there is any
+                           space, and may run past `cap` (Linux's skbs) */
   bool space_watched;   /* a wait in the writer's node may be for the next read:
                            it found no space, or follows reads (edge-triggered
                            EPOLLOUT) */

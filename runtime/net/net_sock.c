@@ -57,6 +57,12 @@ struct net_sock *net_sock_of(struct net_file *f) {
 
 static bool is_unix(const struct net_sock *s) { return s->domain == AF_UNIX; }
 
+/* The largest buffer a unix stream send queues at once: half the send
+ * buffer less its overhead, as Linux's unix_stream_sendmsg. */
+static uint64_t unix_piece_max(const struct net_stream *out) {
+  return out->cap / 2 > 64 ? out->cap / 2 - 64 : 1;
+}
+
 /* ---- the view: what has arrived by `now` ---- */
 
 struct view {
@@ -317,6 +323,7 @@ static struct net_conn *conn_new(bool unix_rules, uint64_t cap0, uint64_t cap1) 
   uint64_t l1 = unix_rules ? 0 : net_latency_draw();
   net_stream_init(&c->dir[0], cap0, l0);
   net_stream_init(&c->dir[1], cap1, l1);
+  c->dir[0].whole_writes = c->dir[1].whole_writes = unix_rules;
   for (int d = 0; d < 2; d++)
     if (c->dir[d].latency_ns) net_stream_link(&c->dir[d], net_jitter_draw(), net_bandwidth_draw());
   return c;
@@ -921,6 +928,17 @@ ssize_t net_sendmsg(struct net_file *f, const struct msghdr *msg, int flags) {
       return (ssize_t)total;
     }
     uint64_t space = net_stream_space(out);
+    if (space > 0 && out->whole_writes) {
+      /* Linux's unix stream send queues buffers of up to half the send
+       * buffer, each whole once the queue has any room (it may run past the
+       * limit): a reader never sees part of one. */
+      uint64_t piece = unix_piece_max(out);
+      uint64_t n = total - sent < piece ? total - sent : piece;
+      net_stream_write(out, msg->msg_iov, (int)msg->msg_iovlen, sent, n, now);
+      sent += n;
+      if (sent == total) return (ssize_t)sent;
+      continue;
+    }
     if (space > 0) {
       uint64_t n = total - sent < space ? total - sent : space;
       /* A non-blocking write may take less than there is room for (level
