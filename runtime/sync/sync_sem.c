@@ -45,9 +45,12 @@ static int sem_take(sem_t *s, enum detsim_lock_mode mode, clockid_t clock, const
       continue;
     }
     if (mode == DETSIM_LOCK_TRY) return fail(EAGAIN);
-    /* A signal's handler interrupts sem_wait whatever SA_RESTART says. */
     int rc = self != NULL ? detsim__block_intr(DETSIM_EV_sem_wait, s, sem_positive, s, deadline)
                           : detsim__sync_outside_wait(sem_positive, s, deadline);
+    /* As Linux: sem_wait's futex wait restarts after SA_RESTART handlers;
+     * the timed waits (an absolute futex timeout) give EINTR whatever
+     * SA_RESTART says. */
+    if (rc == EINTR && mode == DETSIM_LOCK_BLOCK && detsim__restartable()) continue;
     if (rc == ETIMEDOUT || rc == EINTR) return fail(rc);
     CHECK_EQ(rc, 0);
   }
