@@ -79,6 +79,9 @@ static inline void detsim__cpu_charge(detsim_thread *t, uint64_t ns) {
 bool detsim__cpu_clock(clockid_t id);
 /* Reads a CPU-time clock: 0 or EINVAL (no such thread or process). */
 int detsim__cpu_clock_read(clockid_t id, struct timespec *ts);
+/* 0 when a CPU-time clock id names a clock now, EINVAL when not (a bad
+ * type, a thread or process that is not there), as Linux checks them. */
+int detsim__cpu_clock_valid(clockid_t id);
 
 /* ---- machine_devrandom.c ---- */
 

@@ -11,11 +11,13 @@
  * children's times are zero.
  *
  * The clock ids are glibc's: CLOCK_PROCESS_CPUTIME_ID, CLOCK_THREAD_CPUTIME_ID,
- * and the dynamic ones, ((~pid) << 3) | 2 for a process and
- * ((~tid) << 3) | 6 for a thread (what clock_getcpuclockid and
- * pthread_getcpuclockid make from the real ids).
+ * and the dynamic ones, ((~pid) << 3) | type for a process and
+ * ((~tid) << 3) | 4 | type for a thread (clock_getcpuclockid makes them
+ * from the pid the program passes, pthread_getcpuclockid from the kernel's
+ * tid; a program may build them from gettid()'s virtual one).
  */
 #include <errno.h>
+#include <pthread.h>
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/times.h>
@@ -42,14 +44,53 @@ static struct timespec ts_of(uint64_t ns) {
   return ts;
 }
 
-/* A simulated thread by its real tid (finished ones too, until joined). */
+/* The kernel tid glibc put in t's clock id (pthread_getcpuclockid reads it
+ * from the thread's descriptor, set at clone; 0 once the thread exited). */
+static pid_t kernel_tid_of(const detsim_thread *t) {
+  clockid_t id;
+  if (pthread_getcpuclockid(t->pthread, &id) != 0) return 0;
+  return (pid_t) ~(id >> 3);
+}
+
+/* A simulated thread by the tid a clock id names: the virtual one (gettid)
+ * or the kernel's (pthread_getcpuclockid); finished ones too, until joined. */
 static const detsim_thread *thread_of_tid(pid_t tid) {
   if (tid == 0) return detsim__self();
   for (unsigned i = 0; i < W.slots_used; i++) {
     const detsim_thread *t = &W.threads[i];
     if (t->state != DETSIM_T_FREE && t->tid == tid) return t;
   }
+  for (unsigned i = 0; i < W.slots_used; i++) {
+    const detsim_thread *t = &W.threads[i];
+    if (t->state != DETSIM_T_FREE && kernel_tid_of(t) == tid) return t;
+  }
   return NULL;
+}
+
+/* The CPU time a dynamic clock id names, or EINVAL when it names none (as
+ * Linux: a bad clock type, a thread or process that is not there). */
+static int dynamic_clock_ns(clockid_t id, uint64_t *ns) {
+  if ((id & CPUCLOCK_TYPE_MASK) >= CPUCLOCK_TYPES) return EINVAL;
+  pid_t who = (pid_t) ~(id >> 3);
+  if (id & CPUCLOCK_PERTHREAD) {
+    const detsim_thread *t = thread_of_tid(who);
+    if (t == NULL) return EINVAL;
+    *ns = t->cpu_ns;
+    return 0;
+  }
+  /* Its own pid as the program sees it, or the kernel's; another
+   * process's clock is not ours to see. */
+  if (who != 0 && who != detsim__machine_pid() && who != REAL(getpid)()) return EINVAL;
+  *ns = detsim__process_cpu_ns;
+  return 0;
+}
+
+int detsim__cpu_clock_valid(clockid_t id) {
+  if (id == CLOCK_PROCESS_CPUTIME_ID || id == CLOCK_THREAD_CPUTIME_ID) return 0;
+  struct timespec ts;
+  if (detsim__self() == NULL) return REAL(clock_getres)(id, &ts) == 0 ? 0 : EINVAL;
+  uint64_t ns;
+  return dynamic_clock_ns(id, &ns);
 }
 
 int detsim__cpu_clock_read(clockid_t id, struct timespec *ts) {
@@ -63,17 +104,10 @@ int detsim__cpu_clock_read(clockid_t id, struct timespec *ts) {
     *ts = ts_of(self->cpu_ns);
     return 0;
   }
-  if ((id & CPUCLOCK_TYPE_MASK) >= CPUCLOCK_TYPES) return EINVAL;
-  pid_t who = (pid_t) ~(id >> 3);
-  if (id & CPUCLOCK_PERTHREAD) {
-    const detsim_thread *t = thread_of_tid(who);
-    if (t == NULL) return EINVAL;
-    *ts = ts_of(t->cpu_ns);
-    return 0;
-  }
-  if (who != 0 && who != REAL(getpid)()) return EINVAL; /* another process: not ours to see */
-  *ts = ts_of(detsim__process_cpu_ns);
-  return 0;
+  uint64_t ns;
+  int r = dynamic_clock_ns(id, &ns);
+  if (r == 0) *ts = ts_of(ns);
+  return r;
 }
 
 /* The process's clock for pid 0 and for its own pid (the one the program
@@ -81,8 +115,8 @@ int detsim__cpu_clock_read(clockid_t id, struct timespec *ts) {
 DETSIM_EXPORT int __detsim_clock_getcpuclockid(pid_t pid, clockid_t *id) {
   if (!detsim__running()) return REAL(clock_getcpuclockid)(pid, id);
   if (pid != 0 && pid != detsim__machine_pid() && pid != REAL(getpid)()) return ESRCH;
-  pid_t real = pid == 0 ? 0 : REAL(getpid)();
-  *id = (clockid_t)(~(unsigned)real << 3) | 2;
+  /* The id encodes the pid the program passed, as glibc's does. */
+  *id = (clockid_t)(~(unsigned)pid << 3) | 2;
   return 0;
 }
 DETSIM_INTERCEPT_ALIAS(clock_getcpuclockid)

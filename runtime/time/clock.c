@@ -11,6 +11,7 @@
 
 #include "check.h"
 #include "limits.h"
+#include "machine.h"
 #include "options.h"
 #include "world_abi.h"
 
@@ -127,7 +128,8 @@ bool detsim__clock_is_realtime(clockid_t id) { return is_realtime(id); }
 /* Dynamic CPU-time clocks (pthread_getcpuclockid, clock_getcpuclockid) have
  * negative ids; they read virtual time like the others. */
 static bool clock_known(clockid_t id) {
-  return id < 0 || id == CLOCK_REALTIME || id == CLOCK_MONOTONIC || id == CLOCK_PROCESS_CPUTIME_ID ||
+  if (id < 0) return detsim__cpu_clock_valid(id) == 0;
+  return id == CLOCK_REALTIME || id == CLOCK_MONOTONIC || id == CLOCK_PROCESS_CPUTIME_ID ||
          id == CLOCK_THREAD_CPUTIME_ID || id == CLOCK_MONOTONIC_RAW || id == CLOCK_REALTIME_COARSE ||
          id == CLOCK_MONOTONIC_COARSE || id == CLOCK_BOOTTIME || id == CLOCK_REALTIME_ALARM ||
          id == CLOCK_BOOTTIME_ALARM || id == CLOCK_TAI;

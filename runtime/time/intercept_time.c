@@ -141,7 +141,8 @@ DETSIM_INTERCEPT_ALIAS(nanosleep)
 DETSIM_EXPORT int __detsim_clock_nanosleep(clockid_t id, int flags, const struct timespec *req, struct timespec *rem) {
   DETSIM_CANCEL_POINT();
   if (detsim__self() == NULL) return REAL(clock_nanosleep)(id, flags, req, rem);
-  if (id == CLOCK_THREAD_CPUTIME_ID) return EINVAL;
+  /* Linux sleeps on no thread's CPU clock (CPUCLOCK_PERTHREAD, bit 2). */
+  if (id == CLOCK_THREAD_CPUTIME_ID || (id < 0 && (id & 4))) return EINVAL;
   uint64_t deadline;
   if (flags & TIMER_ABSTIME) {
     int r = detsim__deadline_from_abstime(id, req, &deadline);
