@@ -121,6 +121,11 @@ _Noreturn void detsim__deadlock(detsim_thread *self);
 void detsim__break_now(uint64_t event);
 void detsim__sched_start(uint64_t seed);
 void detsim__sched_forget_in_child(void);
+/* A run's first fork (world_proc.c): the baton words move into the world. */
+void detsim__sched_become_world(void);
+/* The child of a simulated fork: only the forking thread is left. */
+void detsim__sched_fork_child(void);
+bool detsim__sched_pct(void);
 /* The owner of a simulated mutex (0 when unknown): for deadlock reports. */
 uint32_t detsim__mutex_owner_hint(const void *mutex);
 

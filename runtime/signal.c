@@ -27,6 +27,7 @@
 #include "posix_timer.h"
 #include "report.h"
 #include "sched.h"
+#include "proc.h"
 #include "signal_queue.h"
 #include "trace.h"
 #include "world.h"
@@ -315,9 +316,13 @@ static void signal_name(int sig, char *out, size_t n) {
 _Noreturn static void default_ends_process(detsim_thread *self, int sig, const char *why) {
   char name[24], extra[48];
   signal_name(sig, name, sizeof name);
-  detsim__msg("crash: %s (%s) in thread T%u: %s", name, sigdescr_np(sig) ? sigdescr_np(sig) : "real-time signal",
+  if (detsim__proc_is_forked())
+    detsim__msg("process %d ends by %s (its default action); its parent is told", (int)detsim__proc_getpid(), name);
+  else
+    detsim__msg("crash: %s (%s) in thread T%u: %s", name, sigdescr_np(sig) ? sigdescr_np(sig) : "real-time signal",
               self->id, why ? why : "its default action ends the process");
   snprintf(extra, sizeof extra, "signal=%s", name);
+  detsim__proc_ending_signal = sig; /* a forked child ends by it (world_proc.c) */
   detsim__finish(DETSIM_CLASS_crash, 0, extra);
 }
 
@@ -435,4 +440,12 @@ void detsim__sig_raise_sync(int sig, const char *why) {
   info.si_signo = sig;
   info.si_code = SI_KERNEL;
   deliver_one(self, sig, &info, why);
+}
+
+/* The child of a simulated fork (world_proc.c): pending signals and
+ * interval timers are not inherited (fork(2)). */
+void detsim__sig_fork_child(void) {
+  detsim__sig_shared = 0;
+  for (int i = 0; i < 3; i++) itimers[i] = (struct itimer){ DETSIM_NO_DEADLINE, 0, 0 };
+  timer_at_refresh();
 }

@@ -11,9 +11,11 @@
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "options.h"
+#include "proc.h"
 #include "real.h"
 #include "report.h"
 #include "sched_internal.h"
@@ -51,6 +53,9 @@ static void *watchdog_main(void *arg) {
   const uint64_t limit_ms = detsim__opt.watchdog_s * 1000;
   for (;;) {
     sleep_ms(WATCHDOG_POLL_MS);
+    /* Nothing of a run outlives it, even when its first process was
+     * killed from outside. */
+    if (detsim__proc_world_gone()) REAL(syscall)(SYS_exit_group, 128 + SIGKILL);
     uint64_t now = detsim__events();
     if (detsim__in_world && __atomic_load_n(&detsim__ws->current, __ATOMIC_ACQUIRE) != detsim__node_index) {
       /* The world runs elsewhere: only the node holding it can be stuck. */

@@ -25,7 +25,7 @@
 #include <stdint.h>
 
 #define DETSIM_WORLD_MAGIC 0x646c726f776d6973ull /* "simworld" */
-#define DETSIM_WORLD_VERSION 12u
+#define DETSIM_WORLD_VERSION 13u
 /* Far from where Linux places programs, heaps, libraries and stacks without
  * address randomization. */
 #define DETSIM_WORLD_ADDR 0x200000000000ull
@@ -38,6 +38,9 @@
  * the node), or take the world (it came to the node from another). */
 #define DETSIM_BATON_RUN 1u
 #define DETSIM_BATON_WORLD 2u
+/* Its baton word moved (a run's first fork moves the words into the shared
+ * region, world_proc.c): wait again on the new one. */
+#define DETSIM_BATON_MOVED 4u
 /* Nodes in one world, and so addresses 127.0.1.1 .. 127.0.1.64. */
 #define DETSIM_WORLD_NODES_MAX 64
 #define DETSIM_WORLD_NAME_BYTES 32
@@ -107,6 +110,16 @@ struct detsim_world_node {
                               comes to it */
   struct detsim_node_clock clock; /* kept across restarts: the same host */
   char name[DETSIM_WORLD_NAME_BYTES];
+  /* A process made by fork (world_proc.c; 0 for a node of the scenario,
+   * which is its own host): */
+  uint32_t host1;          /* 1 + the slot of the host whose address, name
+                              and clocks it uses; 0: its own */
+  int32_t parent;          /* the slot of its parent process; -1: none (the
+                              scenario's nodes, orphans) */
+  int32_t vpid;            /* what getpid() says in it */
+  int32_t wait_status;     /* EXITED: as waitpid reports it */
+  uint32_t reaped;         /* EXITED and waited for (or reaped at its end:
+                              SIG_IGN, SA_NOCLDWAIT, an orphan) */
 };
 
 /* Faults, drawn from the seed at the world's start (world_faults.c). */

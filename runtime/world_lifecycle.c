@@ -95,8 +95,12 @@ int detsim__world_kill(pid_t pid, int sig) {
   if (!detsim__in_world || pid <= 0) return -1;
   for (unsigned j = 0; j < S->n_nodes; j++) {
     struct detsim_world_node *n = &S->nodes[j];
-    if (j == detsim__node_index || n->pid != pid || __atomic_load_n(&n->state, __ATOMIC_ACQUIRE) != DETSIM_NODE_READY)
-      continue;
+    if (j == detsim__node_index || (n->pid != pid && n->vpid != pid)) continue;
+    uint32_t state = __atomic_load_n(&n->state, __ATOMIC_ACQUIRE);
+    /* A process not waited for yet is a zombie: a signal to it is accepted
+     * and lost, as Linux does. */
+    if (state == DETSIM_NODE_EXITED && n->host1 != 0 && !n->reaped) return 0;
+    if (state != DETSIM_NODE_READY) continue;
     if (sig != 0) {
       n->sig_inbox |= 1ull << (sig - 1);
       detsim__world_post(j, detsim__now_ns());

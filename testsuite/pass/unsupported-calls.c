@@ -14,11 +14,12 @@
 // RUN: %clang -O0 -c %s -o %t.o 2>&1 | FileCheck %s --check-prefix=PLAIN --allow-empty
 #define _GNU_SOURCE
 #include <pthread.h>
+#include <stdlib.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
 static inline int spawn(void) {
-  return fork();
+  return system("true");
 }
 
 int twice(void) {
@@ -33,16 +34,16 @@ void stop(pthread_t t) {
   pthread_cancel(t);
 }
 
-// G: unsupported-calls.c:21:10: warning: call to 'fork' is not simulated by detsim: a child would leave the simulated world{{$}}
-// G: unsupported-calls.c:29:10: warning: call to 'syscall' is not simulated by detsim: a raw system call bypasses every model (futex, clock, getrandom){{$}}
-// G: unsupported-calls.c:33:3: warning: call to 'pthread_cancel' is not simulated by detsim: cancellation is not simulated yet{{$}}
-// IR: call i32 @fork()
+// G: unsupported-calls.c:22:10: warning: call to 'system' is not simulated by detsim: a child would leave the simulated world{{$}}
+// G: unsupported-calls.c:30:10: warning: call to 'syscall' is not simulated by detsim: a raw system call bypasses every model (futex, clock, getrandom){{$}}
+// G: unsupported-calls.c:34:3: warning: call to 'pthread_cancel' is not simulated by detsim: cancellation is not simulated yet{{$}}
+// IR: call i32 @system(
 // IR: call i64 (i64, ...) @syscall(i64 noundef 186)
 // IR: call i32 @pthread_cancel(
 
-// NOG-DAG: warning: call to 'fork' is not simulated by detsim: a child would leave the simulated world (in function 'spawn')
+// NOG-DAG: warning: call to 'system' is not simulated by detsim: a child would leave the simulated world (in function 'spawn')
 // NOG-DAG: warning: call to 'syscall' is not simulated by detsim: a raw system call bypasses every model (futex, clock, getrandom) (in function 'tid')
 // NOG-DAG: warning: call to 'pthread_cancel' is not simulated by detsim: cancellation is not simulated yet (in function 'stop')
 
-// WERROR: error: call to 'fork' is not simulated by detsim
+// WERROR: error: call to 'system' is not simulated by detsim
 // PLAIN-NOT: detsim

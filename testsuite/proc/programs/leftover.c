@@ -1,0 +1,48 @@
+/* A grandchild that sleeps 1000 virtual seconds must not outlive the run.
+ * It writes its real pid (from /proc/self, the kernel's number) to the file
+ * named by argv[1]; the run then ends:
+ *   leftover FILE exit      the first process exits at once (pass)
+ *   leftover FILE stuck     the first process blocks outside the simulation
+ *                           (a raw system call) until the watchdog ends the run
+ * The test then checks that no process with that pid is left. */
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+int main(int argc, char **argv) {
+  if (argc != 3) return 2;
+  int ready[2];
+  if (pipe(ready) != 0) return 1;
+  pid_t c = fork();
+  if (c == 0) {
+    pid_t g = fork();
+    if (g == 0) {
+      char self[64] = "";
+      ssize_t n = readlink("/proc/self", self, sizeof self - 1);
+      if (n > 0) self[n] = '\0';
+      FILE *f = fopen(argv[1], "w");
+      if (f) {
+        fprintf(f, "%s\n", self);
+        fclose(f);
+      }
+      if (write(ready[1], "g", 1) != 1) _exit(4);
+      sleep(1000);
+      _exit(0);
+    }
+    /* The child ends; the grandchild is an orphan now. */
+    _exit(0);
+  }
+  char b;
+  if (read(ready[0], &b, 1) != 1) return 3;
+  int st;
+  waitpid(c, &st, 0);
+  printf("grandchild started\n");
+  fflush(stdout);
+  if (strcmp(argv[2], "stuck") == 0)
+    for (;;) syscall(SYS_pause); /* outside the simulation (the watchdog's signal interrupts it) */
+  return 0;
+}
