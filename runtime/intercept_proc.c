@@ -2,6 +2,8 @@
  * fork and vfork, the pids, and the wait family. */
 #include <errno.h>
 #include <signal.h>
+#include <stdarg.h>
+#include <stddef.h>
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
@@ -106,3 +108,86 @@ DETSIM_EXPORT int __detsim_waitid(idtype_t idtype, id_t id, siginfo_t *info, int
   return 0;
 }
 DETSIM_INTERCEPT_ALIAS(waitid)
+
+/* ---- exec ----
+ *
+ * Not simulated yet in a process of a run's own world (after a fork): the
+ * new image would start a run of its own and leave its slot of the world
+ * waiting forever.  The call fails loudly, naming the binary, with ENOSYS
+ * (a child then typically reports it and _exits, which its parent sees).
+ * Before any fork, exec replaces the whole run as it always did. */
+
+static bool exec_refused(const char *call, const char *path) {
+  if (detsim__self() == NULL || !detsim__world_solo) return false;
+  detsim__msg("error: %s(\"%s\") in a process of the simulation is not simulated yet (exec after fork): the call "
+              "fails with ENOSYS and the process stays in the world", call, path ? path : "(null)");
+  errno = ENOSYS;
+  return true;
+}
+
+DETSIM_EXPORT int __detsim_execve(const char *path, char *const argv[], char *const envp[]) {
+  if (exec_refused("execve", path)) return -1;
+  return REAL(execve)(path, argv, envp);
+}
+DETSIM_INTERCEPT_ALIAS(execve)
+
+DETSIM_EXPORT int __detsim_execv(const char *path, char *const argv[]) {
+  if (exec_refused("execv", path)) return -1;
+  return REAL(execv)(path, argv);
+}
+DETSIM_INTERCEPT_ALIAS(execv)
+
+DETSIM_EXPORT int __detsim_execvp(const char *file, char *const argv[]) {
+  if (exec_refused("execvp", file)) return -1;
+  return REAL(execvp)(file, argv);
+}
+DETSIM_INTERCEPT_ALIAS(execvp)
+
+DETSIM_EXPORT int __detsim_execvpe(const char *file, char *const argv[], char *const envp[]) {
+  if (exec_refused("execvpe", file)) return -1;
+  return REAL(execvpe)(file, argv, envp);
+}
+DETSIM_INTERCEPT_ALIAS(execvpe)
+
+DETSIM_EXPORT int __detsim_fexecve(int fd, char *const argv[], char *const envp[]) {
+  if (exec_refused("fexecve", argv && argv[0] ? argv[0] : "(fd)")) return -1;
+  return REAL(fexecve)(fd, argv, envp);
+}
+DETSIM_INTERCEPT_ALIAS(fexecve)
+
+/* The execl forms: their arguments as an argv (and execle's envp after
+ * the terminating NULL). */
+#define EXECL_BODY(call, first, real_call)                        \
+  if (exec_refused(call, first)) return -1;                       \
+  va_list ap;                                                     \
+  va_start(ap, arg0);                                             \
+  size_t n = 1;                                                   \
+  va_list count;                                                  \
+  va_copy(count, ap);                                             \
+  while (va_arg(count, char *) != NULL) n++;                      \
+  va_end(count);                                                  \
+  char *args[n + 1];                                              \
+  args[0] = (char *)arg0;                                         \
+  for (size_t i = 1; i <= n; i++) args[i] = va_arg(ap, char *);   \
+  char **envp = with_env ? va_arg(ap, char **) : NULL;            \
+  va_end(ap);                                                     \
+  (void)envp;                                                     \
+  return real_call;
+
+DETSIM_EXPORT int __detsim_execl(const char *path, const char *arg0, ...) {
+  const bool with_env = false;
+  EXECL_BODY("execl", path, REAL(execv)(path, args))
+}
+DETSIM_INTERCEPT_ALIAS(execl)
+
+DETSIM_EXPORT int __detsim_execlp(const char *file, const char *arg0, ...) {
+  const bool with_env = false;
+  EXECL_BODY("execlp", file, REAL(execvp)(file, args))
+}
+DETSIM_INTERCEPT_ALIAS(execlp)
+
+DETSIM_EXPORT int __detsim_execle(const char *path, const char *arg0, ...) {
+  const bool with_env = true;
+  EXECL_BODY("execle", path, REAL(execve)(path, args, envp))
+}
+DETSIM_INTERCEPT_ALIAS(execle)

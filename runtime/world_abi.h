@@ -213,6 +213,12 @@ struct detsim_world_shared {
    * thread slot: shared, so that a node handing the world over wakes the
    * thread that takes it (DETSIM_BATON_*). */
   uint32_t batons[DETSIM_WORLD_NODES_MAX][DETSIM_WORLD_THREADS_MAX];
+  /* A run's own world (its processes share their epoll instances, made
+   * before or after a fork): the list of every instance, and their
+   * registrations (net_epoll.c). */
+  void *epoll_instances;
+  uint32_t epoll_registrations;
+  uint32_t pad_epoll;
 };
 
 /* The arena starts here, after the header, page aligned. */
