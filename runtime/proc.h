@@ -49,6 +49,9 @@ int detsim__proc_signal_status(int sig);
  * 0 while none. */
 extern int detsim__proc_ending_signal;
 
+/* The first process's watchdog: the pid of the process that holds the
+ * world but died outside the simulation (a SIGKILL from outside), else -1. */
+int detsim__proc_holder_died(void);
 /* A forked process whose run's first process is gone (killed from outside):
  * it must end too (its watchdog asks). */
 bool detsim__proc_world_gone(void);

@@ -58,7 +58,18 @@ static void *watchdog_main(void *arg) {
     if (detsim__proc_world_gone()) REAL(syscall)(SYS_exit_group, 128 + SIGKILL);
     uint64_t now = detsim__events();
     if (detsim__in_world && __atomic_load_n(&detsim__ws->current, __ATOMIC_ACQUIRE) != detsim__node_index) {
-      /* The world runs elsewhere: only the node holding it can be stuck. */
+      /* The world runs elsewhere: only the node holding it can be stuck.
+       * In a run's own world the first process notices when the process
+       * holding it died outside the simulation (killed from outside). */
+      int dead = detsim__proc_holder_died();
+      if (dead >= 0) {
+        char extra[96];
+        snprintf(extra, sizeof extra, "reason=process-died-outside pid=%d", dead);
+        detsim__msg("process %d of the world died outside the simulation (killed from outside?) while it held "
+                    "the world: the run cannot go on", dead);
+        detsim__report_no_flush();
+        detsim__finish(DETSIM_CLASS_inconclusive, 0, extra);
+      }
       since = real_ms();
       continue;
     }

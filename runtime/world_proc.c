@@ -273,6 +273,34 @@ int detsim__proc_signal_status(int sig) {
 
 /* ---- the end of the run ---- */
 
+/* Whether the process with real pid `pid` is gone or a zombie. */
+static bool real_process_dead(pid_t pid) {
+  if (REAL(kill)(pid, 0) != 0) return errno == ESRCH;
+  char path[64], buf[256];
+  snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
+  FILE *f = fopen(path, "r");
+  if (f == NULL) return true;
+  size_t n = fread(buf, 1, sizeof buf - 1, f);
+  fclose(f);
+  buf[n] = '\0';
+  const char *close_paren = strrchr(buf, ')'); /* the name may hold spaces */
+  return close_paren != NULL && (close_paren[2] == 'Z' || close_paren[2] == 'X');
+}
+
+int detsim__proc_holder_died(void) {
+  if (!detsim__world_solo || detsim__node_index != 0) return -1;
+  unsigned cur = __atomic_load_n(&S->current, __ATOMIC_ACQUIRE);
+  if (cur == 0 || cur >= S->n_nodes) return -1;
+  const struct detsim_world_node *n = &S->nodes[cur];
+  pid_t pid = __atomic_load_n(&n->pid, __ATOMIC_ACQUIRE);
+  /* One that ended as a process of the world handed the world over first. */
+  if (pid <= 0 || __atomic_load_n(&n->state, __ATOMIC_ACQUIRE) != DETSIM_NODE_READY) return -1;
+  if (!real_process_dead(pid)) return -1;
+  /* It may have handed the world over just before it ended. */
+  if (__atomic_load_n(&S->current, __ATOMIC_ACQUIRE) != cur) return -1;
+  return n->vpid;
+}
+
 bool detsim__proc_world_gone(void) {
   if (!detsim__proc_is_forked()) return false;
   return REAL(kill)(S->nodes[0].pid, 0) != 0 && errno == ESRCH;

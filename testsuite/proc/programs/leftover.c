@@ -4,6 +4,9 @@
  *   leftover FILE exit      the first process exits at once (pass)
  *   leftover FILE stuck     the first process blocks outside the simulation
  *                           (a raw system call) until the watchdog ends the run
+ *   leftover FILE killed    the child writes its real pid to FILE.child and
+ *                           blocks outside the simulation holding the world;
+ *                           the test kills it from outside
  * The test then checks that no process with that pid is left. */
 #include <fcntl.h>
 #include <stdio.h>
@@ -15,8 +18,8 @@
 
 int main(int argc, char **argv) {
   if (argc != 3) return 2;
-  int ready[2];
-  if (pipe(ready) != 0) return 1;
+  int ready[2], gready[2];
+  if (pipe(ready) != 0 || pipe(gready) != 0) return 1;
   pid_t c = fork();
   if (c == 0) {
     pid_t g = fork();
@@ -29,9 +32,23 @@ int main(int argc, char **argv) {
         fprintf(f, "%s\n", self);
         fclose(f);
       }
-      if (write(ready[1], "g", 1) != 1) _exit(4);
+      if (write(ready[1], "g", 1) != 1 || write(gready[1], "g", 1) != 1) _exit(4);
       sleep(1000);
       _exit(0);
+    }
+    if (strcmp(argv[2], "killed") == 0) {
+      char b2;
+      if (read(gready[0], &b2, 1) != 1) _exit(5); /* the grandchild started */
+      char path[4096], self[64] = "";
+      ssize_t n = readlink("/proc/self", self, sizeof self - 1);
+      if (n > 0) self[n] = '\0';
+      snprintf(path, sizeof path, "%s.child", argv[1]);
+      FILE *f = fopen(path, "w");
+      if (f) {
+        fprintf(f, "%s\n", self);
+        fclose(f);
+      }
+      for (;;) syscall(SYS_pause); /* holds the world, outside the simulation */
     }
     /* The child ends; the grandchild is an orphan now. */
     _exit(0);
@@ -39,9 +56,10 @@ int main(int argc, char **argv) {
   char b;
   if (read(ready[0], &b, 1) != 1) return 3;
   int st;
-  waitpid(c, &st, 0);
+  if (strcmp(argv[2], "killed") != 0) waitpid(c, &st, 0);
   printf("grandchild started\n");
   fflush(stdout);
+  if (strcmp(argv[2], "killed") == 0) waitpid(c, &st, 0);
   if (strcmp(argv[2], "stuck") == 0)
     for (;;) syscall(SYS_pause); /* outside the simulation (the watchdog's signal interrupts it) */
   return 0;
