@@ -21,7 +21,9 @@ enum detsim_thread_state {
 struct detsim_sig_info {
   int code;            /* si_code: SI_USER, SI_TKILL, SI_QUEUE, SI_KERNEL, SI_TIMER */
   int timer;           /* SI_TIMER: the POSIX timer that sent it (posix_timer.h) */
-  union sigval value;  /* sigqueue's value, or the timer's sigev_value */
+  union sigval value;  /* sigqueue's value, the timer's sigev_value, or a
+                          SIGCHLD's si_status (CLD_* codes) */
+  int pid;             /* a SIGCHLD's si_pid: the child that ended */
 };
 
 struct detsim_thread {

@@ -206,6 +206,10 @@ int detsim__sig_send(detsim_thread *to, int sig, int code, union sigval value) {
   return post(to, sig, (struct detsim_sig_info){ .code = code, .value = value });
 }
 
+int detsim__sig_send_chld(pid_t pid, int code, int status) {
+  return post(NULL, SIGCHLD, (struct detsim_sig_info){ .code = code, .value = { .sival_int = status }, .pid = pid });
+}
+
 void detsim__sig_orphan_timer(int timer) {
   for (int sig = 1; sig <= DETSIM_SIGNALS; sig++) {
     if (shared_info[sig].code == SI_TIMER && shared_info[sig].timer == timer) shared_info[sig].timer = 0;
@@ -252,6 +256,12 @@ int detsim__sig_take(detsim_thread *t, uint64_t set, siginfo_t *info) {
     if (carried.code == SI_USER || carried.code == SI_TKILL || carried.code == SI_QUEUE) {
       info->si_pid = getpid();
       info->si_uid = getuid();
+    }
+    if (sig == SIGCHLD && (carried.code == CLD_EXITED || carried.code == CLD_KILLED || carried.code == CLD_DUMPED)) {
+      info->si_pid = carried.pid;
+      info->si_uid = getuid();
+      info->si_status = carried.value.sival_int;
+      return sig;
     }
     if (carried.code == SI_TIMER) {
       info->si_timerid = carried.timer ? detsim__ptimer_kernel_id(carried.timer) : 0;

@@ -120,6 +120,10 @@ struct detsim_world_node {
   int32_t wait_status;     /* EXITED: as waitpid reports it */
   uint32_t reaped;         /* EXITED and waited for (or reaped at its end:
                               SIG_IGN, SA_NOCLDWAIT, an orphan) */
+  /* The SIGCHLD in sig_inbox: the first child that ended since the
+   * process last took it (a standard signal keeps its first instance's
+   * siginfo): its pid, CLD_* code and status; code 0 when none. */
+  int32_t chld_pid, chld_code, chld_status;
 };
 
 /* Faults, drawn from the seed at the world's start (world_faults.c). */

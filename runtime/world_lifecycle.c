@@ -87,8 +87,13 @@ void detsim__world_term(unsigned node) {
 
 void detsim__world_take_signals(void) {
   struct detsim_world_node *me = &S->nodes[detsim__node_index];
-  for (uint64_t in = me->sig_inbox; in; in &= in - 1) detsim__sig_send(NULL, __builtin_ctzll(in) + 1, SI_USER, DETSIM_SIGVAL_NONE);
+  for (uint64_t in = me->sig_inbox; in; in &= in - 1) {
+    int sig = __builtin_ctzll(in) + 1;
+    if (sig == SIGCHLD && me->chld_code != 0) detsim__sig_send_chld(me->chld_pid, me->chld_code, me->chld_status);
+    else detsim__sig_send(NULL, sig, SI_USER, DETSIM_SIGVAL_NONE);
+  }
   me->sig_inbox = 0;
+  me->chld_code = 0;
 }
 
 int detsim__world_kill(pid_t pid, int sig) {

@@ -254,7 +254,13 @@ void detsim__proc_end(int wait_status) {
   }
   if (me->parent >= 0) {
     unsigned p = (unsigned)me->parent;
-    S->nodes[p].sig_inbox |= 1ull << (SIGCHLD - 1);
+    struct detsim_world_node *pn = &S->nodes[p];
+    if (!(pn->sig_inbox & (1ull << (SIGCHLD - 1)))) {
+      pn->chld_pid = me->vpid;
+      pn->chld_code = WIFEXITED(wait_status) ? CLD_EXITED : WCOREDUMP(wait_status) ? CLD_DUMPED : CLD_KILLED;
+      pn->chld_status = WIFEXITED(wait_status) ? WEXITSTATUS(wait_status) : WTERMSIG(wait_status);
+    }
+    pn->sig_inbox |= 1ull << (SIGCHLD - 1);
     detsim__world_post(p, detsim__now_ns());
   } else {
     me->reaped = 1;
