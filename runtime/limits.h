@@ -228,4 +228,10 @@ _Static_assert(DETSIM_MAX_THREADS <= DETSIM_MAX_THREADS_CREATED, "live threads a
 _Static_assert(DETSIM_FUTEX_WAITERS_MAX >= DETSIM_MAX_THREADS, "every live thread can wait on a futex at once");
 _Static_assert((DETSIM_TRACE_EVENTS_DEFAULT & (DETSIM_TRACE_EVENTS_DEFAULT - 1)) == 0, "the trace ring is a power of two");
 
+/* Processes of one world, every one that ever lived in the run (fork makes
+ * one; a slot is never reused, so a pid names one process): the world's
+ * node slots, DETSIM_WORLD_NODES_MAX in world_abi.h.  A fork beyond it
+ * fails with EAGAIN and names world_processes_max. */
+#define DETSIM_WORLD_PROCESSES_MAX 64
+
 #endif

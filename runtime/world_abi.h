@@ -25,7 +25,7 @@
 #include <stdint.h>
 
 #define DETSIM_WORLD_MAGIC 0x646c726f776d6973ull /* "simworld" */
-#define DETSIM_WORLD_VERSION 14u
+#define DETSIM_WORLD_VERSION 15u
 /* Far from where Linux places programs, heaps, libraries and stacks without
  * address randomization. */
 #define DETSIM_WORLD_ADDR 0x200000000000ull
@@ -38,6 +38,9 @@
  * the node), or take the world (it came to the node from another). */
 #define DETSIM_BATON_RUN 1u
 #define DETSIM_BATON_WORLD 2u
+/* Its baton word moved (a run's first fork moves the words into the shared
+ * region, world_proc.c): wait again on the new one. */
+#define DETSIM_BATON_MOVED 4u
 /* Nodes in one world, and so addresses 127.0.1.1 .. 127.0.1.64. */
 #define DETSIM_WORLD_NODES_MAX 64
 #define DETSIM_WORLD_NAME_BYTES 32
@@ -110,6 +113,19 @@ struct detsim_world_node {
   int32_t vpid;            /* its process's virtual pid (runtime/proc/proc_ids.h);
                               `pid` above is the kernel's */
   int32_t sig_from[64];    /* the sender's virtual pid of each signal in sig_inbox */
+  /* A process made by fork (world_proc.c; 0 for a node of the scenario,
+   * which is its own host): */
+  uint32_t host1;          /* 1 + the slot of the host whose address, name
+                              and clocks it uses; 0: its own */
+  int32_t parent;          /* the slot of its parent process; -1: none (the
+                              scenario's nodes, orphans) */
+  int32_t wait_status;     /* EXITED: as waitpid reports it */
+  uint32_t reaped;         /* EXITED and waited for (or reaped at its end:
+                              SIG_IGN, SA_NOCLDWAIT, an orphan) */
+  /* The SIGCHLD in sig_inbox: the first child that ended since the
+   * process last took it (a standard signal keeps its first instance's
+   * siginfo): its pid, CLD_* code and status; code 0 when none. */
+  int32_t chld_pid, chld_code, chld_status;
 };
 
 /* Faults, drawn from the seed at the world's start (world_faults.c). */
@@ -224,6 +240,12 @@ struct detsim_world_shared {
    * launcher).  The launcher ends the world for it. */
   uint32_t outside_signal;
   int32_t outside_node;
+  /* A run's own world (its processes share their epoll instances, made
+   * before or after a fork): the list of every instance, and their
+   * registrations (net_epoll.c). */
+  void *epoll_instances;
+  uint32_t epoll_registrations;
+  uint32_t pad_epoll;
 };
 
 /* The arena starts here, after the header, page aligned. */

@@ -30,7 +30,9 @@
 #ifdef __DETSIM__
 #include <detsim.h>
 #define KV_CHECK(cond, name) DETSIM_CHECK(cond, name)
+#define KV_SOMETIMES(cond, name) DETSIM_SOMETIMES(cond, name)
 #else
+#define KV_SOMETIMES(cond, name) ((void)0)
 #define KV_CHECK(cond, name) \
   do { \
     if (!(cond)) abort(); \
@@ -74,7 +76,11 @@ static int request(int r, const char *req, char *reply, size_t cap) {
 static void must(int r, const char *req, const char *want, char *reply, size_t cap) {
   for (int attempt = 0; attempt < KV_CLIENT_RETRIES; attempt++) {
     if (request(r, req, reply, cap) == 0) {
-      if (want ? strncmp(reply, want, strlen(want)) == 0 : strncmp(reply, "ERR", 3) != 0) return;
+      if (want ? strncmp(reply, want, strlen(want)) == 0 : strncmp(reply, "ERR", 3) != 0) {
+        /* What a sweep should reach: the report lists any it never did. */
+        KV_SOMETIMES(attempt > 0, "an operation succeeded after a failed try");
+        return;
+      }
       last_error = reply;
     }
     back_off();
@@ -117,6 +123,7 @@ int main(int argc, char **argv) {
       fprintf(stderr, "kv_client: STALE READ key=k%d replica=%s:%s got=%ld acked=%ld\n", k, peers[r].host,
               peers[r].port, got, acked[k]);
     KV_CHECK(got >= acked[k], "read_your_writes");
+    KV_SOMETIMES(r != 0 && got == acked[k], "a backup served the latest write");
     detsim_progress();
   }
   printf("kv_client: %ld ops ok\n", ops);

@@ -71,7 +71,7 @@ static void count_world_check(const char *name) {
 }
 
 static void count_check(const char *name) {
-  if (detsim__in_world) count_world_check(name);
+  if (detsim__world_hosts()) count_world_check(name);
   for (unsigned i = 0; i < check_names; i++)
     if (checks[i].name == name || !strcmp(checks[i].name, name)) {
       checks[i].passed++;

@@ -24,6 +24,7 @@
 #include "outside_signal.h"
 #include "plan.h"
 #include "prng.h"
+#include "proc.h"
 #include "proc_ids.h"
 #include "real.h"
 #include "report.h"
@@ -104,7 +105,13 @@ static void first_line(uint64_t seed, int argc, char **argv, const char *options
 static void exit_handler(int status, void *arg) {
   (void)arg;
   if (!W.running) return;
-  if (detsim__in_world && status == 0 && detsim__self() != NULL) {
+  if (detsim__proc_is_forked() && detsim__self() != NULL) {
+    /* A forked child's exit is an event of the world; its parent waits. */
+    fflush(NULL);
+    detsim__proc_end((status & 0xff) << 8);
+    return;
+  }
+  if (detsim__world_hosts() && status == 0 && detsim__self() != NULL) {
     /* The node leaves the world as the kernel would end it: its
      * connections close; the world goes on (or ends with its last client). */
     fflush(NULL);
@@ -118,6 +125,7 @@ static void exit_handler(int status, void *arg) {
   }
   if (status == 0) {
     fflush(NULL);
+    detsim__proc_teardown();
     detsim__write_result(DETSIM_CLASS_pass, 0, NULL);
     if (detsim__opt.trace_always) detsim__finish(DETSIM_CLASS_pass, 0, NULL);
     return;
@@ -126,6 +134,8 @@ static void exit_handler(int status, void *arg) {
 }
 
 static void atfork_child(void) {
+  /* The child of a simulated fork took its ids from its parent's fork. */
+  if (detsim__proc_atfork_child()) return;
   detsim__sched_forget_in_child();
   detsim__proc_ids_forget(); /* a native child is no process of the world */
 }
@@ -158,6 +168,9 @@ __attribute__((constructor(101))) static void detsim_init(int argc, char **argv,
     if (detsim__opt.plan[0] || detsim__opt.plan_out[0]) usage_error("DETSIM_OPTIONS=plan/plan_out: schedule plans are for one-node runs");
     detsim__world_attach(world);
     unsetenv(DETSIM_WORLD_ENV); /* the program's children are not nodes */
+  } else {
+    /* The run's own region, for the children it may fork. */
+    detsim__proc_map_own_region();
   }
   /* After the re-execution, so the file is read once. */
   if (detsim__opt.plan[0] && detsim__plan_load(detsim__opt.plan, seed, err, sizeof err) != 0) usage_error(err);

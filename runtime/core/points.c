@@ -79,7 +79,7 @@ static struct detsim_world_point *world_entry(const struct detsim_point *p) {
  * runtime's own constructor parks until the world comes): its points go
  * into the world's table then, reached or not. */
 static void world_register(unsigned s) {
-  if (!detsim__in_world || sections[s].in_world || detsim__self() == NULL) return;
+  if (!detsim__world_hosts() || sections[s].in_world || detsim__self() == NULL) return;
   sections[s].in_world = true;
   for (struct detsim_point *p = sections[s].start; p < sections[s].stop; p++)
     if (kind_name(p->kind)) world_entry(p);
@@ -139,7 +139,7 @@ DETSIM_EXPORT void detsim_point_hit(struct detsim_point *p, int cond) {
   if (p->evals == 0) add_section(p, p + 1); /* reached before its module registered? */
   p->evals++;
   if (cond) p->hits++;
-  if (detsim__in_world) {
+  if (detsim__world_hosts()) {
     for (unsigned i = 0; i < n_sections; i++) world_register(i);
     struct detsim_world_point *e = world_entry(p);
     if (e) {

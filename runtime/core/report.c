@@ -27,6 +27,7 @@
 #include "output.h"
 #include "stdio_sim.h"
 #include "plan.h"
+#include "proc.h"
 #include "real.h"
 #include "sched_internal.h"
 #include "trace.h"
@@ -116,6 +117,18 @@ _Noreturn void detsim__finish(enum detsim_class cls, int exit_status, const char
     /* Someone else is ending the run: wait for its exit to kill us. */
     for (;;) pause();
   }
+  /* A forked child ending by itself (an exit, a signal) is an event of the
+   * world, not the run's end.  Its streams flush as in an exit, through the
+   * simulation (a pipe to its parent gets their bytes): the world goes on,
+   * so detsim__stdio_end's real-descriptors-only flush is not for it. */
+  if (detsim__proc_is_forked() && detsim__self() != NULL && W.current == detsim__self() &&
+      (cls == DETSIM_CLASS_pass || cls == DETSIM_CLASS_exit || (cls == DETSIM_CLASS_crash && detsim__proc_ending_signal))) {
+    /* A signal ends it as the kernel would: its stdio buffers are lost. */
+    if (!in_signal && cls != DETSIM_CLASS_crash) fflush(NULL);
+    int sig = detsim__proc_ending_signal;
+    detsim__proc_end(cls == DETSIM_CLASS_crash ? detsim__proc_signal_status(sig) : (exit_status & 0xff) << 8);
+    exit_now(cls == DETSIM_CLASS_crash ? 128 + sig : exit_status);
+  }
   /* What the program's streams still buffer is its output (exit flushes
    * it natively), and belongs in the history the trace and the result line
    * show; a crash loses it, as natively. */
@@ -136,7 +149,7 @@ _Noreturn void detsim__finish(enum detsim_class cls, int exit_status, const char
     const char *path = detsim__trace_path(buf, sizeof buf);
     /* A world's node writes its part; the launcher merges the parts and
      * names the trace on the world's result line. */
-    if (detsim__in_world) detsim__world_trace_part();
+    if (detsim__world_hosts()) detsim__world_trace_part();
     else if (path && detsim__trace_write(path) == 0) {
       size_t k = strlen(extra_all);
       snprintf(extra_all + k, sizeof extra_all - k, "%strace=%s", k ? " " : "", path);
@@ -149,7 +162,14 @@ _Noreturn void detsim__finish(enum detsim_class cls, int exit_status, const char
     detsim__msg("last events (event time thread kind object value site):");
     detsim__trace_print_tail(2, (unsigned)detsim__opt.trace_tail);
   }
-  if (detsim__in_world) {
+  if (detsim__world_solo && detsim__node_index != 0) {
+    /* Another process of a run's own world found the run's end: the
+     * first process's warden writes the result line. */
+    detsim__world_end(cls, exit_status, extra_all);
+    exit_now(class_status[cls]);
+  }
+  detsim__proc_teardown();
+  if (detsim__world_hosts()) {
     char node_extra[1024];
     /* Liveness is the whole world's failure, whichever node noticed it. */
     if (cls == DETSIM_CLASS_liveness) snprintf(node_extra, sizeof node_extra, "%s", extra_all);
@@ -159,6 +179,21 @@ _Noreturn void detsim__finish(enum detsim_class cls, int exit_status, const char
   }
   detsim__write_result(cls, exit_status, extra_all);
   exit_now(cls == DETSIM_CLASS_pass ? exit_status : class_status[cls]);
+}
+
+_Noreturn void detsim__finish_as_world_ended(void) {
+  in_signal = 1; /* this process's threads are parked, perhaps in stdio */
+  if (__atomic_exchange_n(&finishing, 1, __ATOMIC_ACQ_REL)) {
+    for (;;) pause();
+  }
+  const struct detsim_world_shared *ws = detsim__ws;
+  detsim__history_set(ws->end_events, ws->end_history);
+  detsim__clock.now_ns = ws->end_now_ns;
+  detsim__proc_teardown();
+  enum detsim_class cls = (enum detsim_class)ws->end_class;
+  CHECK_LT((unsigned)cls, DETSIM_CLASS_COUNT);
+  detsim__write_result(cls, ws->end_status, ws->end_extra);
+  exit_now(cls == DETSIM_CLASS_pass ? ws->end_status : class_status[cls]);
 }
 
 /* ---- backtraces ---- */
@@ -276,6 +311,7 @@ static void crash_handler(int sig, siginfo_t *si, void *uctx) {
   print_lines(bt);
   char extra[64];
   snprintf(extra, sizeof extra, "signal=%s", name);
+  detsim__proc_ending_signal = sig; /* a forked child ends by it (world_proc.c) */
   detsim__finish(DETSIM_CLASS_crash, 0, extra);
 }
 

@@ -21,6 +21,7 @@
 
 #include "options.h"
 #include "outside_signal.h"
+#include "proc.h"
 #include "real.h"
 #include "report.h"
 #include "sched_internal.h"
@@ -69,13 +70,27 @@ static void *watchdog_main(void *arg) {
   for (;;) {
     poll_wait();
     detsim__outside_watch();
-    if (!watch_stuck) continue;
+    /* Nothing of a run outlives it, even when its first process was
+     * killed from outside. */
+    if (detsim__proc_world_gone()) REAL(syscall)(SYS_exit_group, 128 + SIGKILL);
     uint64_t now = detsim__events();
     if (detsim__in_world && __atomic_load_n(&detsim__ws->current, __ATOMIC_ACQUIRE) != detsim__node_index) {
-      /* The world runs elsewhere: only the node holding it can be stuck. */
+      /* The world runs elsewhere: only the node holding it can be stuck.
+       * In a run's own world the first process notices when the process
+       * holding it died outside the simulation (killed from outside). */
+      int dead = detsim__proc_holder_died();
+      if (dead >= 0) {
+        char extra[96];
+        snprintf(extra, sizeof extra, "reason=process-died-outside pid=%d", dead);
+        detsim__msg("process %d of the world died outside the simulation (killed from outside?) while it held "
+                    "the world: the run cannot go on", dead);
+        detsim__report_no_flush();
+        detsim__finish(DETSIM_CLASS_inconclusive, 0, extra);
+      }
       since = real_ms();
       continue;
     }
+    if (!watch_stuck) continue;
     if (now != last) {
       last = now;
       since = real_ms();

@@ -22,7 +22,7 @@
 #define SINGLE_NODE_HOSTNAME "localhost"
 
 static const char *own_name(void) {
-  return detsim__in_world ? detsim__ws->nodes[detsim__node_index].name : SINGLE_NODE_HOSTNAME;
+  return detsim__world_hosts() ? detsim__ws->nodes[detsim__host_index].name : SINGLE_NODE_HOSTNAME;
 }
 
 /* The IPv4 address (host order) a name stands for: 0 when it is not one. */
@@ -116,12 +116,12 @@ DETSIM_EXPORT int __detsim_getaddrinfo(const char *node, const char *service, co
     return EAI_NONAME;
   } else {
     uint32_t ip = name_ipv4(node);
-    if (ip == 0 && strcmp(node, own_name()) == 0 && detsim__in_world)
-      ip = detsim__world_node_ip(detsim__node_index);
+    if (ip == 0 && strcmp(node, own_name()) == 0 && detsim__world_hosts())
+      ip = detsim__world_node_ip(detsim__host_index);
     if (ip == 0 && strcmp(node, SINGLE_NODE_HOSTNAME) != 0) {
       char what[320];
       snprintf(what, sizeof what, "getaddrinfo(\"%.256s\")", node);
-      net_unsupported(what, detsim__in_world ? "not a node of the simulated world (names come from the scenario)"
+      net_unsupported(what, detsim__world_hosts() ? "not a node of the simulated world (names come from the scenario)"
                                              : "only numeric addresses and localhost resolve in a one-node run");
       return EAI_NONAME;
     }
@@ -181,7 +181,7 @@ DETSIM_EXPORT int __detsim_getnameinfo(const struct sockaddr *sa, socklen_t sale
     inet_ntop(AF_INET, &in->sin_addr, text, sizeof text);
     uint32_t ip = ntohl(in->sin_addr.s_addr);
     if (ip == INADDR_LOOPBACK) name = "localhost";
-    for (unsigned j = 0; detsim__in_world && j < detsim__ws->n_nodes; j++)
+    for (unsigned j = 0; detsim__world_hosts() && j < detsim__ws->n_nodes; j++)
       if (ip == detsim__world_node_ip(j)) name = detsim__ws->nodes[j].name;
   } else if (sa->sa_family == AF_INET6 && salen >= (socklen_t)sizeof(struct sockaddr_in6)) {
     const struct sockaddr_in6 *in6 = (const struct sockaddr_in6 *)sa;

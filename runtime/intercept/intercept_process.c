@@ -56,12 +56,6 @@ static void unsupported(const char *name, const char *why, unsigned *warned) {
   __attribute__((unused)) static const char *const why_##name =
 #include "unsupported_notes.h"
 
-DETSIM_EXPORT pid_t __detsim_fork(void) {
-  unsupported("fork", why_fork, &warned_fork);
-  return REAL(fork)();
-}
-DETSIM_INTERCEPT_ALIAS(fork)
-
 DETSIM_EXPORT int __detsim_system(const char *cmd) {
   unsupported("system", why_system, &warned_system);
   return REAL(system)(cmd);

@@ -32,6 +32,8 @@
 #include <sys/timerfd.h>
 #include <sys/uio.h>
 #include <sys/random.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -51,7 +53,7 @@ DECL(clock_gettime) DECL(clock_getres) DECL(epoll_create) DECL(epoll_create1) DE
 DECL(epoll_pwait) DECL(epoll_pwait2) DECL(timerfd_create) DECL(timerfd_settime) DECL(timerfd_gettime)
 DECL(signalfd) DECL(eventfd) DECL(getrandom) DECL(sigaction) DECL(sigprocmask) DECL(sigpending)
 DECL(sigtimedwait) DECL(sigsuspend) DECL(unlink) DECL(unlinkat) DECL(sched_setaffinity) DECL(pthread_exit)
-DECL(_exit)
+DECL(_exit) DECL(fork) DECL(vfork) DECL(wait4) DECL(waitid)
 #undef DECL
 
 #define P(i, type) ((type)a[i])
@@ -402,4 +404,22 @@ long detsim__sys_rt_sigsuspend(const long a[6]) {
 long detsim__sys_pause(const long a[6]) {
   (void)a;
   return __detsim_pause();
+}
+
+/* ---- processes (runtime/proc/) ---- */
+long detsim__sys_fork(const long a[6]) {
+  (void)a;
+  return __detsim_fork();
+}
+long detsim__sys_vfork(const long a[6]) {
+  (void)a;
+  return __detsim_vfork();
+}
+long detsim__sys_wait4(const long a[6]) {
+  return __detsim_wait4(I(0), P(1, int *), I(2), P(3, struct rusage *));
+}
+long detsim__sys_waitid(const long a[6]) {
+  long r = __detsim_waitid((idtype_t)I(0), (id_t)a[1], P(2, siginfo_t *), I(3));
+  if (r == 0 && P(4, struct rusage *) != NULL) memset(P(4, struct rusage *), 0, sizeof(struct rusage));
+  return r;
 }

@@ -31,23 +31,23 @@ bool net_addr_is_any(const struct net_addr *a) {
 
 int net_addr_node(const struct net_addr *a) {
   static const uint8_t loop6[16] = { 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1 };
-  int me = (int)detsim__node_index;
+  int me = (int)detsim__host_index;
   if (net_addr_is_any(a)) return me;
   if (net_addr_is_v4(a)) {
     if (a->ip[12] != 127) return -1;
     /* In a world, 127.0.1.(k+1) is node k; the rest of 127/8 is each
      * node's own loopback. */
-    if (detsim__in_world && a->ip[13] == 0 && a->ip[14] == DETSIM_WORLD_NET_B2)
+    if (detsim__world_hosts() && a->ip[13] == 0 && a->ip[14] == DETSIM_WORLD_NET_B2)
       return a->ip[15] >= 1 && a->ip[15] <= detsim__ws->n_nodes ? a->ip[15] - 1 : -1;
     return me;
   }
   return memcmp(a->ip, loop6, 16) == 0 ? me : -1;
 }
 
-bool net_addr_is_local(const struct net_addr *a) { return net_addr_node(a) == (int)detsim__node_index; }
+bool net_addr_is_local(const struct net_addr *a) { return net_addr_node(a) == (int)detsim__host_index; }
 
 bool net_addr_is_node_address(const struct net_addr *a) {
-  return detsim__in_world && net_addr_is_v4(a) && a->ip[12] == 127 && a->ip[13] == 0 &&
+  return detsim__world_hosts() && net_addr_is_v4(a) && a->ip[12] == 127 && a->ip[13] == 0 &&
          a->ip[14] == DETSIM_WORLD_NET_B2;
 }
 

@@ -40,8 +40,14 @@ struct net_epoll {
   struct net_epoll *next_instance;
 };
 
-static struct net_epoll *instances;
-static unsigned registrations;
+static struct net_epoll *instances_local;
+static unsigned registrations_local;
+/* A run outside a launcher's world keeps them in its shared region: the
+ * processes it forks share the instances (world_abi.h). */
+#define instances (*(detsim__ws != NULL && !detsim__world_hosts() ? (struct net_epoll **)&detsim__ws->epoll_instances \
+                                                                  : &instances_local))
+#define registrations (*(detsim__ws != NULL && !detsim__world_hosts() ? &detsim__ws->epoll_registrations \
+                                                                      : &registrations_local))
 
 int net_epoll_create(int flags) {
   if (flags & ~EPOLL_CLOEXEC) {

@@ -35,6 +35,7 @@
 #include "world.h"
 #include "options.h"
 #include "prng.h"
+#include "proc.h"
 #include "real.h"
 #include "report.h"
 #include "sched_internal.h"
@@ -62,7 +63,7 @@ struct net_file *net_file_new(enum net_kind kind, void *obj) {
   f->kind = kind;
   f->obj = obj;
   f->id = next_file_id++;
-  f->node = detsim__node_index;
+  f->node = detsim__host_index;
   live_objects++;
   return f;
 }
@@ -296,12 +297,14 @@ int net_wait(enum detsim_event_kind kind, const void *obj, bool (*ready)(void *)
  * `at`). */
 void net_wake_node(unsigned node, uint64_t at) {
   if (at == DETSIM_NO_DEADLINE) return;
-  if (!detsim__in_world || node == detsim__node_index) {
+  if (!detsim__in_world) {
     /* Due now: the waits' predicates see it when the scheduler next picks. */
     if (at > detsim__now_ns()) detsim__sched_times_changed();
     return;
   }
-  detsim__world_post(node, at);
+  /* `node` is a host: every process on it may wait for this (a forked
+   * child shares its parent's descriptors). */
+  detsim__world_post_host(node, at);
 }
 
 void net_wake_file(struct net_file *f) {
@@ -412,4 +415,26 @@ uint64_t net_latency_draw(void) {
   uint64_t x = net_draw();
   if (max == 0 || (x & 3) == 0) return 0; /* a quarter of links: no latency */
   return link_ns_of(x, max);
+}
+
+/* ---- fork (world_proc.c) ---- */
+
+void net_fork_share(int delta) {
+  /* The child's table is a copy of this one: each file gets a reference
+   * for it (or gives it back when the fork failed). */
+  for (int fd = 0; fd < DETSIM_NET_FD_NUMBER_MAX; fd++) {
+    struct net_file *f = fd_table[fd];
+    if (f == NULL) continue;
+    if (delta > 0) {
+      f->refs++;
+    } else {
+      CHECK_GE(f->refs, 2);
+      f->refs--;
+    }
+  }
+}
+
+void net_fork_child(void) {
+  /* The child draws its own links (its stream is labelled by its slot). */
+  net_rng_ready = false;
 }

@@ -224,10 +224,10 @@ static struct net_sock *sock_alloc(int domain, int type, int protocol) {
   s->domain = domain;
   s->type = type;
   s->protocol = protocol;
-  s->node = detsim__node_index;
+  s->node = detsim__host_index;
   s->rcvbuf = (int)detsim__opt.net_buffer_bytes;
   s->sndbuf = (int)detsim__opt.net_buffer_bytes;
-  if (detsim__in_world) {
+  if (detsim__world_hosts()) {
     s->all_next = net__all_socks;
     if (s->all_next) s->all_next->all_prev = s;
     net__all_socks = s;
@@ -236,7 +236,7 @@ static struct net_sock *sock_alloc(int domain, int type, int protocol) {
 }
 
 void net__sock_free(struct net_sock *s) {
-  if (detsim__in_world) {
+  if (detsim__world_hosts()) {
     if (s->all_prev) s->all_prev->all_next = s->all_next;
     else net__all_socks = s->all_next;
     if (s->all_next) s->all_next->all_prev = s->all_prev;
@@ -412,7 +412,7 @@ bool net__port_conflict(const struct net_sock *s, uint16_t port) {
 
 static bool port_used(int type, uint16_t port) {
   for (const struct net_sock *b = net__bound_list; b; b = b->bound_next)
-    if (b->node == detsim__node_index && b->domain != AF_UNIX && b->type == type && b->local.port == port) return true;
+    if (b->node == detsim__host_index && b->domain != AF_UNIX && b->type == type && b->local.port == port) return true;
   return false;
 }
 
@@ -456,7 +456,7 @@ static bool same_path(const struct net_addr *a, const struct net_addr *b) {
 
 struct net_sock *net__unix_bound(const struct net_addr *a) {
   for (struct net_sock *b = net__bound_list; b; b = b->bound_next)
-    if (b->node == detsim__node_index && b->domain == AF_UNIX && !b->path_unlinked && same_path(&b->local, a)) return b;
+    if (b->node == detsim__host_index && b->domain == AF_UNIX && !b->path_unlinked && same_path(&b->local, a)) return b;
   return NULL;
 }
 
@@ -541,7 +541,7 @@ void net__source_for(const struct net_sock *s, const struct net_addr *to, struct
       if (net_addr_is_node_address(to)) {
         /* To a node's address, the route's source is this node's own. */
         out->ip[14] = DETSIM_WORLD_NET_B2;
-        out->ip[15] = (uint8_t)(detsim__node_index + 1);
+        out->ip[15] = (uint8_t)(detsim__host_index + 1);
       }
     } else {
       out->ip[15] = 1;
@@ -683,7 +683,7 @@ int net_connect(struct net_file *f, const struct sockaddr *sa, socklen_t len) {
       char text[160], what[200];
       net_addr_text(&to, text, sizeof text);
       snprintf(what, sizeof what, "connect to %s", text);
-      net_unsupported(what, detsim__in_world ? "no node of the simulated world has that address (nodes are 127.0.1.1 and up, by name through getaddrinfo)"
+      net_unsupported(what, detsim__world_hosts() ? "no node of the simulated world has that address (nodes are 127.0.1.1 and up, by name through getaddrinfo)"
                                              : "no host in the simulated world has that address; only this node's loopback addresses exist");
       return ENETUNREACH;
     }
@@ -1121,7 +1121,7 @@ void net_sock_release(struct net_sock *s) {
     conn_detach(c, s->side);
     s->conn = NULL;
   }
-  if (s->bound && is_unix(s) && is_file_path(&s->local) && !s->path_unlinked && s->node == detsim__node_index)
+  if (s->bound && is_unix(s) && is_file_path(&s->local) && !s->path_unlinked && s->node == detsim__host_index)
     stale_add(&s->local);
   if (s->bound) net__bind_remove(s);
   net__sock_free(s);

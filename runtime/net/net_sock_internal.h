@@ -90,7 +90,7 @@ struct net_dgram {
 extern struct net_sock *net__bound_list_local;
 /* In a world the list is the world's (every node's sockets, each with its
  * node), so connects find listeners of other nodes. */
-#define net__bound_list (*(detsim__in_world ? (struct net_sock **)&detsim__ws->bound_list : &net__bound_list_local))
+#define net__bound_list (*(detsim__ws != NULL ? (struct net_sock **)&detsim__ws->bound_list : &net__bound_list_local))
 int net__ephemeral_port(int type, uint16_t *out);
 /* Frees a socket (unlinked from the world's list). */
 void net__sock_free(struct net_sock *s);

@@ -22,7 +22,7 @@ void net_stream_init(struct net_stream *s, uint64_t cap, uint64_t latency_ns) {
   s->fin_at = DETSIM_NO_DEADLINE;
   s->rst_at = DETSIM_NO_DEADLINE;
   /* Both ends here until a connection between nodes says otherwise. */
-  s->src = s->dst = detsim__node_index;
+  s->src = s->dst = detsim__host_index;
 }
 
 /* A partition or a clog stalls the link: what is sent waits for the heal

@@ -45,11 +45,13 @@ DETSIM_EXPORT pid_t __detsim_getpgrp(void) {
 }
 DETSIM_INTERCEPT_ALIAS(getpgrp)
 
-/* Another process of the world: its group and session are its own pid
- * (each node's first process leads both). */
+/* Another process of the world: its group and session are its host's
+ * first process's pid (each node's first process leads both; a forked
+ * process stays in its parent's). */
 static pid_t of_process(pid_t pid, pid_t mine) {
   if (pid == 0 || pid == detsim__proc_pid()) return mine;
-  if (pid > 0 && detsim__proc_node_of(pid) >= 0) return pid;
+  int j = pid > 0 ? detsim__proc_node_of(pid) : -1;
+  if (j >= 0) return detsim__proc_pgid_of_node((unsigned)j);
   errno = ESRCH;
   return -1;
 }

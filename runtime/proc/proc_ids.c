@@ -14,6 +14,7 @@
 
 #include "check.h"
 #include "limits.h"
+#include "proc.h"
 #include "report.h"
 #include "world.h"
 
@@ -62,7 +63,9 @@ void detsim__proc_set(pid_t pid, pid_t ppid, pid_t pgid, pid_t sid) {
 }
 
 pid_t detsim__proc_pid(void) { return my_pid; }
-pid_t detsim__proc_ppid(void) { return my_ppid; }
+/* An orphan's parent is init, as for a process whose parent died (its
+ * reaper is the run's first process in the kernel, not in the world). */
+pid_t detsim__proc_ppid(void) { return detsim__proc_orphan() ? DETSIM_PID_INIT : my_ppid; }
 pid_t detsim__proc_pgid(void) { return my_pgid; }
 pid_t detsim__proc_sid(void) { return my_sid; }
 
@@ -74,9 +77,23 @@ int detsim__proc_node_of(pid_t pid) {
   return -1;
 }
 
-int detsim__proc_node_of_group(pid_t pgid) { return detsim__proc_node_of(pgid); }
+int detsim__proc_node_of_group(pid_t pgid) {
+  int j = detsim__proc_node_of(pgid);
+  return j >= 0 && detsim__proc_pgid_of_node((unsigned)j) == pgid ? j : -1;
+}
 
 pid_t detsim__proc_pid_of_node(unsigned node) {
   if (!detsim__in_world || node >= S->n_nodes) return 0;
   return S->nodes[node].vpid;
+}
+
+pid_t detsim__proc_pgid_of_node(unsigned node) {
+  if (!detsim__in_world || node >= S->n_nodes) return 0;
+  return S->nodes[detsim__world_host_of(node)].vpid;
+}
+
+void detsim__proc_ids_enter_world(void) {
+  CHECK(detsim__in_world);
+  S->last_pid = last_local;
+  S->nodes[detsim__node_index].vpid = my_pid;
 }

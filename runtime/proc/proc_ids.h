@@ -18,6 +18,11 @@
  * of any other pid the world does not hold ESRCH.  Each first process is
  * the leader of its own process group and session (a node is a host).
  *
+ * A forked process takes the next number too (its parent allocates it
+ * before the real fork) and is in its parent's group and session; its
+ * getppid is its parent's pid, or 1 (init, DETSIM_PID_INIT) once the
+ * parent has ended (docs/processes.md).
+ *
  * Ids are allocated only by the baton holder (a thread's creation, a
  * process's attach while the world waits for it), so the numbers are the
  * same in every run of the seed.
@@ -53,12 +58,19 @@ void detsim__proc_set(pid_t pid, pid_t ppid, pid_t pgid, pid_t sid);
  * limit=pid_max. */
 pid_t detsim__proc_alloc(void);
 
-/* The world's node whose process has virtual pid `pid` (and is in the
- * world now), or -1.  Its process group's leader, for kill(-pgid): the
- * same while every node is one process. */
+/* The world's slot (a node's process, or a forked one) whose process has
+ * virtual pid `pid` (and is in the world now), or -1.  The slot of
+ * process group `pgid`'s leader (which is alive), or -1. */
 int detsim__proc_node_of(pid_t pid);
 int detsim__proc_node_of_group(pid_t pgid);
-/* Node `node`'s virtual pid (0 when it has none yet). */
+/* Slot `node`'s virtual pid (0 when it has none yet), and its process
+ * group (= its session): a node's first process leads its own, a forked
+ * process is in its host's first process's (setpgid and setsid are not
+ * simulated). */
 pid_t detsim__proc_pid_of_node(unsigned node);
+pid_t detsim__proc_pgid_of_node(unsigned node);
+/* The run's first fork makes a world of its own (world_proc.c): the
+ * counter moves into the world's header, and slot 0 takes this pid. */
+void detsim__proc_ids_enter_world(void);
 
 #endif

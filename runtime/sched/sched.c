@@ -108,8 +108,10 @@ void detsim__sched_give_baton(detsim_thread *next) {
 
 void detsim__sched_wait_baton(detsim_thread *self) {
   for (;;) {
-    uint32_t v;
-    while ((v = __atomic_load_n(self->baton, __ATOMIC_ACQUIRE)) == 0) futex_wait(self->baton, 0);
+    uint32_t v, *word;
+    while ((v = __atomic_load_n(word = __atomic_load_n(&self->baton, __ATOMIC_ACQUIRE), __ATOMIC_ACQUIRE)) == 0)
+      futex_wait(word, 0);
+    if (v == DETSIM_BATON_MOVED) continue; /* the run's first fork moved it */
     if (v == DETSIM_BATON_WORLD) {
       __atomic_store_n(self->baton, 0, __ATOMIC_RELAXED);
       if (detsim__sched_take_world(self)) return;
@@ -941,9 +943,64 @@ void detsim__sched_start(uint64_t seed) {
   detsim__event(DETSIM_EV_start, main_thread, NULL, 0, 0);
 }
 
-/* After fork() the child has one thread and no watchdog: it leaves the
- * simulation (its calls act on objects without scheduling). */
+/* After a fork outside the simulation the child has one thread and no
+ * watchdog: it leaves the simulation (its calls act on objects without
+ * scheduling). */
 void detsim__sched_forget_in_child(void) {
   tls_self = NULL;
   W.running = false;
 }
+
+/* The run's first fork makes it a world (world_proc.c): every thread's
+ * baton word moves to this process's words in the shared region, and the
+ * futexes become shared.  A thread waiting on its old word is told so
+ * (DETSIM_BATON_MOVED, then a private wake: the value changed before the
+ * wake, so a thread about to wait sees it) and waits on the new one. */
+void detsim__sched_become_world(void) {
+  detsim_thread *self = tls_self;
+  CHECK(self != NULL);
+  CHECK(W.current == self);
+  futex_private = 0;
+  for (unsigned i = 0; i < W.slots_used; i++) {
+    detsim_thread *t = &W.threads[i];
+    uint32_t *old = t->baton;
+    if (old == NULL) continue;
+    uint32_t *word = detsim__world_baton(i);
+    __atomic_store_n(word, __atomic_load_n(old, __ATOMIC_ACQUIRE), __ATOMIC_RELAXED);
+    __atomic_store_n(&t->baton, word, __ATOMIC_RELEASE);
+    if (t == self) continue;
+    __atomic_store_n(old, DETSIM_BATON_MOVED, __ATOMIC_RELEASE);
+    REAL(syscall)(SYS_futex, old, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
+  }
+}
+
+/* The child of a simulated fork, before its program goes on: it has one
+ * thread, the one that forked (its slot and id stay); it draws from its
+ * own streams, and its baton words are its own slot's in the world. */
+void detsim__sched_fork_child(void) {
+  detsim_thread *self = tls_self;
+  CHECK(self != NULL);
+  for (unsigned i = 0; i < W.slots_used; i++) {
+    detsim_thread *t = &W.threads[i];
+    if (t == self) continue;
+    /* Their real threads do not exist here; a mutex one of them held stays
+     * held, as in Linux. */
+    t->state = DETSIM_T_FREE;
+    t->baton = NULL;
+  }
+  W.live = 1;
+  W.current = NULL;
+  self->joiner = NULL;
+  self->sig_pending = 0;
+  self->tid = detsim__proc_pid(); /* its only thread is its main thread */
+  self->pthread = pthread_self();
+  char label[64];
+  detsim__world_label(label, sizeof label, "scheduler");
+  detsim__rng_init(&W.rng, detsim__seed_child(W.seed, label));
+  W.preempt_countdown = preempt_gap();
+  /* Not cleared: the parent cleared it before the fork, and the world may
+   * already have come here through it. */
+  self->baton = detsim__world_baton((unsigned)(self - W.threads));
+}
+
+bool detsim__sched_pct(void) { return W.pct; }

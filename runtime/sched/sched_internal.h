@@ -21,8 +21,10 @@ enum detsim_thread_state {
 struct detsim_sig_info {
   int code;            /* si_code: SI_USER, SI_TKILL, SI_QUEUE, SI_KERNEL, SI_TIMER */
   int timer;           /* SI_TIMER: the POSIX timer that sent it (posix_timer.h) */
-  union sigval value;  /* sigqueue's value, or the timer's sigev_value */
-  int pid;             /* SI_USER, SI_TKILL, SI_QUEUE: the sender's virtual pid */
+  union sigval value;  /* sigqueue's value, the timer's sigev_value, or a
+                          SIGCHLD's si_status (CLD_* codes) */
+  int pid;             /* SI_USER, SI_TKILL, SI_QUEUE: the sender's virtual
+                          pid; a SIGCHLD's si_pid: the child that ended */
 };
 
 struct detsim_thread {
@@ -151,6 +153,11 @@ _Noreturn void detsim__deadlock(detsim_thread *self);
 void detsim__break_now(uint64_t event);
 void detsim__sched_start(uint64_t seed);
 void detsim__sched_forget_in_child(void);
+/* A run's first fork (world_proc.c): the baton words move into the world. */
+void detsim__sched_become_world(void);
+/* The child of a simulated fork: only the forking thread is left. */
+void detsim__sched_fork_child(void);
+bool detsim__sched_pct(void);
 /* The owner of a simulated mutex (0 when unknown): for deadlock reports. */
 uint32_t detsim__mutex_owner_hint(const void *mutex);
 

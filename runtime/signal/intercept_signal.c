@@ -138,7 +138,10 @@ static int sim_kill(const char *call, pid_t pid, int sig, int code, union sigval
   if (sig < 0 || sig > DETSIM_SIGNALS) return EINVAL;
   pid_t me = detsim__proc_pid();
   if (pid == -1) return detsim__world_kill_all(sig) > 0 ? 0 : other_process(call, pid);
-  if (pid != me && pid != 0 && pid != -detsim__proc_pgid()) {
+  /* Its own group: the others of it (forked processes share it), then
+   * itself. */
+  if (pid == 0 || pid == -detsim__proc_pgid()) detsim__world_kill_group(detsim__proc_pgid(), sig);
+  else if (pid != me) {
     if (pid == DETSIM_PID_INIT || pid == DETSIM_PID_PARENT || pid == -DETSIM_PID_INIT || pid == -DETSIM_PID_PARENT)
       return not_permitted(call, pid);
     return detsim__world_kill(pid, sig) == 0 ? 0 : other_process(call, pid);

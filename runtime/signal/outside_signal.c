@@ -106,7 +106,7 @@ _Noreturn void detsim__outside_end_at_event(void) {
   int sig = (int)__atomic_load_n(&detsim__outside_sig, __ATOMIC_ACQUIRE);
   /* The other nodes flush their stdio when the launcher asks them for
    * their last events (world.c). */
-  if (detsim__in_world) post_to_launcher(sig);
+  if (detsim__world_hosts()) post_to_launcher(sig);
   end_for(sig, "ends the run");
 }
 
@@ -118,7 +118,7 @@ static void sleep_ms(unsigned ms) {
 void detsim__outside_watch(void) {
   int sig = (int)__atomic_load_n(&detsim__outside_sig, __ATOMIC_ACQUIRE);
   if (sig == 0 || !W.running) return;
-  if (detsim__in_world && __atomic_load_n(&detsim__ws->current, __ATOMIC_ACQUIRE) != detsim__node_index) {
+  if (detsim__world_hosts() && __atomic_load_n(&detsim__ws->current, __ATOMIC_ACQUIRE) != detsim__node_index) {
     /* Parked: no thread of this node holds stdio; the launcher ends the
      * world and asks this node, like the others, to flush. */
     post_to_launcher(sig);
@@ -131,6 +131,6 @@ void detsim__outside_watch(void) {
    * loop).  It may hold a stdio lock. */
   detsim__outside_flush_stdio();
   detsim__report_no_flush();
-  if (detsim__in_world) post_to_launcher(sig);
+  if (detsim__world_hosts()) post_to_launcher(sig);
   end_for(sig, "ends the run (a thread is stuck outside the simulation: stdio flushed where no thread held it)");
 }

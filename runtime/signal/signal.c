@@ -28,6 +28,7 @@
 #include "proc_ids.h"
 #include "report.h"
 #include "sched.h"
+#include "proc.h"
 #include "signal_queue.h"
 #include "trace.h"
 #include "world.h"
@@ -210,6 +211,10 @@ int detsim__sig_send_from(detsim_thread *to, int sig, int code, union sigval val
   return post(to, sig, (struct detsim_sig_info){ .code = code, .value = value, .pid = pid });
 }
 
+int detsim__sig_send_chld(pid_t pid, int code, int status) {
+  return post(NULL, SIGCHLD, (struct detsim_sig_info){ .code = code, .value = { .sival_int = status }, .pid = pid });
+}
+
 void detsim__sig_orphan_timer(int timer) {
   for (int sig = 1; sig <= DETSIM_SIGNALS; sig++) {
     if (shared_info[sig].code == SI_TIMER && shared_info[sig].timer == timer) shared_info[sig].timer = 0;
@@ -256,6 +261,12 @@ int detsim__sig_take(detsim_thread *t, uint64_t set, siginfo_t *info) {
     if (carried.code == SI_USER || carried.code == SI_TKILL || carried.code == SI_QUEUE) {
       info->si_pid = carried.pid;
       info->si_uid = getuid();
+    }
+    if (sig == SIGCHLD && (carried.code == CLD_EXITED || carried.code == CLD_KILLED || carried.code == CLD_DUMPED)) {
+      info->si_pid = carried.pid;
+      info->si_uid = getuid();
+      info->si_status = carried.value.sival_int;
+      return sig;
     }
     if (carried.code == SI_TIMER) {
       info->si_timerid = carried.timer ? detsim__ptimer_kernel_id(carried.timer) : 0;
@@ -320,9 +331,13 @@ static void signal_name(int sig, char *out, size_t n) {
 _Noreturn static void default_ends_process(detsim_thread *self, int sig, const char *why) {
   char name[24], extra[48];
   signal_name(sig, name, sizeof name);
-  detsim__msg("crash: %s (%s) in thread T%u: %s", name, sigdescr_np(sig) ? sigdescr_np(sig) : "real-time signal",
+  if (detsim__proc_is_forked())
+    detsim__msg("process %d ends by %s (its default action); its parent is told", (int)detsim__proc_pid(), name);
+  else
+    detsim__msg("crash: %s (%s) in thread T%u: %s", name, sigdescr_np(sig) ? sigdescr_np(sig) : "real-time signal",
               self->id, why ? why : "its default action ends the process");
   snprintf(extra, sizeof extra, "signal=%s", name);
+  detsim__proc_ending_signal = sig; /* a forked child ends by it (world_proc.c) */
   detsim__finish(DETSIM_CLASS_crash, 0, extra);
 }
 
@@ -442,4 +457,12 @@ void detsim__sig_raise_sync(int sig, const char *why) {
   info.si_signo = sig;
   info.si_code = SI_KERNEL;
   deliver_one(self, sig, &info, why);
+}
+
+/* The child of a simulated fork (world_proc.c): pending signals and
+ * interval timers are not inherited (fork(2)). */
+void detsim__sig_fork_child(void) {
+  detsim__sig_shared = 0;
+  for (int i = 0; i < 3; i++) itimers[i] = (struct itimer){ DETSIM_NO_DEADLINE, 0, 0 };
+  timer_at_refresh();
 }

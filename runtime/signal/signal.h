@@ -66,6 +66,9 @@ static inline void detsim__sig_deliver_due(detsim_thread *t) {
  * `value` sigqueue's.  0, or EAGAIN when a real-time signal's queue is
  * full (DETSIM_MAX_QUEUED_SIGNALS). */
 int detsim__sig_send(detsim_thread *to, int sig, int code, union sigval value);
+/* SIGCHLD to this process for a child that ended (world_lifecycle.c):
+ * si_code CLD_*, si_pid and si_status as Linux fills them. */
+int detsim__sig_send_chld(pid_t pid, int code, int status);
 #define DETSIM_SIGVAL_NONE ((union sigval){ .sival_ptr = NULL })
 /* As detsim__sig_send, from the process with virtual pid `pid` (si_pid):
  * another node's kill(), the world's SIGTERM. */

@@ -106,7 +106,7 @@ const char *detsim__site_text(uintptr_t pc) {
 static int format_record(char *buf, size_t len, uint64_t n, const struct detsim_trace_record *r) {
   const char *site = detsim__site_text((uintptr_t)r->pc);
   char node[DETSIM_WORLD_NAME_BYTES + 2] = "";
-  if (detsim__in_world) snprintf(node, sizeof node, "@%.*s", DETSIM_WORLD_NAME_BYTES, detsim__ws->nodes[detsim__node_index].name);
+  if (detsim__world_hosts()) snprintf(node, sizeof node, "@%.*s", DETSIM_WORLD_NAME_BYTES, detsim__ws->nodes[detsim__node_index].name);
   return snprintf(buf, len, DETSIM_TRACE_LINE_FORMAT, n, r->time_ns / UINT64_C(1000000000),
                   r->time_ns % UINT64_C(1000000000), r->tid, node, detsim__event_name((enum detsim_event_kind)r->kind),
                   r->obj, r->aux, (int)strlen(site), site);

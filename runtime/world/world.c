@@ -42,6 +42,8 @@
 
 bool detsim__in_world;
 unsigned detsim__node_index;
+unsigned detsim__host_index;
+bool detsim__world_solo;
 struct detsim_world_shared *detsim__ws;
 
 #define S detsim__ws
@@ -85,6 +87,7 @@ void detsim__world_attach(const char *spec) {
   if (node >= S->n_nodes) attach_error("%s", "no such node in this world");
   if (S->nodes[node].state != DETSIM_NODE_STARTING) attach_error("%s", "that node is not starting");
   detsim__node_index = (unsigned)node;
+  detsim__host_index = (unsigned)node;
   detsim__in_world = true;
   /* The node's clocks read through its record, which a skew fault sets
    * (a restarted process finds it as its predecessor left it). */
@@ -164,12 +167,6 @@ static void dump_request(int sig) {
 }
 
 void detsim__world_park_main(void) {
-  struct sigaction sa;
-  memset(&sa, 0, sizeof sa);
-  sa.sa_handler = dump_request;
-  sa.sa_flags = SA_RESTART | SA_ONSTACK;
-  sigemptyset(&sa.sa_mask);
-  REAL(sigaction)(DETSIM_WORLD_DUMP_SIGNAL, &sa, NULL);
   struct detsim_world_node *me = self_node();
   me->pid = REAL(getpid)(); /* the kernel's: the launcher signals it */
   me->idle = 0;
@@ -179,6 +176,18 @@ void detsim__world_park_main(void) {
   me->guess = DETSIM_WORLD_NO_SLOT;
   me->posted_by = -1;
   for (unsigned j = 0; j < DETSIM_WORLD_NODES_MAX; j++) me->guess_after[j] = DETSIM_WORLD_NO_SLOT;
+  detsim__world_start_dispatcher();
+  __atomic_store_n(&me->state, DETSIM_NODE_READY, __ATOMIC_RELEASE);
+  futex_wake_shared(&me->state);
+}
+
+void detsim__world_start_dispatcher(void) {
+  struct sigaction sa;
+  memset(&sa, 0, sizeof sa);
+  sa.sa_handler = dump_request;
+  sa.sa_flags = SA_RESTART | SA_ONSTACK;
+  sigemptyset(&sa.sa_mask);
+  REAL(sigaction)(DETSIM_WORLD_DUMP_SIGNAL, &sa, NULL);
   pthread_t t;
   pthread_attr_t attr;
   pthread_attr_init(&attr);
@@ -190,8 +199,6 @@ void detsim__world_park_main(void) {
     detsim__msg("error: cannot start this node's dispatcher thread: %s", strerror(r));
     REAL(syscall)(SYS_exit_group, DETSIM_EXIT_USAGE);
   }
-  __atomic_store_n(&me->state, DETSIM_NODE_READY, __ATOMIC_RELEASE);
-  futex_wake_shared(&me->state);
 }
 
 /* ---- choices over nodes ---- */
@@ -291,6 +298,17 @@ void detsim__world_post(unsigned node, uint64_t at) {
     n->posted_by = (int32_t)detsim__node_index;
   }
   if (at == now) n->idle = 0;
+}
+
+unsigned detsim__world_host_of(unsigned node) {
+  CHECK_LT(node, DETSIM_WORLD_NODES_MAX);
+  return S->nodes[node].host1 ? S->nodes[node].host1 - 1 : node;
+}
+
+void detsim__world_post_host(unsigned host, uint64_t at) {
+  if (host == detsim__host_index && at > detsim__now_ns()) detsim__sched_times_changed();
+  for (unsigned j = 0; j < S->n_nodes; j++)
+    if (j != detsim__node_index && detsim__world_host_of(j) == host) detsim__world_post(j, at);
 }
 
 void detsim__world_touch(void) {

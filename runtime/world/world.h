@@ -18,6 +18,16 @@
 extern bool detsim__in_world;
 extern unsigned detsim__node_index;
 extern struct detsim_world_shared *detsim__ws;
+/* The host this process runs on: its address, name, clocks and links
+ * (the node's own index, or its forking ancestor's host: world_proc.c).
+ * detsim__node_index is the process's slot (batons, posts, choices). */
+extern unsigned detsim__host_index;
+/* A world that a run made for itself at its first fork (world_proc.c):
+ * one host, the run's own processes; no launcher. */
+extern bool detsim__world_solo;
+/* Whether the world has hosts of a scenario (node addresses, names, host
+ * faults): a launcher's world, not a run's own. */
+static inline bool detsim__world_hosts(void) { return detsim__in_world && !detsim__world_solo; }
 
 /* Maps the world named by DETSIM_WORLD ("FD,NODE"); a usage error when it
  * is malformed or not a world. */
@@ -25,6 +35,8 @@ void detsim__world_attach(const char *spec);
 /* The main thread of a new node: registers as ready, starts the node's
  * dispatcher, and waits until the world first hands this node the baton. */
 void detsim__world_park_main(void);
+/* Starts this process's dispatcher thread (and its dump handler). */
+void detsim__world_start_dispatcher(void);
 
 /* Other nodes that may have something to run, in index order: their count. */
 unsigned detsim__world_candidates(unsigned *out);
@@ -57,6 +69,11 @@ void detsim__world_learn_guess(int due_from, unsigned slot);
  * `at` on (an arrival, space freed, a close): that node looks again then,
  * idle or not.  Only for another node. */
 void detsim__world_post(unsigned node, uint64_t at);
+/* The host of process slot `node` (itself for a node of the scenario). */
+unsigned detsim__world_host_of(unsigned node);
+/* As detsim__world_post, for every process on host `host` (this one's own
+ * waits look again too when it is this process's host). */
+void detsim__world_post_host(unsigned host, uint64_t at);
 /* Something concerns every other node now (a crash, a restart, a reset):
  * each looks again. */
 void detsim__world_touch(void);
@@ -113,10 +130,14 @@ void detsim__world_restart(unsigned node);
  * SIGTERM was not the world's). */
 void detsim__world_term(unsigned node);
 void detsim__world_take_signals(void);
-/* kill() of another node's process, by its virtual pid (or -its group):
- * the signal waits in that node's inbox until the world comes to it.  0,
- * or -1 when no other node of the world has that pid. */
+/* kill() of another process of the world (a node's, a forked one), by its
+ * virtual pid (or -its group): the signal waits in that process's inbox
+ * until the world comes to it; a zombie accepts it and loses it.  0, or -1
+ * when no other process of the world has that pid. */
 int detsim__world_kill(pid_t pid, int sig);
+/* kill() of process group `pgid`: every other process of it (this one's
+ * own signal is the caller's); how many there were, zombies included. */
+unsigned detsim__world_kill_group(pid_t pgid, int sig);
 /* kill(-1): every other node's process; how many there were. */
 unsigned detsim__world_kill_all(int sig);
 void detsim__world_term_default(void);

@@ -5,7 +5,9 @@
  * allocated in the world's shared mapping, which sits at the same address
  * everywhere.  The allocator is the simplest that bounds waste: one free
  * list per power-of-two size class, and a bump pointer; only the baton
- * holder calls it, so it needs no lock.  Outside a world the C heap serves.
+ * holder calls it, so it needs no lock.  A run outside a launcher's world
+ * uses its own region's arena (proc.h: a child it forks shares the objects);
+ * only when that region could not be mapped does the C heap serve.
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -71,7 +73,7 @@ static struct block_header *header_of(void *p) {
 }
 
 void *detsim__net_calloc(size_t n, size_t size) {
-  if (!detsim__in_world) return calloc(n, size);
+  if (S == NULL) return calloc(n, size);
   if (size != 0 && n > SIZE_MAX / size) return NULL;
   void *p = arena_alloc(n * size);
   memset(p, 0, n * size);
@@ -79,7 +81,7 @@ void *detsim__net_calloc(size_t n, size_t size) {
 }
 
 void *detsim__net_malloc(size_t size) {
-  if (!detsim__in_world) return malloc(size);
+  if (S == NULL) return malloc(size);
   return arena_alloc(size);
 }
 
@@ -97,7 +99,7 @@ void detsim__net_free(void *p) {
 }
 
 void *detsim__net_realloc(void *p, size_t size) {
-  if (!detsim__in_world || (p != NULL && !in_arena(p))) return realloc(p, size);
+  if (S == NULL || (p != NULL && !in_arena(p))) return realloc(p, size);
   if (p == NULL) return arena_alloc(size);
   struct block_header *h = header_of(p);
   uint64_t have = ((uint64_t)1 << h->cls) - BLOCK_HEADER;

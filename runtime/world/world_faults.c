@@ -403,7 +403,7 @@ static void drop_groups(uint64_t mask) {
 static void draw(void) {
   S->faults_drawn = 1;
   S->level = (uint32_t)detsim__opt.level;
-  if (S->level < 2 || S->n_nodes < 2) return;
+  if (S->level < 2 || S->n_nodes < 2 || detsim__world_solo) return;
   unsigned on;
   CHECK_EQ(detsim__faults_mask(detsim__opt.faults, &on), 0); /* validated with the options */
   uint64_t horizon = detsim__opt.fault_horizon_ms * 1000000ull;

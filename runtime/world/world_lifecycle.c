@@ -91,9 +91,12 @@ void detsim__world_take_signals(void) {
   struct detsim_world_node *me = &S->nodes[detsim__node_index];
   for (uint64_t in = me->sig_inbox; in; in &= in - 1) {
     int sig = __builtin_ctzll(in) + 1;
-    detsim__sig_send_from(NULL, sig, SI_USER, DETSIM_SIGVAL_NONE, me->sig_from[sig - 1]);
+    /* A child's end carries its siginfo (CLD_*); any other is a kill. */
+    if (sig == SIGCHLD && me->chld_code != 0) detsim__sig_send_chld(me->chld_pid, me->chld_code, me->chld_status);
+    else detsim__sig_send_from(NULL, sig, SI_USER, DETSIM_SIGVAL_NONE, me->sig_from[sig - 1]);
   }
   me->sig_inbox = 0;
+  me->chld_code = 0;
 }
 
 /* Signal `sig` waits in node j's inbox, from this process. */
@@ -105,14 +108,41 @@ static void post_signal(unsigned j, int sig) {
   detsim__world_post(j, detsim__now_ns());
 }
 
+/* Whether slot j is a zombie: a forked process not waited for yet.  A
+ * signal to it is accepted and lost, as Linux does. */
+static bool zombie(const struct detsim_world_node *n) {
+  return __atomic_load_n(&n->state, __ATOMIC_ACQUIRE) == DETSIM_NODE_EXITED && n->host1 != 0 && !n->reaped;
+}
+
 int detsim__world_kill(pid_t pid, int sig) {
   if (!detsim__in_world || pid == 0 || pid == -1) return -1;
-  /* -pgid: every process of that group, which is one node's first
-   * process while nodes do not fork. */
-  int j = pid > 0 ? detsim__proc_node_of(pid) : detsim__proc_node_of_group(-pid);
-  if (j < 0 || (unsigned)j == detsim__node_index) return -1;
-  post_signal((unsigned)j, sig);
-  return 0;
+  if (pid < 0) return detsim__world_kill_group(-pid, sig) > 0 ? 0 : -1;
+  for (unsigned j = 0; j < S->n_nodes; j++) {
+    struct detsim_world_node *n = &S->nodes[j];
+    if (j == detsim__node_index || n->vpid != pid) continue;
+    if (zombie(n)) return 0;
+    if (__atomic_load_n(&n->state, __ATOMIC_ACQUIRE) != DETSIM_NODE_READY) continue;
+    post_signal(j, sig);
+    return 0;
+  }
+  return -1;
+}
+
+unsigned detsim__world_kill_group(pid_t pgid, int sig) {
+  if (!detsim__in_world) return 0;
+  unsigned sent = 0;
+  for (unsigned j = 0; j < S->n_nodes; j++) {
+    struct detsim_world_node *n = &S->nodes[j];
+    if (j == detsim__node_index || detsim__proc_pgid_of_node(j) != pgid) continue;
+    if (zombie(n)) {
+      sent++;
+      continue;
+    }
+    if (__atomic_load_n(&n->state, __ATOMIC_ACQUIRE) != DETSIM_NODE_READY) continue;
+    post_signal(j, sig);
+    sent++;
+  }
+  return sent;
 }
 
 unsigned detsim__world_kill_all(int sig) {

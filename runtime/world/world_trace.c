@@ -92,7 +92,9 @@ static int write_part(const char *path) {
 void detsim__world_trace_part(void) {
   char base[DETSIM_PATH_BYTES_MAX + 32], part[DETSIM_PATH_BYTES_MAX + 96];
   const char *path = detsim__trace_path(base, sizeof base);
-  if (path == NULL) return;
+  /* A run's own world has no launcher to merge parts (report.c writes the
+   * trace of the process that ends the run). */
+  if (path == NULL || detsim__world_solo) return;
   const struct detsim_world_node *me = &detsim__ws->nodes[detsim__node_index];
   snprintf(part, sizeof part, "%s.%.*s.%u", path, DETSIM_WORLD_NAME_BYTES, me->name, me->incarnation);
   if (write_part(part) != 0) detsim__msg("warning: cannot write this node's trace part %s", part);

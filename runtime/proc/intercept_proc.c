@@ -1,0 +1,193 @@
+/* Interceptors: processes of the simulation (proc.h, docs/processes.md):
+ * fork and vfork, the wait family, exec (the pids: intercept_proc_ids.c). */
+#include <errno.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "cancel.h"
+#include "proc.h"
+#include "real.h"
+#include "report.h"
+#include "sched_internal.h"
+#include "world.h"
+
+#define PC() ((uintptr_t)__builtin_return_address(0))
+
+/* A node of a launcher's world: its launcher knows only its nodes yet, so
+ * a fork there still runs natively (reported once). */
+static pid_t native_fork(void) {
+  static unsigned warned;
+  if (!__atomic_exchange_n(&warned, 1, __ATOMIC_RELAXED))
+    detsim__msg("warning: fork() in a node of a simworld scenario is not simulated yet: it runs natively and the "
+                "child leaves the simulation; this run may not replay");
+  return REAL(fork)();
+}
+
+static pid_t sim_fork(uintptr_t pc) {
+  if (detsim__self() == NULL || detsim__internal()) return REAL(fork)();
+  if (detsim__world_hosts()) return native_fork();
+  return detsim__proc_fork(pc);
+}
+
+DETSIM_EXPORT pid_t __detsim_fork(void) { return sim_fork(PC()); }
+DETSIM_INTERCEPT_ALIAS(fork)
+
+/* vfork runs as fork: the child has its own copy of the memory, which a
+ * program that vforks only to exec or _exit cannot tell apart. */
+DETSIM_EXPORT pid_t __detsim_vfork(void) { return sim_fork(PC()); }
+DETSIM_INTERCEPT_ALIAS(vfork)
+
+/* Whether a wait is the simulation's: this process is in a world it can
+ * have children in (a run's own, after its first fork). */
+static bool simulated_wait(void) { return detsim__self() != NULL && detsim__world_solo; }
+
+DETSIM_EXPORT pid_t __detsim_waitpid(pid_t pid, int *status, int options) {
+  DETSIM_CANCEL_POINT();
+  if (!simulated_wait()) return REAL(waitpid)(pid, status, options);
+  return detsim__proc_wait(pid, status, options, NULL, false, PC());
+}
+DETSIM_INTERCEPT_ALIAS(waitpid)
+
+DETSIM_EXPORT pid_t __detsim_wait(int *status) {
+  DETSIM_CANCEL_POINT();
+  if (!simulated_wait()) return REAL(wait)(status);
+  return detsim__proc_wait(-1, status, 0, NULL, false, PC());
+}
+DETSIM_INTERCEPT_ALIAS(wait)
+
+DETSIM_EXPORT pid_t __detsim_wait4(pid_t pid, int *status, int options, struct rusage *ru) {
+  DETSIM_CANCEL_POINT();
+  if (!simulated_wait()) return REAL(wait4)(pid, status, options, ru);
+  pid_t r = detsim__proc_wait(pid, status, options, NULL, false, PC());
+  /* No CPU time is simulated: a child used none. */
+  if (r > 0 && ru) memset(ru, 0, sizeof *ru);
+  return r;
+}
+DETSIM_INTERCEPT_ALIAS(wait4)
+
+DETSIM_EXPORT pid_t __detsim_wait3(int *status, int options, struct rusage *ru) {
+  DETSIM_CANCEL_POINT();
+  if (!simulated_wait()) return REAL(wait3)(status, options, ru);
+  pid_t r = detsim__proc_wait(-1, status, options, NULL, false, PC());
+  if (r > 0 && ru) memset(ru, 0, sizeof *ru);
+  return r;
+}
+DETSIM_INTERCEPT_ALIAS(wait3)
+
+DETSIM_EXPORT int __detsim_waitid(idtype_t idtype, id_t id, siginfo_t *info, int options) {
+  DETSIM_CANCEL_POINT();
+  if (!simulated_wait()) return REAL(waitid)(idtype, id, info, options);
+  pid_t pid;
+  if (idtype == P_ALL) pid = -1;
+  else if (idtype == P_PID && (pid_t)id > 0) pid = (pid_t)id;
+  else if (idtype == P_PGID) pid = id == 0 ? 0 : -(pid_t)id;
+  else {
+    errno = EINVAL;
+    return -1;
+  }
+  /* waitid reports only what it is asked for: stops are not simulated. */
+  if (!(options & WEXITED)) {
+    if (!(options & (WSTOPPED | WCONTINUED))) {
+      errno = EINVAL;
+      return -1;
+    }
+    if (options & WNOHANG) {
+      memset(info, 0, sizeof *info);
+      return 0;
+    }
+  }
+  siginfo_t got;
+  pid_t r = detsim__proc_wait(pid, NULL, options, &got, true, PC());
+  if (r < 0) return -1;
+  if (info) *info = got;
+  return 0;
+}
+DETSIM_INTERCEPT_ALIAS(waitid)
+
+/* ---- exec ----
+ *
+ * Not simulated yet in a process of a run's own world (after a fork): the
+ * new image would start a run of its own and leave its slot of the world
+ * waiting forever.  The call fails loudly, naming the binary, with ENOSYS
+ * (a child then typically reports it and _exits, which its parent sees).
+ * Before any fork, exec replaces the whole run as it always did. */
+
+static bool exec_refused(const char *call, const char *path) {
+  if (detsim__self() == NULL || !detsim__world_solo) return false;
+  detsim__msg("error: %s(\"%s\") in a process of the simulation is not simulated yet (exec after fork): the call "
+              "fails with ENOSYS and the process stays in the world", call, path ? path : "(null)");
+  errno = ENOSYS;
+  return true;
+}
+
+DETSIM_EXPORT int __detsim_execve(const char *path, char *const argv[], char *const envp[]) {
+  if (exec_refused("execve", path)) return -1;
+  return REAL(execve)(path, argv, envp);
+}
+DETSIM_INTERCEPT_ALIAS(execve)
+
+DETSIM_EXPORT int __detsim_execv(const char *path, char *const argv[]) {
+  if (exec_refused("execv", path)) return -1;
+  return REAL(execv)(path, argv);
+}
+DETSIM_INTERCEPT_ALIAS(execv)
+
+DETSIM_EXPORT int __detsim_execvp(const char *file, char *const argv[]) {
+  if (exec_refused("execvp", file)) return -1;
+  return REAL(execvp)(file, argv);
+}
+DETSIM_INTERCEPT_ALIAS(execvp)
+
+DETSIM_EXPORT int __detsim_execvpe(const char *file, char *const argv[], char *const envp[]) {
+  if (exec_refused("execvpe", file)) return -1;
+  return REAL(execvpe)(file, argv, envp);
+}
+DETSIM_INTERCEPT_ALIAS(execvpe)
+
+DETSIM_EXPORT int __detsim_fexecve(int fd, char *const argv[], char *const envp[]) {
+  if (exec_refused("fexecve", argv && argv[0] ? argv[0] : "(fd)")) return -1;
+  return REAL(fexecve)(fd, argv, envp);
+}
+DETSIM_INTERCEPT_ALIAS(fexecve)
+
+/* The execl forms: their arguments as an argv (and execle's envp after
+ * the terminating NULL). */
+#define EXECL_BODY(call, first, real_call)                        \
+  if (exec_refused(call, first)) return -1;                       \
+  va_list ap;                                                     \
+  va_start(ap, arg0);                                             \
+  size_t n = 1;                                                   \
+  va_list count;                                                  \
+  va_copy(count, ap);                                             \
+  while (va_arg(count, char *) != NULL) n++;                      \
+  va_end(count);                                                  \
+  char *args[n + 1];                                              \
+  args[0] = (char *)arg0;                                         \
+  for (size_t i = 1; i <= n; i++) args[i] = va_arg(ap, char *);   \
+  char **envp = with_env ? va_arg(ap, char **) : NULL;            \
+  va_end(ap);                                                     \
+  (void)envp;                                                     \
+  return real_call;
+
+DETSIM_EXPORT int __detsim_execl(const char *path, const char *arg0, ...) {
+  const bool with_env = false;
+  EXECL_BODY("execl", path, REAL(execv)(path, args))
+}
+DETSIM_INTERCEPT_ALIAS(execl)
+
+DETSIM_EXPORT int __detsim_execlp(const char *file, const char *arg0, ...) {
+  const bool with_env = false;
+  EXECL_BODY("execlp", file, REAL(execvp)(file, args))
+}
+DETSIM_INTERCEPT_ALIAS(execlp)
+
+DETSIM_EXPORT int __detsim_execle(const char *path, const char *arg0, ...) {
+  const bool with_env = true;
+  EXECL_BODY("execle", path, REAL(execve)(path, args, envp))
+}
+DETSIM_INTERCEPT_ALIAS(execle)

@@ -1,0 +1,331 @@
+/* Processes of a world: fork, a forked process's end, the teardown
+ * (proc.h, docs/processes.md).
+ *
+ * Rules of this file:
+ *  - A process is a slot of the world's node table; a forked one names its
+ *    host (host1) and its parent.  Slots are never reused in a run, so a
+ *    pid names one process and the slots are in creation order (a parent
+ *    before its children: the teardown relies on it).
+ *  - Only the baton holder writes the header, as everywhere in a world;
+ *    the one exception is the child's own setup before it first takes the
+ *    world, which writes nothing shared.
+ *  - The parent makes the child a candidate of the world when its real
+ *    fork returns, before any other yield point, so the child enters the
+ *    history at the same place in every run of the seed.
+ */
+#include <errno.h>
+#include <linux/futex.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "check.h"
+#include "clock.h"
+#include "limits.h"
+#include "net.h"
+#include "options.h"
+#include "plan.h"
+#include "proc.h"
+#include "proc_ids.h"
+#include "real.h"
+#include "report.h"
+#include "sched_core.h"
+#include "sched_internal.h"
+#include "signal.h"
+#include "trace.h"
+#include "world.h"
+
+#define S detsim__ws
+
+_Static_assert(DETSIM_WORLD_PROCESSES_MAX <= DETSIM_WORLD_NODES_MAX, "every process has a node slot");
+
+void detsim__watchdog_start(void);
+
+int detsim__proc_ending_signal;
+
+/* The slot the child of the fork in progress takes (read by the child). */
+static int fork_slot = -1;
+/* Whether that fork came from the first process's main thread: the child
+ * then dies with it (PR_SET_PDEATHSIG is about the forking thread, and
+ * about the parent only: a deeper descendant, which Linux lets outlive its
+ * own parent, watches the first process from its watchdog instead). */
+static bool fork_from_main;
+static pid_t fork_parent_real_pid;
+
+bool detsim__proc_is_forked(void) {
+  return detsim__in_world && S->nodes[detsim__node_index].host1 != 0;
+}
+
+bool detsim__proc_orphan(void) {
+  return detsim__proc_is_forked() && S->nodes[detsim__node_index].parent < 0;
+}
+
+/* ---- the run's own region, and its world ---- */
+
+/* Under a sanitizer the fixed address is no place for a region: it lies in
+ * ThreadSanitizer's shadow, and AddressSanitizer's interceptors see every
+ * page of it.  A sanitized run stays one process (fork fails with ENOMEM,
+ * naming why). */
+extern void __tsan_init(void) __attribute__((weak));
+extern void __asan_init(void) __attribute__((weak));
+extern void __msan_init(void) __attribute__((weak));
+
+void detsim__proc_map_own_region(void) {
+  if (__tsan_init || __asan_init || __msan_init) return;
+  void *want = (void *)(uintptr_t)DETSIM_WORLD_ADDR;
+  void *p = mmap(want, DETSIM_WORLD_BYTES, PROT_READ | PROT_WRITE,
+                 MAP_SHARED | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE | MAP_NORESERVE, -1, 0);
+  if (p == MAP_FAILED) return;
+  if (p != want) {
+    munmap(p, DETSIM_WORLD_BYTES);
+    return;
+  }
+  /* Only the arena is used until a fork: network objects are allocated
+   * there from the start, so a child shares those made before it. */
+  S = p;
+}
+
+static void futex_wait_shared(uint32_t *word, uint32_t val) {
+  REAL(syscall)(SYS_futex, word, FUTEX_WAIT, val, NULL, NULL, 0);
+}
+
+/* The first process's warden: a real thread outside the simulation that
+ * waits for an end found by another process, and writes the run's result. */
+static void *warden_main(void *arg) {
+  (void)arg;
+  sigset_t all;
+  sigfillset(&all);
+  pthread_sigmask(SIG_BLOCK, &all, NULL);
+  while (__atomic_load_n(&S->ended, __ATOMIC_ACQUIRE) == 0) futex_wait_shared(&S->ended, 0);
+  detsim__finish_as_world_ended();
+}
+
+static void become_world(void) {
+  CHECK(!detsim__in_world);
+  S->magic = DETSIM_WORLD_MAGIC;
+  S->version = DETSIM_WORLD_VERSION;
+  S->n_nodes = 1;
+  S->seed = detsim__seed();
+  S->current = 0;
+  S->end_node = -1;
+  struct detsim_world_node *me = &S->nodes[0];
+  snprintf(me->name, sizeof me->name, "localhost");
+  me->parent = -1;
+  me->incarnation = 1;
+  detsim__world_solo = true;
+  detsim__in_world = true;
+  detsim__node_index = 0;
+  detsim__host_index = 0;
+  detsim__clock_follow(&me->clock);
+  detsim__sched_become_world();
+  detsim__world_park_main(); /* pid, dispatcher, READY (it holds the world) */
+  detsim__proc_ids_enter_world(); /* the pids' counter is the world's now */
+  /* Orphans of the world become the first process's for real, so its
+   * teardown can reap every one. */
+  prctl(PR_SET_CHILD_SUBREAPER, 1);
+  pthread_t t;
+  pthread_attr_t attr;
+  pthread_attr_init(&attr);
+  pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+  pthread_attr_setstacksize(&attr, 256u << 10);
+  int r = REAL(pthread_create)(&t, &attr, warden_main, NULL);
+  pthread_attr_destroy(&attr);
+  CHECK_EQ(r, 0);
+  detsim__sched_refresh_time_stop();
+}
+
+/* ---- fork ---- */
+
+static pid_t fork_fails(int err) {
+  errno = err;
+  return -1;
+}
+
+pid_t detsim__proc_fork(uintptr_t pc) {
+  detsim_thread *self = detsim__self();
+  CHECK(self != NULL);
+  if (S == NULL) {
+    detsim__msg("error: fork(): the world's shared region could not be mapped at 0x%llx in this process (or a "
+                "sanitizer build has none), so a child could not share the simulation; fork fails with ENOMEM",
+                (unsigned long long)DETSIM_WORLD_ADDR);
+    return fork_fails(ENOMEM);
+  }
+  if (detsim__sched_pct() || detsim__plan_replaying || detsim__opt.plan_out[0]) {
+    detsim__msg("error: fork() under strategy=pct or a schedule plan is not simulated (they are for one process); "
+                "fork fails with ENOSYS");
+    return fork_fails(ENOSYS);
+  }
+  detsim__yield_aux(DETSIM_EV_proc_fork, NULL, pc, 0);
+  if (!detsim__in_world) become_world();
+  unsigned slot = S->n_nodes;
+  if (slot >= DETSIM_WORLD_PROCESSES_MAX) {
+    static bool told;
+    if (!told) {
+      told = true;
+      detsim__msg("limit world_processes_max=%d reached: fork fails with EAGAIN (processes of one world, every "
+                  "one that lived in the run)", DETSIM_WORLD_PROCESSES_MAX);
+    }
+    return fork_fails(EAGAIN);
+  }
+  struct detsim_world_node *n = &S->nodes[slot];
+  const struct detsim_world_node *me = &S->nodes[detsim__node_index];
+  memset(n, 0, sizeof *n);
+  n->state = DETSIM_NODE_STARTING;
+  n->host1 = detsim__host_index + 1;
+  n->parent = (int32_t)detsim__node_index;
+  /* The world's next id (proc_ids.h), taken by the baton holder. */
+  n->vpid = detsim__proc_alloc();
+  memcpy(n->name, S->nodes[detsim__host_index].name, sizeof n->name);
+  n->incarnation = 1;
+  n->clock = me->clock;
+  n->wake_at = DETSIM_NO_DEADLINE;
+  n->posted_at = DETSIM_NO_DEADLINE;
+  n->posted_by = -1;
+  /* The world first comes to the child through its only thread's word. */
+  n->guess = (int32_t)(self - W.threads);
+  for (unsigned j = 0; j < DETSIM_WORLD_NODES_MAX; j++) n->guess_after[j] = DETSIM_WORLD_NO_SLOT;
+  memset(S->batons[slot], 0, sizeof S->batons[slot]);
+  S->n_nodes = slot + 1;
+  net_fork_share(+1);
+  fork_slot = (int)slot;
+  fork_parent_real_pid = REAL(getpid)();
+  fork_from_main = detsim__node_index == 0 && REAL(syscall)(SYS_gettid) == fork_parent_real_pid;
+  pid_t real = REAL(fork)();
+  fork_slot = -1;
+  if (real < 0) {
+    int e = errno;
+    net_fork_share(-1);
+    n->state = DETSIM_NODE_EXITED;
+    n->reaped = 1;
+    return fork_fails(e);
+  }
+  /* The child was set up by detsim__proc_atfork_child and holds the world. */
+  if (real == 0) return 0;
+  n->pid = real;
+  detsim__event(DETSIM_EV_proc_fork, self, NULL, pc, slot);
+  __atomic_store_n(&n->state, DETSIM_NODE_READY, __ATOMIC_RELEASE);
+  return n->vpid;
+}
+
+bool detsim__proc_atfork_child(void) {
+  if (fork_slot < 0) return false;
+  unsigned slot = (unsigned)fork_slot;
+  fork_slot = -1;
+  if (fork_from_main) {
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (REAL(getppid)() != fork_parent_real_pid) REAL(_exit)(128 + SIGKILL); /* the parent is gone already */
+  }
+  detsim__node_index = slot;
+  /* Its parent's group and session (this memory is still the parent's). */
+  detsim__proc_set(S->nodes[slot].vpid, detsim__proc_pid(), detsim__proc_pgid(), detsim__proc_sid());
+  detsim__sched_fork_child();
+  detsim__sig_fork_child();
+  net_fork_child();
+  detsim__world_start_dispatcher();
+  /* It always runs: it also ends a run stopped by a signal from outside. */
+  detsim__watchdog_start();
+  /* The child runs its program (its atfork handlers first) when the world
+   * first comes to it. */
+  detsim__sched_wait_baton(detsim__self());
+  return true;
+}
+
+/* ---- a forked process's end ---- */
+
+void detsim__proc_end(int wait_status) {
+  CHECK(detsim__proc_is_forked());
+  CHECK(detsim__self() != NULL);
+  struct detsim_world_node *me = &S->nodes[detsim__node_index];
+  /* As the kernel ends a process: its descriptors close (a shared one
+   * stays open in the other processes that hold it). */
+  net_close_all();
+  me->wait_status = wait_status;
+  /* Its children are orphans: nobody waits for them. */
+  for (unsigned j = 0; j < S->n_nodes; j++) {
+    struct detsim_world_node *c = &S->nodes[j];
+    if (c->parent != (int32_t)detsim__node_index) continue;
+    c->parent = -1;
+    if (__atomic_load_n(&c->state, __ATOMIC_ACQUIRE) == DETSIM_NODE_EXITED) c->reaped = 1;
+  }
+  if (me->parent >= 0) {
+    unsigned p = (unsigned)me->parent;
+    struct detsim_world_node *pn = &S->nodes[p];
+    if (!(pn->sig_inbox & (1ull << (SIGCHLD - 1)))) {
+      pn->chld_pid = me->vpid;
+      pn->chld_code = WIFEXITED(wait_status) ? CLD_EXITED : WCOREDUMP(wait_status) ? CLD_DUMPED : CLD_KILLED;
+      pn->chld_status = WIFEXITED(wait_status) ? WEXITSTATUS(wait_status) : WTERMSIG(wait_status);
+    }
+    pn->sig_inbox |= 1ull << (SIGCHLD - 1);
+    detsim__world_post(p, detsim__now_ns());
+  } else {
+    me->reaped = 1;
+  }
+  detsim__world_node_exit(WIFEXITED(wait_status) ? WEXITSTATUS(wait_status) : 128 + WTERMSIG(wait_status));
+}
+
+int detsim__proc_signal_status(int sig) {
+  struct rlimit core;
+  bool dumps = sig == SIGQUIT || sig == SIGILL || sig == SIGTRAP || sig == SIGABRT || sig == SIGBUS ||
+               sig == SIGFPE || sig == SIGSEGV || sig == SIGXCPU || sig == SIGXFSZ || sig == SIGSYS;
+  /* A core is dumped (WCOREDUMP) only where the limit allows one. */
+  if (dumps && (getrlimit(RLIMIT_CORE, &core) != 0 || core.rlim_cur == 0)) dumps = false;
+  return sig | (dumps ? 0x80 : 0);
+}
+
+/* ---- the end of the run ---- */
+
+/* Whether the process with real pid `pid` is gone or a zombie. */
+static bool real_process_dead(pid_t pid) {
+  if (REAL(kill)(pid, 0) != 0) return errno == ESRCH;
+  char path[64], buf[256];
+  snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
+  FILE *f = fopen(path, "r");
+  if (f == NULL) return true;
+  size_t n = fread(buf, 1, sizeof buf - 1, f);
+  fclose(f);
+  buf[n] = '\0';
+  const char *close_paren = strrchr(buf, ')'); /* the name may hold spaces */
+  return close_paren != NULL && (close_paren[2] == 'Z' || close_paren[2] == 'X');
+}
+
+int detsim__proc_holder_died(void) {
+  if (!detsim__world_solo || detsim__node_index != 0) return -1;
+  unsigned cur = __atomic_load_n(&S->current, __ATOMIC_ACQUIRE);
+  if (cur == 0 || cur >= S->n_nodes) return -1;
+  const struct detsim_world_node *n = &S->nodes[cur];
+  pid_t pid = __atomic_load_n(&n->pid, __ATOMIC_ACQUIRE);
+  /* One that ended as a process of the world handed the world over first. */
+  if (pid <= 0 || __atomic_load_n(&n->state, __ATOMIC_ACQUIRE) != DETSIM_NODE_READY) return -1;
+  if (!real_process_dead(pid)) return -1;
+  /* It may have handed the world over just before it ended. */
+  if (__atomic_load_n(&S->current, __ATOMIC_ACQUIRE) != cur) return -1;
+  return n->vpid;
+}
+
+bool detsim__proc_world_gone(void) {
+  if (!detsim__proc_is_forked()) return false;
+  return REAL(kill)(S->nodes[0].pid, 0) != 0 && errno == ESRCH;
+}
+
+void detsim__proc_teardown(void) {
+  if (!detsim__world_solo || detsim__node_index != 0) return;
+  unsigned n = S->n_nodes;
+  for (unsigned j = 1; j < n; j++)
+    if (S->nodes[j].pid > 0) REAL(kill)(S->nodes[j].pid, SIGKILL);
+  /* In creation order: a parent is reaped before its children, which are
+   * then this process's (it is their subreaper). */
+  for (unsigned j = 1; j < n; j++) {
+    pid_t pid = S->nodes[j].pid;
+    if (pid <= 0) continue;
+    while (REAL(waitpid)(pid, NULL, __WALL) < 0 && errno == EINTR) {
+    }
+    S->nodes[j].pid = 0;
+  }
+}
