@@ -234,4 +234,13 @@ _Static_assert((DETSIM_TRACE_EVENTS_DEFAULT & (DETSIM_TRACE_EVENTS_DEFAULT - 1))
  * fails with EAGAIN and names world_processes_max. */
 #define DETSIM_WORLD_PROCESSES_MAX 64
 
+/* posix_spawn, system, popen (runtime/proc/proc_spawn.c): file actions
+ * recorded per posix_spawn_file_actions_t, such objects alive at once,
+ * words of a command line run without a shell, popen streams open at
+ * once.  Past each: ENOMEM (EMFILE for popen) and a message naming it. */
+#define DETSIM_SPAWN_ACTIONS_MAX 64
+#define DETSIM_SPAWN_ACTION_OBJECTS_MAX 64
+#define DETSIM_COMMAND_WORDS_MAX 256
+#define DETSIM_POPEN_MAX 64
+
 #endif

@@ -25,7 +25,7 @@
 #include <stdint.h>
 
 #define DETSIM_WORLD_MAGIC 0x646c726f776d6973ull /* "simworld" */
-#define DETSIM_WORLD_VERSION 15u
+#define DETSIM_WORLD_VERSION 16u
 /* Far from where Linux places programs, heaps, libraries and stacks without
  * address randomization. */
 #define DETSIM_WORLD_ADDR 0x200000000000ull
@@ -246,6 +246,14 @@ struct detsim_world_shared {
   void *epoll_instances;
   uint32_t epoll_registrations;
   uint32_t pad_epoll;
+  /* exec (runtime/proc/proc_exec.c): escapes to a binary that is not a
+   * simulation build, refused (the run ends inconclusive) or run outside
+   * (exec_native=1: the run is not replayable), the first one's binary,
+   * and the slots whose process now runs outside (a black box that a
+   * waitpid asks the kernel about). */
+  uint32_t exec_escapes, exec_outside_runs;
+  char exec_escape_name[128];
+  uint8_t exec_outside[DETSIM_WORLD_NODES_MAX];
 };
 
 /* The arena starts here, after the header, page aligned. */

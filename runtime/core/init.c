@@ -25,6 +25,7 @@
 #include "plan.h"
 #include "prng.h"
 #include "proc.h"
+#include "proc_exec.h"
 #include "proc_ids.h"
 #include "real.h"
 #include "report.h"
@@ -123,6 +124,12 @@ static void exit_handler(int status, void *arg) {
     detsim__world_node_exit(0);
     return;
   }
+  if (status == 0 && detsim__proc_exec_escaped()) {
+    /* A process of the run tried to leave the simulation (exec of a
+     * binary without the runtime): the run cannot pass. */
+    fflush(NULL);
+    detsim__finish(DETSIM_CLASS_inconclusive, 0, detsim__proc_exec_escape_extra());
+  }
   if (status == 0) {
     fflush(NULL);
     detsim__proc_teardown();
@@ -162,8 +169,13 @@ __attribute__((constructor(101))) static void detsim_init(int argc, char **argv,
     setenv("DETSIM_SEED", text, 1);
   }
   if (!detsim__opt.aslr) reexec_without_aslr(argv);
+  /* The new image of an exec in a process of the run: it goes on in the
+   * old one's slot of the world (proc_exec.c), and writes no first line. */
+  bool exec_image = detsim__proc_exec_image();
   const char *world = getenv(DETSIM_WORLD_ENV);
-  if (world) {
+  if (exec_image) {
+    detsim__proc_exec_attach();
+  } else if (world) {
     if (strcmp(detsim__opt.strategy, "random") != 0) usage_error("DETSIM_OPTIONS=strategy: a world of several nodes runs the random strategy only");
     if (detsim__opt.plan[0] || detsim__opt.plan_out[0]) usage_error("DETSIM_OPTIONS=plan/plan_out: schedule plans are for one-node runs");
     detsim__world_attach(world);
@@ -193,7 +205,7 @@ __attribute__((constructor(101))) static void detsim_init(int argc, char **argv,
     struct sched_param none = { 0 };
     sched_setscheduler(0, SCHED_BATCH, &none);
   }
-  if (!detsim__opt.quiet) first_line(seed, argc, argv, options);
+  if (!detsim__opt.quiet && !exec_image) first_line(seed, argc, argv, options);
   detsim__trace_init(detsim__opt.trace_events);
   struct detsim_rng clock_rng;
   detsim__rng_init(&clock_rng, detsim__seed_child(seed, "clock"));
@@ -202,8 +214,10 @@ __attribute__((constructor(101))) static void detsim_init(int argc, char **argv,
   detsim__report_install();
   on_exit(exit_handler, NULL);
   pthread_atfork(NULL, NULL, atfork_child);
-  detsim__proc_ids_init();
+  if (exec_image) detsim__proc_exec_ids();
+  else detsim__proc_ids_init();
   detsim__sched_start(seed);
+  if (exec_image) detsim__proc_exec_adopt();
   detsim__outside_install();
   detsim__stdio_install();
   detsim__watchdog_start(); /* it also ends runs stopped by a signal from outside */

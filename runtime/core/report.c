@@ -28,6 +28,7 @@
 #include "stdio_sim.h"
 #include "plan.h"
 #include "proc.h"
+#include "proc_exec.h"
 #include "real.h"
 #include "sched_internal.h"
 #include "trace.h"
@@ -107,6 +108,9 @@ void detsim__write_result(enum detsim_class cls, int exit_status, const char *ex
   if (cls == DETSIM_CLASS_exit || (cls == DETSIM_CLASS_pass && exit_status != 0))
     k += snprintf(line + k, sizeof line - (size_t)k, " exit_status=%d", exit_status);
   if (extra && extra[0]) k += snprintf(line + k, sizeof line - (size_t)k, " %s", extra);
+  /* A process of the run ran a binary outside the simulation. */
+  const char *outside = detsim__proc_exec_result_extra();
+  if (outside[0] && (size_t)k < sizeof line) k += snprintf(line + k, sizeof line - (size_t)k, " %s", outside);
   if ((size_t)k >= sizeof line - 1) k = (int)sizeof line - 2;
   line[k++] = '\n';
   write_all(2, line, (size_t)k);

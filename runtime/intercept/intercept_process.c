@@ -56,33 +56,6 @@ static void unsupported(const char *name, const char *why, unsigned *warned) {
   __attribute__((unused)) static const char *const why_##name =
 #include "unsupported_notes.h"
 
-DETSIM_EXPORT int __detsim_system(const char *cmd) {
-  unsupported("system", why_system, &warned_system);
-  return REAL(system)(cmd);
-}
-DETSIM_INTERCEPT_ALIAS(system)
-
-DETSIM_EXPORT FILE *__detsim_popen(const char *cmd, const char *mode) {
-  unsupported("popen", why_popen, &warned_popen);
-  return REAL(popen)(cmd, mode);
-}
-DETSIM_INTERCEPT_ALIAS(popen)
-
-DETSIM_EXPORT int __detsim_posix_spawn(pid_t *pid, const char *path, const posix_spawn_file_actions_t *fa,
-                                       const posix_spawnattr_t *attr, char *const argv[], char *const envp[]) {
-  unsupported("posix_spawn", why_posix_spawn, &warned_posix_spawn);
-  return REAL(posix_spawn)(pid, path, fa, attr, argv, envp);
-}
-DETSIM_INTERCEPT_ALIAS(posix_spawn)
-
-DETSIM_EXPORT int __detsim_posix_spawnp(pid_t *pid, const char *file, const posix_spawn_file_actions_t *fa,
-                                        const posix_spawnattr_t *attr, char *const argv[], char *const envp[]) {
-  unsupported("posix_spawnp", why_posix_spawnp, &warned_posix_spawnp);
-  return REAL(posix_spawnp)(pid, file, fa, attr, argv, envp);
-}
-DETSIM_INTERCEPT_ALIAS(posix_spawnp)
-
-
 DETSIM_EXPORT sem_t *__detsim_sem_open(const char *name, int oflag, ...) {
   unsupported("sem_open", why_sem_open, &warned_sem_open);
   va_list ap;

@@ -36,6 +36,7 @@
 #include "options.h"
 #include "prng.h"
 #include "proc.h"
+#include "proc_exec.h"
 #include "real.h"
 #include "report.h"
 #include "sched_internal.h"
@@ -437,4 +438,41 @@ void net_fork_share(int delta) {
 void net_fork_child(void) {
   /* The child draws its own links (its stream is labelled by its slot). */
   net_rng_ready = false;
+}
+
+/* ---- exec (proc_exec.c) ---- */
+
+void net_exec_each(net_exec_visit visit, void *arg) {
+  for (int fd = 0; fd < DETSIM_NET_FD_NUMBER_MAX; fd++)
+    if (fd_table[fd] != NULL) visit(fd, fd_table[fd], fd_cloexec_bits[fd], arg);
+}
+
+/* The new image's table starts empty: what it adopts is the old image's
+ * (the references came with it: an exec adds none).  Each file counts
+ * as alive here once, however many descriptors name it. */
+static bool in_table(const struct net_file *f) {
+  for (int fd = 0; fd < DETSIM_NET_FD_NUMBER_MAX; fd++)
+    if (fd_table[fd] == f) return true;
+  return false;
+}
+
+void net_exec_adopt(int fd, struct net_file *f) {
+  CHECK((unsigned)fd < DETSIM_NET_FD_NUMBER_MAX);
+  CHECK(fd_table[fd] == NULL);
+  CHECK_GE(f->refs, 1);
+  if (!in_table(f)) live_objects++;
+  fd_table[fd] = f;
+  fd_cloexec_bits[fd] = false;
+  open_fds++;
+}
+
+void net_exec_drop(struct net_file *f) {
+  /* A close-on-exec descriptor closes as close() closes it: its reference
+   * goes; the last one releases the file (a pipe's reader sees EOF).  The
+   * adoptions came first, so a file still named here is alive here. */
+  CHECK_GE(f->refs, 1);
+  if (--f->refs > 0 || f->holds > 0) return;
+  CHECK(!in_table(f));
+  live_objects++; /* net_file_release counts it out */
+  net_file_release(f);
 }

@@ -1,5 +1,6 @@
 /* Interceptors: processes of the simulation (proc.h, docs/processes.md):
- * fork and vfork, the wait family, exec (the pids: intercept_proc_ids.c). */
+ * fork and vfork, the wait family, exec (the pids: intercept_proc_ids.c;
+ * exec itself: proc_exec.c). */
 #include <errno.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -11,6 +12,7 @@
 
 #include "cancel.h"
 #include "proc.h"
+#include "proc_exec.h"
 #include "real.h"
 #include "report.h"
 #include "sched_internal.h"
@@ -111,54 +113,52 @@ DETSIM_INTERCEPT_ALIAS(waitid)
 
 /* ---- exec ----
  *
- * Not simulated yet in a process of a run's own world (after a fork): the
- * new image would start a run of its own and leave its slot of the world
- * waiting forever.  The call fails loudly, naming the binary, with ENOSYS
- * (a child then typically reports it and _exits, which its parent sees).
- * Before any fork, exec replaces the whole run as it always did. */
+ * In the simulation every exec goes through detsim__proc_exec
+ * (proc_exec.c): a simulation build goes on in the process's slot of the
+ * world; any other binary is an escape (EPERM and an error naming it, or
+ * with exec_native=1 a run outside).  Outside the simulation (a native
+ * child, the runtime's own calls) exec is libc's. */
 
-static bool exec_refused(const char *call, const char *path) {
-  if (detsim__self() == NULL || !detsim__world_solo) return false;
-  detsim__msg("error: %s(\"%s\") in a process of the simulation is not simulated yet (exec after fork): the call "
-              "fails with ENOSYS and the process stays in the world", call, path ? path : "(null)");
-  errno = ENOSYS;
-  return true;
-}
+static bool simulated_exec(void) { return detsim__self() != NULL && !detsim__internal(); }
 
 DETSIM_EXPORT int __detsim_execve(const char *path, char *const argv[], char *const envp[]) {
-  if (exec_refused("execve", path)) return -1;
-  return REAL(execve)(path, argv, envp);
+  if (!simulated_exec()) return REAL(execve)(path, argv, envp);
+  return detsim__proc_exec("execve", path, false, -1, argv, envp, PC());
 }
 DETSIM_INTERCEPT_ALIAS(execve)
 
 DETSIM_EXPORT int __detsim_execv(const char *path, char *const argv[]) {
-  if (exec_refused("execv", path)) return -1;
-  return REAL(execv)(path, argv);
+  if (!simulated_exec()) return REAL(execv)(path, argv);
+  return detsim__proc_exec("execv", path, false, -1, argv, NULL, PC());
 }
 DETSIM_INTERCEPT_ALIAS(execv)
 
 DETSIM_EXPORT int __detsim_execvp(const char *file, char *const argv[]) {
-  if (exec_refused("execvp", file)) return -1;
-  return REAL(execvp)(file, argv);
+  if (!simulated_exec()) return REAL(execvp)(file, argv);
+  return detsim__proc_exec("execvp", file, true, -1, argv, NULL, PC());
 }
 DETSIM_INTERCEPT_ALIAS(execvp)
 
 DETSIM_EXPORT int __detsim_execvpe(const char *file, char *const argv[], char *const envp[]) {
-  if (exec_refused("execvpe", file)) return -1;
-  return REAL(execvpe)(file, argv, envp);
+  if (!simulated_exec()) return REAL(execvpe)(file, argv, envp);
+  return detsim__proc_exec("execvpe", file, true, -1, argv, envp, PC());
 }
 DETSIM_INTERCEPT_ALIAS(execvpe)
 
 DETSIM_EXPORT int __detsim_fexecve(int fd, char *const argv[], char *const envp[]) {
-  if (exec_refused("fexecve", argv && argv[0] ? argv[0] : "(fd)")) return -1;
-  return REAL(fexecve)(fd, argv, envp);
+  if (!simulated_exec()) return REAL(fexecve)(fd, argv, envp);
+  if (fd < 0) {
+    errno = EBADF;
+    return -1;
+  }
+  return detsim__proc_exec("fexecve", argv && argv[0] ? argv[0] : "(fd)", false, fd, argv, envp, PC());
 }
 DETSIM_INTERCEPT_ALIAS(fexecve)
 
 /* The execl forms: their arguments as an argv (and execle's envp after
- * the terminating NULL). */
-#define EXECL_BODY(call, first, real_call)                        \
-  if (exec_refused(call, first)) return -1;                       \
+ * the terminating NULL), then the execv form's path. */
+#define EXECL_BODY(call, first, search, real_call)                \
+  uintptr_t pc = PC();                                            \
   va_list ap;                                                     \
   va_start(ap, arg0);                                             \
   size_t n = 1;                                                   \
@@ -171,23 +171,23 @@ DETSIM_INTERCEPT_ALIAS(fexecve)
   for (size_t i = 1; i <= n; i++) args[i] = va_arg(ap, char *);   \
   char **envp = with_env ? va_arg(ap, char **) : NULL;            \
   va_end(ap);                                                     \
-  (void)envp;                                                     \
-  return real_call;
+  if (!simulated_exec()) return real_call;                        \
+  return detsim__proc_exec(call, first, search, -1, args, envp, pc);
 
 DETSIM_EXPORT int __detsim_execl(const char *path, const char *arg0, ...) {
   const bool with_env = false;
-  EXECL_BODY("execl", path, REAL(execv)(path, args))
+  EXECL_BODY("execl", path, false, REAL(execv)(path, args))
 }
 DETSIM_INTERCEPT_ALIAS(execl)
 
 DETSIM_EXPORT int __detsim_execlp(const char *file, const char *arg0, ...) {
   const bool with_env = false;
-  EXECL_BODY("execlp", file, REAL(execvp)(file, args))
+  EXECL_BODY("execlp", file, true, REAL(execvp)(file, args))
 }
 DETSIM_INTERCEPT_ALIAS(execlp)
 
 DETSIM_EXPORT int __detsim_execle(const char *path, const char *arg0, ...) {
   const bool with_env = true;
-  EXECL_BODY("execle", path, REAL(execve)(path, args, envp))
+  EXECL_BODY("execle", path, false, REAL(execve)(path, args, envp))
 }
 DETSIM_INTERCEPT_ALIAS(execle)

@@ -20,6 +20,9 @@
  * when the address is taken: a fork then fails with a message. */
 void detsim__proc_map_own_region(void);
 
+/* Whether this process can fork a simulated child (a region of its own,
+ * not a scenario's node, not pct or a schedule plan). */
+bool detsim__proc_can_fork(void);
 /* fork(2) in the simulation: the child's pid, 0 in the child, -1 with
  * errno (EAGAIN at world_processes_max). */
 pid_t detsim__proc_fork(uintptr_t pc);

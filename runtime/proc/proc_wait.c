@@ -118,6 +118,20 @@ pid_t detsim__proc_wait(pid_t pid, int *status, int options, siginfo_t *info, bo
     }
   }
   struct detsim_world_node *c = &S->nodes[q.found];
+  if (S->exec_outside[q.found] && c->pid > 0) {
+    /* It runs a binary outside the simulation (exec_native=1): the kernel
+     * knows its status.  A blocking wait holds the world until it ends. */
+    int st = 0;
+    pid_t r;
+    while ((r = REAL(waitpid)(c->pid, &st, (options & WNOHANG) ? WNOHANG : 0)) < 0 && errno == EINTR) {
+    }
+    if (r == 0) {
+      if (info) memset(info, 0, sizeof *info);
+      return 0;
+    }
+    c->wait_status = r > 0 ? st : 0;
+    c->pid = 0;
+  }
   if (status) *status = c->wait_status;
   if (info) fill_info(info, c);
   if (waitid_form && (options & WNOWAIT)) return c->vpid;

@@ -14,6 +14,7 @@
  *    history at the same place in every run of the seed.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <linux/futex.h>
 #include <pthread.h>
 #include <signal.h>
@@ -22,6 +23,7 @@
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -33,6 +35,7 @@
 #include "options.h"
 #include "plan.h"
 #include "proc.h"
+#include "proc_exec.h"
 #include "proc_ids.h"
 #include "real.h"
 #include "report.h"
@@ -77,19 +80,60 @@ extern void __tsan_init(void) __attribute__((weak));
 extern void __asan_init(void) __attribute__((weak));
 extern void __msan_init(void) __attribute__((weak));
 
+int detsim__proc_world_fd = -1;
+static ino_t world_fd_ino;
+
+/* The region is a memory file, not anonymous memory: a fork shares its
+ * mapping just the same, and an exec hands the file to the new image
+ * (proc_exec.c).  Its descriptor sits at a high number, close-on-exec, so
+ * that the program's own descriptors are numbered as natively. */
+static int world_memfd(void) {
+  int fd = (int)REAL(syscall)(SYS_memfd_create, "detsim-world", MFD_CLOEXEC);
+  if (fd < 0) return -1;
+  if (ftruncate(fd, (off_t)DETSIM_WORLD_BYTES) != 0) {
+    REAL(close)(fd);
+    return -1;
+  }
+  struct rlimit lim;
+  long top = getrlimit(RLIMIT_NOFILE, &lim) == 0 && lim.rlim_cur != RLIM_INFINITY ? (long)lim.rlim_cur : 1024;
+  if (top > (1l << 20)) top = 1l << 20;
+  long want = top - 64 > 3 ? top - 64 : 3;
+  int high = REAL(fcntl)(fd, F_DUPFD_CLOEXEC, (int)want);
+  if (high >= 0) {
+    REAL(close)(fd);
+    fd = high;
+  }
+  struct stat st;
+  if (fstat(fd, &st) == 0) world_fd_ino = st.st_ino;
+  return fd;
+}
+
+bool detsim__proc_world_fd_ok(void) {
+  struct stat st;
+  return detsim__proc_world_fd >= 0 && fstat(detsim__proc_world_fd, &st) == 0 && st.st_ino == world_fd_ino;
+}
+
 void detsim__proc_map_own_region(void) {
   if (__tsan_init || __asan_init || __msan_init) return;
   void *want = (void *)(uintptr_t)DETSIM_WORLD_ADDR;
+  int fd = world_memfd();
   void *p = mmap(want, DETSIM_WORLD_BYTES, PROT_READ | PROT_WRITE,
-                 MAP_SHARED | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE | MAP_NORESERVE, -1, 0);
-  if (p == MAP_FAILED) return;
-  if (p != want) {
-    munmap(p, DETSIM_WORLD_BYTES);
+                 MAP_SHARED | MAP_FIXED_NOREPLACE | MAP_NORESERVE | (fd < 0 ? MAP_ANONYMOUS : 0), fd, 0);
+  if (p == MAP_FAILED || p != want) {
+    if (p != MAP_FAILED) munmap(p, DETSIM_WORLD_BYTES);
+    if (fd >= 0) REAL(close)(fd);
     return;
   }
+  detsim__proc_world_fd = fd;
   /* Only the arena is used until a fork: network objects are allocated
    * there from the start, so a child shares those made before it. */
   S = p;
+}
+
+void detsim__proc_adopt_world_fd(int fd) {
+  struct stat st;
+  detsim__proc_world_fd = fd;
+  if (fstat(fd, &st) == 0) world_fd_ino = st.st_ino;
 }
 
 static void futex_wait_shared(uint32_t *word, uint32_t val) {
@@ -107,7 +151,7 @@ static void *warden_main(void *arg) {
   detsim__finish_as_world_ended();
 }
 
-static void become_world(void) {
+void detsim__proc_become_world(void) {
   CHECK(!detsim__in_world);
   S->magic = DETSIM_WORLD_MAGIC;
   S->version = DETSIM_WORLD_VERSION;
@@ -130,6 +174,11 @@ static void become_world(void) {
   /* Orphans of the world become the first process's for real, so its
    * teardown can reap every one. */
   prctl(PR_SET_CHILD_SUBREAPER, 1);
+  detsim__proc_start_warden();
+  detsim__sched_refresh_time_stop();
+}
+
+void detsim__proc_start_warden(void) {
   pthread_t t;
   pthread_attr_t attr;
   pthread_attr_init(&attr);
@@ -138,7 +187,6 @@ static void become_world(void) {
   int r = REAL(pthread_create)(&t, &attr, warden_main, NULL);
   pthread_attr_destroy(&attr);
   CHECK_EQ(r, 0);
-  detsim__sched_refresh_time_stop();
 }
 
 /* ---- fork ---- */
@@ -146,6 +194,11 @@ static void become_world(void) {
 static pid_t fork_fails(int err) {
   errno = err;
   return -1;
+}
+
+bool detsim__proc_can_fork(void) {
+  return S != NULL && !detsim__world_hosts() && !detsim__sched_pct() && !detsim__plan_replaying &&
+         !detsim__opt.plan_out[0];
 }
 
 pid_t detsim__proc_fork(uintptr_t pc) {
@@ -163,7 +216,7 @@ pid_t detsim__proc_fork(uintptr_t pc) {
     return fork_fails(ENOSYS);
   }
   detsim__yield_aux(DETSIM_EV_proc_fork, NULL, pc, 0);
-  if (!detsim__in_world) become_world();
+  if (!detsim__in_world) detsim__proc_become_world();
   unsigned slot = S->n_nodes;
   if (slot >= DETSIM_WORLD_PROCESSES_MAX) {
     static bool told;

@@ -30,6 +30,7 @@
 #include "sched.h"
 #include "proc.h"
 #include "signal_queue.h"
+#include "proc_exec.h"
 #include "trace.h"
 #include "world.h"
 
@@ -465,4 +466,30 @@ void detsim__sig_fork_child(void) {
   detsim__sig_shared = 0;
   for (int i = 0; i < 3; i++) itimers[i] = (struct itimer){ DETSIM_NO_DEADLINE, 0, 0 };
   timer_at_refresh();
+}
+
+/* ---- exec (proc_exec.c) ---- */
+
+/* What execve keeps (execve(2), signal(7)): the thread's mask and pending
+ * signals, the process's pending ones, and the ignored dispositions; a
+ * handled signal is reset to its default (the handler is not in the new
+ * image).  Interval timers and queued siginfo are not carried over. */
+void detsim__sig_exec_save(uint64_t *mask, uint64_t *pending_thread, uint64_t *pending_process, uint64_t *ignored) {
+  detsim_thread *self = detsim__self();
+  *mask = self ? self->sig_mask : 0;
+  *pending_thread = self ? self->sig_pending : 0;
+  *pending_process = detsim__sig_shared;
+  *ignored = 0;
+  for (int sig = 1; sig <= DETSIM_SIGNALS; sig++)
+    if (!(actions[sig].sa_flags & SA_SIGINFO) && actions[sig].sa_handler == SIG_IGN) *ignored |= detsim__sig_bit(sig);
+}
+
+void detsim__sig_exec_restore(uint64_t mask, uint64_t pending_thread, uint64_t pending_process, uint64_t ignored) {
+  detsim_thread *self = detsim__self();
+  CHECK(self != NULL);
+  for (int sig = 1; sig <= DETSIM_SIGNALS; sig++)
+    if (ignored & detsim__sig_bit(sig)) actions[sig].sa_handler = SIG_IGN;
+  self->sig_mask = mask;
+  self->sig_pending = pending_thread;
+  detsim__sig_shared = pending_process;
 }
