@@ -89,7 +89,9 @@ void net_pipe_release(struct net_file *f) {
     return;
   }
   struct net_file *other = p->rd ? p->rd : p->wr;
-  other->changes++;
+  /* The other end may be another process's (a fork, an exec's helper):
+   * its waits look again (a reader sees end-of-file, a writer EPIPE). */
+  net_wake_file(other);
 }
 
 uint32_t net_pipe_poll(struct net_file *f, uint64_t now) {

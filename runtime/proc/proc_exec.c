@@ -289,6 +289,8 @@ static _Noreturn void handover_error(const char *what) {
   __builtin_unreachable();
 }
 
+bool detsim__proc_exec_image_holds_world(void) { return is_image; }
+
 bool detsim__proc_exec_image(void) { return getenv(DETSIM_EXEC_ENV) != NULL && getenv(DETSIM_WORLD_ENV) != NULL; }
 
 void detsim__proc_exec_attach(void) {
@@ -320,9 +322,10 @@ void detsim__proc_exec_attach(void) {
   detsim__host_index = detsim__world_host_of(H.slot);
   detsim__clock_follow(&S->nodes[detsim__host_index].clock);
   /* The old image's threads are gone; their words start over.  The world
-   * is this slot's: its dispatcher takes it as soon as it starts. */
+   * is this slot's: its dispatcher takes it once the slot is READY again
+   * (detsim__world_park_main). */
   memset(S->batons[H.slot], 0, sizeof S->batons[H.slot]);
-  __atomic_store_n(&S->nodes[H.slot].wake, 1, __ATOMIC_RELEASE);
+  __atomic_store_n(&S->nodes[H.slot].wake, 0, __ATOMIC_RELEASE);
   unsetenv(DETSIM_WORLD_ENV);
   unsetenv(DETSIM_EXEC_ENV);
 }

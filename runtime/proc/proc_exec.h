@@ -47,6 +47,9 @@ bool detsim__proc_exec_image(void);
 void detsim__proc_exec_attach(void);
 void detsim__proc_exec_ids(void);
 void detsim__proc_exec_adopt(void);
+/* Whether this is such an image: it holds the world from its start (its
+ * dispatcher takes it once the slot is ready, world.c). */
+bool detsim__proc_exec_image_holds_world(void);
 
 /* A run's own world lives in a memory file (world_proc.c): its descriptor
  * (close-on-exec, at a high number), or -1. */

@@ -35,6 +35,7 @@
 #include "limits.h"
 #include "options.h"
 #include "outside_signal.h"
+#include "proc_exec.h"
 #include "real.h"
 #include "report.h"
 #include "sched_internal.h"
@@ -179,6 +180,13 @@ void detsim__world_park_main(void) {
   detsim__world_start_dispatcher();
   __atomic_store_n(&me->state, DETSIM_NODE_READY, __ATOMIC_RELEASE);
   futex_wake_shared(&me->state);
+  /* The new image of an exec holds the world already (proc_exec.c): its
+   * dispatcher takes it now, once the slot is a candidate again (a choice
+   * it makes may give the world to a process that looks at this one). */
+  if (detsim__proc_exec_image_holds_world()) {
+    __atomic_store_n(&me->wake, 1, __ATOMIC_RELEASE);
+    futex_wake_shared(&me->wake);
+  }
 }
 
 void detsim__world_start_dispatcher(void) {
