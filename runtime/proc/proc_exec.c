@@ -204,6 +204,10 @@ int detsim__proc_exec(const char *call, const char *file, bool search, int fd, c
     }
     shown = path;
   }
+  if (envp == NULL) envp = environ; /* execv, execvp, execl, execlp */
+  /* A node of a scenario: its launcher knows only its nodes (a fork there
+   * is native too), so an exec replaces it as it always did. */
+  if (detsim__world_hosts()) return fd >= 0 ? REAL(fexecve)(fd, argv, envp) : REAL(execve)(path, argv, envp);
   bool sim = false;
   int e = detsim__proc_elf_is_sim(path, fd, &sim);
   if (e != 0) {
@@ -243,7 +247,7 @@ int detsim__proc_exec(const char *call, const char *file, bool search, int fd, c
   snprintf(seed, sizeof seed, "%" PRIu64, detsim__seed());
   char *vars[] = { var("DETSIM_SEED", seed), var("DETSIM_OPTIONS", getenv("DETSIM_OPTIONS")),
                    var(DETSIM_WORLD_ENV, world), var(DETSIM_EXEC_ENV, rec.buf) };
-  char **env = image_env(envp ? envp : environ, vars, sizeof vars / sizeof vars[0]);
+  char **env = image_env(envp, vars, sizeof vars / sizeof vars[0]);
 
   detsim__event(DETSIM_EV_proc_exec, detsim__self(), NULL, pc, me->incarnation + 1);
   /* The world stays with this slot: the new image takes the history from

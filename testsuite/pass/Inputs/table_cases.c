@@ -56,8 +56,10 @@ int main(int argc, char **argv) {
   }
   if (strcmp(mode, "decls") == 0)
     printf("DECL: !detsim.instrumented =\n");
-  /* A table without these classes would make the checks vacuous. */
-  if (rewrite < 50 || unsupported < 5) {
+  /* A table without these classes would make the checks vacuous (the
+   * UNSUPPORTED lines shrink as calls become simulated: one still checks
+   * the warning path). */
+  if (rewrite < 50 || unsupported < 1) {
     fprintf(stderr, "table_cases: only %u REWRITE and %u UNSUPPORTED lines\n", rewrite, unsupported);
     return 1;
   }
