@@ -124,9 +124,10 @@ static void exit_handler(int status, void *arg) {
     detsim__world_node_exit(0);
     return;
   }
-  if (status == 0 && detsim__proc_exec_escaped()) {
+  if (detsim__proc_exec_escaped()) {
     /* A process of the run tried to leave the simulation (exec of a
-     * binary without the runtime): the run cannot pass. */
+     * binary without the runtime): the run did not run as written, so it
+     * is inconclusive whatever its exit status (docs/processes.md). */
     fflush(NULL);
     detsim__finish(DETSIM_CLASS_inconclusive, 0, detsim__proc_exec_escape_extra());
   }
