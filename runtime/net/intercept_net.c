@@ -40,6 +40,7 @@
 #include "machine.h"
 #include "net.h"
 #include "output.h"
+#include "proc_ids.h"
 #include "stdio_sim.h"
 #include "real.h"
 #include "sched.h"
@@ -821,13 +822,24 @@ static int sim_fcntl(int fd, struct net_file *f, int cmd, uintptr_t arg) {
   }
 }
 
+/* A real descriptor's fcntl: F_GETLK names a lock's holder by its kernel
+ * pid, which the program must see as the world's (its fork() returned the
+ * virtual one). */
+static int real_fcntl_done(int r, int cmd, uintptr_t arg) {
+  if (r == 0 && cmd == F_GETLK) {
+    struct flock *fl = (struct flock *)arg;
+    if (fl->l_type != F_UNLCK) fl->l_pid = detsim__proc_vpid_of_kernel(fl->l_pid);
+  }
+  return r;
+}
+
 DETSIM_EXPORT int __detsim_fcntl(int fd, int cmd, ...) {
   PC();
   va_list ap;
   va_start(ap, cmd);
   uintptr_t arg = va_arg(ap, uintptr_t);
   va_end(ap);
-  if (net_fd_get(fd) == NULL) return REAL(fcntl)(fd, cmd, arg);
+  if (net_fd_get(fd) == NULL) return real_fcntl_done(REAL(fcntl)(fd, cmd, arg), cmd, arg);
   struct net_file *f = enter(DETSIM_EV_net_sockopt, fd, (uint32_t)cmd);
   if (f == NULL) return REAL(fcntl)(fd, cmd, arg);
   int r = sim_fcntl(fd, f, cmd, arg);
@@ -841,7 +853,7 @@ DETSIM_EXPORT int __detsim_fcntl64(int fd, int cmd, ...) {
   va_start(ap, cmd);
   uintptr_t arg = va_arg(ap, uintptr_t);
   va_end(ap);
-  if (net_fd_get(fd) == NULL) return REAL(fcntl64)(fd, cmd, arg);
+  if (net_fd_get(fd) == NULL) return real_fcntl_done(REAL(fcntl64)(fd, cmd, arg), cmd, arg);
   struct net_file *f = enter(DETSIM_EV_net_sockopt, fd, (uint32_t)cmd);
   if (f == NULL) return REAL(fcntl64)(fd, cmd, arg);
   int r = sim_fcntl(fd, f, cmd, arg);
