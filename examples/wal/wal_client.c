@@ -69,14 +69,16 @@ static int request(const char *req, char *reply, size_t cap) {
 
 /* Retries req until the reply starts with want (NULL: any reply but ERR). */
 static void must(const char *req, const char *want, char *reply, size_t cap) {
+  int refused = 0;
   for (int attempt = 0; attempt < WAL_CLIENT_TRIES; attempt++) {
     if (request(req, reply, cap) == 0) {
       if (want ? strncmp(reply, want, strlen(want)) == 0 : strncmp(reply, "ERR", 3) != 0) {
         WAL_SOMETIMES(lost_connection, "a request succeeded after reconnecting (server crash or restart)");
-        WAL_SOMETIMES(attempt > 0 && !lost_connection, "a request succeeded after an ERR reply");
+        WAL_SOMETIMES(refused, "a request succeeded after an ERR reply (a disk fault)");
         lost_connection = 0;
         return;
       }
+      refused = 1;
       last_error = reply;
     }
     back_off();
