@@ -109,7 +109,7 @@ if (( LEVEL3 )); then
   rows+=("| WAL example at level 3, simrun --level 3 --seeds $SEEDS -j 2: seeds per hour | $(calc "$SEEDS * 3600 / ($t1 - $t0)" | xargs printf '%.0f') | |")
 fi
 
-HEAD="$(date -u '+%Y-%m-%d %H:%M UTC'), $(git -C "$ROOT" rev-parse --short HEAD), load $(cut -d' ' -f1 /proc/loadavg)$( ((QUICK)) && echo ', --quick')"
+HEAD="$(date -u '+%Y-%m-%d %H:%M UTC'), $(git -C "$ROOT" rev-parse --short HEAD), load $(cut -d' ' -f1 /proc/loadavg)$( ((QUICK)) && echo ', --quick' || true)"
 echo "Disk, $HEAD:"
 echo
 echo "| measure | value | simulated / native time |"

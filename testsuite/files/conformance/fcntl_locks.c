@@ -1,8 +1,9 @@
 /* POSIX record locks (fcntl F_SETLK, F_SETLKW, F_GETLK) between a parent
- * and its forked child: a write lock excludes the other process, F_GETLK
- * names its type, range and owner, read locks share, non-overlapping ranges
- * do not conflict, unlocking lets the other in, and a process's locks go
- * when it exits.  The child reports over a pipe; only the parent prints, so
+ * and its forked children: a write lock excludes the other process, F_GETLK
+ * names its type, range and owner (by the pid fork returned), read locks
+ * share, non-overlapping ranges do not conflict, unlocking lets the other
+ * in, a process's locks go when it exits, and F_SETLKW waits for the holder
+ * to unlock.  The child reports over a pipe; only the parent prints, so
  * the output does not depend on how the two interleave. */
 #include <sys/wait.h>
 
@@ -95,7 +96,6 @@ int main(void) {
   int status = 0;
   waitpid(child, &status, 0);
   printf("child exited %d\n", WIFEXITED(status) ? WEXITSTATUS(status) : -1);
-  close(report[1]);
   char msg[1024];
   ssize_t n = read(report[0], msg, sizeof msg - 1);
   msg[n > 0 ? n : 0] = '\0';
@@ -103,6 +103,32 @@ int main(void) {
   getlk(fd, 0, 1000, child, part, sizeof part);
   printf("parent F_GETLK [0,1000) after the child exited: %s\n", part);
   show("parent F_SETLKW write [0,1000)", lock(fd, F_SETLKW, F_WRLCK, 0, 1000));
+
+  /* A contended F_SETLKW: the second child waits until the parent, a while
+   * later, marks the file and unlocks; what it reads once it holds the
+   * lock shows it waited. */
+  if (pwrite(fd, "-", 1, 500) != 1) return 1;
+  child = fork();
+  if (child < 0) return 1;
+  if (child == 0) {
+    int cfd = open(at("locked"), O_RDWR);
+    char msg[160], mark = '?';
+    tell(to_parent[1]);
+    int rc = lock(cfd, F_SETLKW, F_WRLCK, 0, 10);
+    if (pread(cfd, &mark, 1, 500) != 1) mark = '?';
+    snprintf(msg, sizeof msg, "second child F_SETLKW write [0,10): %s, mark seen: %c\n", busy(rc), mark);
+    if (write(report[1], msg, strlen(msg)) < 0) _exit(92);
+    _exit(0);
+  }
+  await(to_parent[0]);
+  usleep(20000);
+  if (pwrite(fd, "R", 1, 500) != 1) return 1;
+  show("parent unlock [0,1000) while the second child waits", lock(fd, F_SETLK, F_UNLCK, 0, 1000));
+  waitpid(child, &status, 0);
+  printf("second child exited %d\n", WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+  n = read(report[0], msg, sizeof msg - 1);
+  msg[n > 0 ? n : 0] = '\0';
+  printf("%s", msg);
   close(fd);
   files_teardown();
   return 0;
