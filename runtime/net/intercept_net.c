@@ -40,6 +40,7 @@
 #include "machine.h"
 #include "net.h"
 #include "output.h"
+#include "proc_ids.h"
 #include "stdio_sim.h"
 #include "real.h"
 #include "sched.h"
@@ -821,13 +822,50 @@ static int sim_fcntl(int fd, struct net_file *f, int cmd, uintptr_t arg) {
   }
 }
 
+/* A real descriptor's fcntl: F_GETLK names a lock's holder by its kernel
+ * pid, which the program must see as the world's (its fork() returned the
+ * virtual one). */
+static int real_fcntl_done(int r, int cmd, uintptr_t arg) {
+  if (r == 0 && cmd == F_GETLK) {
+    struct flock *fl = (struct flock *)arg;
+    if (fl->l_type != F_UNLCK) fl->l_pid = detsim__proc_vpid_of_kernel(fl->l_pid);
+  }
+  return r;
+}
+
+int __detsim_nanosleep(const struct timespec *req, struct timespec *rem);
+
+/* How often a lock wait on a real file looks again, in virtual time. */
+#define REAL_LOCK_POLL_NS 1000000L
+
+/* F_SETLKW (and F_OFD_SETLKW) on a real file, inside the simulation: the
+ * kernel's wait would block the whole world (the holder, another process of
+ * it, could never run to release the lock), so the wait is a loop of
+ * non-blocking tries with a virtual sleep between them, each a scheduling
+ * point.  A signal ends it with EINTR, as it ends the kernel's wait.  Not
+ * detected: a cycle of waits (the kernel's EDEADLK); its waiters poll on. */
+static int real_fcntl_setlkw(int fd, int cmd, uintptr_t arg) {
+  int try_cmd = cmd == F_SETLKW ? F_SETLK : F_OFD_SETLK;
+  for (;;) {
+    int r = REAL(fcntl)(fd, try_cmd, arg);
+    if (r == 0 || (errno != EAGAIN && errno != EACCES)) return r;
+    struct timespec poll_ts = { 0, REAL_LOCK_POLL_NS };
+    if (__detsim_nanosleep(&poll_ts, NULL) != 0) return -1;
+  }
+}
+
+static int real_fcntl(int fd, int cmd, uintptr_t arg) {
+  if ((cmd == F_SETLKW || cmd == F_OFD_SETLKW) && detsim__self() != NULL) return real_fcntl_setlkw(fd, cmd, arg);
+  return real_fcntl_done(REAL(fcntl)(fd, cmd, arg), cmd, arg);
+}
+
 DETSIM_EXPORT int __detsim_fcntl(int fd, int cmd, ...) {
   PC();
   va_list ap;
   va_start(ap, cmd);
   uintptr_t arg = va_arg(ap, uintptr_t);
   va_end(ap);
-  if (net_fd_get(fd) == NULL) return REAL(fcntl)(fd, cmd, arg);
+  if (net_fd_get(fd) == NULL) return real_fcntl(fd, cmd, arg);
   struct net_file *f = enter(DETSIM_EV_net_sockopt, fd, (uint32_t)cmd);
   if (f == NULL) return REAL(fcntl)(fd, cmd, arg);
   int r = sim_fcntl(fd, f, cmd, arg);
@@ -841,7 +879,7 @@ DETSIM_EXPORT int __detsim_fcntl64(int fd, int cmd, ...) {
   va_start(ap, cmd);
   uintptr_t arg = va_arg(ap, uintptr_t);
   va_end(ap);
-  if (net_fd_get(fd) == NULL) return REAL(fcntl64)(fd, cmd, arg);
+  if (net_fd_get(fd) == NULL) return real_fcntl(fd, cmd, arg);
   struct net_file *f = enter(DETSIM_EV_net_sockopt, fd, (uint32_t)cmd);
   if (f == NULL) return REAL(fcntl64)(fd, cmd, arg);
   int r = sim_fcntl(fd, f, cmd, arg);

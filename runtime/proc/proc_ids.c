@@ -69,6 +69,13 @@ pid_t detsim__proc_ppid(void) { return detsim__proc_orphan() ? DETSIM_PID_INIT :
 pid_t detsim__proc_pgid(void) { return my_pgid; }
 pid_t detsim__proc_sid(void) { return my_sid; }
 
+pid_t detsim__proc_vpid_of_kernel(pid_t kernel_pid) {
+  if (!detsim__in_world || kernel_pid <= 0) return kernel_pid;
+  for (unsigned j = 0; j < S->n_nodes; j++)
+    if (S->nodes[j].pid == kernel_pid && S->nodes[j].vpid > 0) return S->nodes[j].vpid;
+  return kernel_pid;
+}
+
 int detsim__proc_node_of(pid_t pid) {
   if (!detsim__in_world || pid < DETSIM_PID_FIRST) return -1;
   for (unsigned j = 0; j < S->n_nodes; j++)

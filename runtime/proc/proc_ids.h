@@ -50,6 +50,11 @@ pid_t detsim__proc_pid(void);
 pid_t detsim__proc_ppid(void);
 pid_t detsim__proc_pgid(void);
 pid_t detsim__proc_sid(void);
+/* The virtual pid of the process the kernel knows as kernel_pid: a
+ * process of the world (a node, a forked child), else kernel_pid itself
+ * (a process outside the world, the machine's).  For answers the kernel
+ * gives in its own ids, such as F_GETLK's lock holder. */
+pid_t detsim__proc_vpid_of_kernel(pid_t kernel_pid);
 /* A process made by the simulation (fork) takes its ids here. */
 void detsim__proc_set(pid_t pid, pid_t ppid, pid_t pgid, pid_t sid);
 
