@@ -31,7 +31,10 @@
 static int hidden_dup(int fd) {
   struct rlimit rl;
   int min = 0;
-  if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur > 64) min = (int)(rl.rlim_cur - rl.rlim_cur / 4);
+  /* A quarter below the limit, but not so high that the kernel grows a
+   * huge table for it. */
+  if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur > 64)
+    min = rl.rlim_cur > 8192 ? 4096 : (int)(rl.rlim_cur - rl.rlim_cur / 4);
   int d = REAL(fcntl)(fd, F_DUPFD_CLOEXEC, min);
   if (d < 0 && min > 0) d = REAL(fcntl)(fd, F_DUPFD_CLOEXEC, 0);
   return d;
