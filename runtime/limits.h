@@ -242,5 +242,12 @@ _Static_assert((DETSIM_TRACE_EVENTS_DEFAULT & (DETSIM_TRACE_EVENTS_DEFAULT - 1))
 #define DETSIM_SPAWN_ACTION_OBJECTS_MAX 64
 #define DETSIM_COMMAND_WORDS_MAX 256
 #define DETSIM_POPEN_MAX 64
+/* Descriptors passed over unix sockets (SCM_RIGHTS, net_scm.c): at most
+ * DETSIM_NET_SCM_FDS_MAX in one message (Linux's SCM_MAX_FD: more is
+ * EINVAL), and DETSIM_NET_SCM_QUEUED_MAX messages carrying descriptors
+ * waiting in one direction of a connection or one datagram socket (more
+ * is ETOOMANYREFS, named net_scm_queued_max). */
+#define DETSIM_NET_SCM_FDS_MAX 253
+#define DETSIM_NET_SCM_QUEUED_MAX 1024
 
 #endif

@@ -126,6 +126,10 @@ struct detsim_world_node {
    * process last took it (a standard signal keeps its first instance's
    * siginfo): its pid, CLD_* code and status; code 0 when none. */
   int32_t chld_pid, chld_code, chld_status;
+  /* Its process group and session (virtual ids; runtime/proc/proc_ids.h):
+   * a process that starts leads both, a forked one inherits its parent's,
+   * setsid and setpgid change them.  0 before its process has its ids. */
+  int32_t pgid, sid;
 };
 
 /* Faults, drawn from the seed at the world's start (world_faults.c). */

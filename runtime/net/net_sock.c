@@ -329,9 +329,19 @@ static struct net_conn *conn_new(bool unix_rules, uint64_t cap0, uint64_t cap1) 
   return c;
 }
 
+/* The descriptors in flight in direction dir go back (nobody will read
+ * them: their receiver closed). */
+static void conn_drop_scm(struct net_conn *c, int dir) {
+  net_scm_release_all(c->scm_head[dir]);
+  c->scm_head[dir] = c->scm_tail[dir] = NULL;
+  c->scm_queued[dir] = 0;
+}
+
 static void conn_detach(struct net_conn *c, int side) {
   c->end[side] = NULL;
+  conn_drop_scm(c, 1 - side);
   if (c->end[1 - side] != NULL) return;
+  conn_drop_scm(c, side);
   net_stream_free(&c->dir[0]);
   net_stream_free(&c->dir[1]);
   detsim__net_free(c);
@@ -862,6 +872,24 @@ static bool is_orphan_peer(const struct net_sock *s) {
   return s->conn != NULL && s->conn->end[1 - s->side] == NULL;
 }
 
+/* A unix stream's message with descriptors travels with the first piece
+ * of its bytes, [end - n, end) (Linux attaches them to the first skb). */
+static void attach_scm(struct net_sock *s, struct net_scm **scm, uint64_t n) {
+  if (*scm == NULL) return;
+  struct net_conn *c = s->conn;
+  struct net_scm *m = *scm;
+  m->end = c->dir[s->side].tail;
+  m->start = m->end - n;
+  m->next = NULL;
+  if (c->scm_tail[s->side]) c->scm_tail[s->side]->next = m;
+  else c->scm_head[s->side] = m;
+  c->scm_tail[s->side] = m;
+  c->scm_queued[s->side]++;
+  *scm = NULL;
+}
+
+static ssize_t stream_send(struct net_file *f, const struct msghdr *msg, int flags, struct net_scm **scm);
+
 ssize_t net_sendmsg(struct net_file *f, const struct msghdr *msg, int flags) {
   struct net_sock *s = net_sock_of(f);
   /* What no socket kind models. */
@@ -870,12 +898,39 @@ ssize_t net_sendmsg(struct net_file *f, const struct msghdr *msg, int flags) {
     errno = EOPNOTSUPP;
     return -1;
   }
-  if (msg->msg_controllen > 0) {
-    net_unsupported("ancillary data (sendmsg msg_control)", "SCM_RIGHTS and other control messages");
+  struct net_scm *scm = NULL;
+  if (msg->msg_controllen > 0 && !is_unix(s)) {
+    net_unsupported("ancillary data on an IP socket (sendmsg msg_control)", "IP_PKTINFO and other control messages");
     errno = EOPNOTSUPP;
     return -1;
   }
-  if (s->type == SOCK_DGRAM) return is_unix(s) ? net_unix_dgram_sendmsg(f, msg, flags) : net_udp_sendmsg(f, msg, flags);
+  if (msg->msg_controllen > 0) {
+    int e = net_scm_from_msg(msg, &scm);
+    if (e) {
+      errno = e;
+      return -1;
+    }
+  }
+  if (s->type == SOCK_DGRAM) return is_unix(s) ? net_unix_dgram_sendmsg(f, msg, flags, scm) : net_udp_sendmsg(f, msg, flags);
+  if (scm != NULL && s->conn != NULL && s->conn->scm_queued[s->side] >= DETSIM_NET_SCM_QUEUED_MAX) {
+    net_limit("net_scm_queued_max", DETSIM_NET_SCM_QUEUED_MAX,
+              "too many messages carrying descriptors wait in one direction of a connection (ETOOMANYREFS)");
+    net_scm_release(scm);
+    errno = ETOOMANYREFS;
+    return -1;
+  }
+  ssize_t r = stream_send(f, msg, flags, &scm);
+  if (scm != NULL) {
+    /* Not one byte left: the descriptors stay with the sender. */
+    int e = errno;
+    net_scm_release(scm);
+    errno = e;
+  }
+  return r;
+}
+
+static ssize_t stream_send(struct net_file *f, const struct msghdr *msg, int flags, struct net_scm **scm) {
+  struct net_sock *s = net_sock_of(f);
   bool nosignal = (flags & MSG_NOSIGNAL) != 0;
   bool nonblock = f->nonblock || (flags & MSG_DONTWAIT) || detsim__self() == NULL;
   uint64_t total = net_iov_total(msg->msg_iov, (int)msg->msg_iovlen);
@@ -935,6 +990,7 @@ ssize_t net_sendmsg(struct net_file *f, const struct msghdr *msg, int flags) {
       uint64_t piece = unix_piece_max(out);
       uint64_t n = total - sent < piece ? total - sent : piece;
       net_stream_write(out, msg->msg_iov, (int)msg->msg_iovlen, sent, n, now);
+      attach_scm(s, scm, n);
       sent += n;
       if (sent == total) return (ssize_t)sent;
       continue;
@@ -945,6 +1001,7 @@ ssize_t net_sendmsg(struct net_file *f, const struct msghdr *msg, int flags) {
        * 2's `short` fault): Linux's does when memory is tight. */
       if (nonblock) n = detsim__world_short_io(out->src, out->dst, n, true);
       net_stream_write(out, msg->msg_iov, (int)msg->msg_iovlen, sent, n, now);
+      if (n > 0) attach_scm(s, scm, n);
       sent += n;
       if (sent == total) return (ssize_t)sent;
     }
@@ -980,6 +1037,7 @@ ssize_t net_recvmsg(struct net_file *f, struct msghdr *msg, int flags) {
   uint64_t total = net_iov_total(msg->msg_iov, (int)msg->msg_iovlen);
   uint64_t got = 0;
   uint64_t deadline = s->rcvtimeo_ns ? detsim__deadline_after_ns(s->rcvtimeo_ns) : DETSIM_NO_DEADLINE;
+  size_t control_cap = msg->msg_controllen;
   msg->msg_flags = 0;
   msg->msg_controllen = 0;
   msg->msg_namelen = 0; /* a stream reports no source address */
@@ -1000,8 +1058,23 @@ ssize_t net_recvmsg(struct net_file *f, struct msghdr *msg, int flags) {
         /* A read may return part of what has arrived (level 2's `short`
          * fault): TCP promises bytes in order, not the writes' pieces. */
         if (!waitall) want = detsim__world_short_io(in->src, in->dst, want < v.avail ? want : v.avail, false);
+        /* Descriptors come with the first byte of their piece, and the
+         * read ends with that piece (Linux's unix_stream_read_generic). */
+        int dir = 1 - s->side;
+        struct net_scm *m = s->conn->scm_head[dir];
+        uint64_t from = in->head;
+        if (m != NULL && m->start < from + want && m->end - from < want) want = m->end - from;
         uint64_t n = net_stream_read(in, msg->msg_iov, (int)msg->msg_iovlen, got, want, now, peek);
         got += n;
+        if (m != NULL && m->start < from + n) {
+          if (!peek) {
+            s->conn->scm_head[dir] = m->next;
+            if (s->conn->scm_tail[dir] == m) s->conn->scm_tail[dir] = NULL;
+            s->conn->scm_queued[dir]--;
+          }
+          net_scm_deliver(m, msg, control_cap, flags);
+          return (ssize_t)got;
+        }
         if (!waitall || got == total) return (ssize_t)got;
         continue;
       }

@@ -5,6 +5,7 @@
 #define DETSIM_NET_SOCK_INTERNAL_H
 
 #include "net.h"
+#include "net_scm.h"
 #include "world.h"
 
 enum sock_state { SS_NEW, SS_LISTEN, SS_CONNECTING, SS_CONNECTED };
@@ -18,6 +19,10 @@ struct net_conn {
   struct net_stream dir[2];     /* dir[i]: from end i to end 1-i */
   struct net_sock *end[2];      /* NULL once that end is closed */
   bool unix_rules;
+  /* AF_UNIX: the messages carrying descriptors in each direction, in
+   * stream order (net_scm.h), and how many. */
+  struct net_scm *scm_head[2], *scm_tail[2];
+  unsigned scm_queued[2];
 };
 
 struct sockopt_value { int level, name, value; };
@@ -73,6 +78,7 @@ struct net_sock {
   uint64_t dq_bytes, dq_pushed, dq_taken;
   uint64_t dgram_latency_ns, dgram_last_at;  /* as a sender: FIFO per socket */
   bool dgram_latency_drawn;
+  unsigned scm_queued;          /* AF_UNIX datagrams carrying descriptors */
 };
 
 /* One datagram on its way to, or waiting in, a socket. */
@@ -81,6 +87,7 @@ struct net_dgram {
   uint64_t at;                  /* arrival time */
   struct net_addr from;
   size_t len;
+  struct net_scm *scm;          /* AF_UNIX: the descriptors it carries */
   uint8_t data[];
 };
 
@@ -124,7 +131,9 @@ bool net__unix_path_stale(const struct net_addr *a);
 
 /* net_unix_dgram.c */
 int net_unix_dgram_connect(struct net_file *f, const struct sockaddr *sa, socklen_t len);
-ssize_t net_unix_dgram_sendmsg(struct net_file *f, const struct msghdr *msg, int flags);
+/* Takes scm (the message's descriptors, NULL for none): queued with the
+ * datagram, or released when the send fails. */
+ssize_t net_unix_dgram_sendmsg(struct net_file *f, const struct msghdr *msg, int flags, struct net_scm *scm);
 uint32_t net_unix_dgram_poll(struct net_sock *s, uint64_t now);
 void net_unix_dgram_pair(struct net_sock *a, struct net_sock *b);
 void net_unix_dgram_release(struct net_sock *s);

@@ -120,6 +120,7 @@ void net__dgram_enqueue(struct net_sock *r, const struct msghdr *msg, uint64_t l
   d->at = at;
   d->from = *from;
   d->len = (size_t)len;
+  d->scm = NULL;
   uint64_t off = 0;
   for (size_t i = 0; i < msg->msg_iovlen; i++) {
     if (msg->msg_iov[i].iov_len) memcpy(d->data + off, msg->msg_iov[i].iov_base, msg->msg_iov[i].iov_len);
@@ -265,6 +266,7 @@ ssize_t net_udp_recvmsg(struct net_file *f, struct msghdr *msg, int flags) {
     return -1;
   }
   bool nonblock = f->nonblock || (flags & MSG_DONTWAIT) || detsim__self() == NULL;
+  size_t control_cap = msg->msg_controllen;
   msg->msg_flags = 0;
   msg->msg_controllen = 0;
   for (;;) {
@@ -285,6 +287,14 @@ ssize_t net_udp_recvmsg(struct net_file *f, struct msghdr *msg, int flags) {
         net_addr_to(s->domain, &d->from, msg->msg_name, &msg->msg_namelen);
       else msg->msg_namelen = 0;
       ssize_t r = (ssize_t)((flags & MSG_TRUNC) ? d->len : n);
+      /* Its descriptors come with it (a peek installs copies). */
+      if (d->scm != NULL) {
+        net_scm_deliver(d->scm, msg, control_cap, flags);
+        if (!(flags & MSG_PEEK)) {
+          d->scm = NULL;
+          s->scm_queued--;
+        }
+      }
       if (!(flags & MSG_PEEK)) {
         *link = d->next;
         if (s->dq_tail == d) {
@@ -320,9 +330,11 @@ void net_udp_release(struct net_sock *s) {
   struct net_dgram *d = s->dq_head;
   while (d) {
     struct net_dgram *next = d->next;
+    net_scm_release(d->scm); /* never received: its references go back */
     detsim__net_free(d);
     d = next;
   }
   s->dq_head = s->dq_tail = NULL;
   s->dq_bytes = 0;
+  s->scm_queued = 0;
 }

@@ -100,7 +100,7 @@ static bool room_ready(void *arg) {
   return r == NULL || !full_for(r, w->s, w->len);
 }
 
-ssize_t net_unix_dgram_sendmsg(struct net_file *f, const struct msghdr *msg, int flags) {
+static ssize_t dgram_send(struct net_file *f, const struct msghdr *msg, int flags, struct net_scm **scm) {
   struct net_sock *s = net_sock_of(f);
   /* MSG_OOB and control messages are refused by net_sendmsg. */
   if (s->shut_wr) {
@@ -127,8 +127,19 @@ ssize_t net_unix_dgram_sendmsg(struct net_file *f, const struct msghdr *msg, int
       errno = EPERM;
       return -1;
     }
+    if (*scm != NULL && r->scm_queued >= DETSIM_NET_SCM_QUEUED_MAX) {
+      net_limit("net_scm_queued_max", DETSIM_NET_SCM_QUEUED_MAX,
+                "too many datagrams carrying descriptors wait in one socket (ETOOMANYREFS)");
+      errno = ETOOMANYREFS;
+      return -1;
+    }
     if (!full_for(r, s, len)) {
       net__dgram_enqueue(r, msg, len, &s->local, detsim__now_ns());
+      if (*scm != NULL) {
+        r->dq_tail->scm = *scm;
+        r->scm_queued++;
+        *scm = NULL;
+      }
       return (ssize_t)len;
     }
     if (nonblock) {
@@ -179,4 +190,14 @@ uint32_t net_unix_dgram_poll(struct net_sock *s, uint64_t now) {
     m |= EPOLLOUT | EPOLLWRNORM;
   }
   return m;
+}
+
+ssize_t net_unix_dgram_sendmsg(struct net_file *f, const struct msghdr *msg, int flags, struct net_scm *scm) {
+  ssize_t r = dgram_send(f, msg, flags, &scm);
+  if (scm != NULL) {
+    int e = errno;
+    net_scm_release(scm); /* not sent: its references go back */
+    errno = e;
+  }
+  return r;
 }

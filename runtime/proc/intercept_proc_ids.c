@@ -45,26 +45,25 @@ DETSIM_EXPORT pid_t __detsim_getpgrp(void) {
 }
 DETSIM_INTERCEPT_ALIAS(getpgrp)
 
-/* Another process of the world: its group and session are its host's
- * first process's pid (each node's first process leads both; a forked
- * process stays in its parent's). */
-static pid_t of_process(pid_t pid, pid_t mine) {
+/* Another process of the world (a zombie too, as the kernel finds one
+ * until it is reaped): its group or session; ESRCH for any other pid. */
+static pid_t of_process(pid_t pid, pid_t mine, pid_t (*of_node)(unsigned)) {
   if (pid == 0 || pid == detsim__proc_pid()) return mine;
-  int j = pid > 0 ? detsim__proc_node_of(pid) : -1;
-  if (j >= 0) return detsim__proc_pgid_of_node((unsigned)j);
+  int j = pid > 0 ? detsim__proc_node_of_any(pid) : -1;
+  if (j >= 0) return of_node((unsigned)j);
   errno = ESRCH;
   return -1;
 }
 
 DETSIM_EXPORT pid_t __detsim_getpgid(pid_t pid) {
   if (!detsim__proc_ids_ready()) return REAL(getpgid)(pid);
-  return of_process(pid, detsim__proc_pgid());
+  return of_process(pid, detsim__proc_pgid(), detsim__proc_pgid_of_node);
 }
 DETSIM_INTERCEPT_ALIAS(getpgid)
 
 DETSIM_EXPORT pid_t __detsim_getsid(pid_t pid) {
   if (!detsim__proc_ids_ready()) return REAL(getsid)(pid);
-  return of_process(pid, detsim__proc_sid());
+  return of_process(pid, detsim__proc_sid(), detsim__proc_sid_of_node);
 }
 DETSIM_INTERCEPT_ALIAS(getsid)
 

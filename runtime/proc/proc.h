@@ -39,6 +39,9 @@ bool detsim__proc_is_forked(void);
 void detsim__proc_end(int wait_status);
 /* A status as waitpid reports a process ended by signal `sig`. */
 int detsim__proc_signal_status(int sig);
+/* This process's children become orphans (their parent is init, nobody
+ * waits for them), as at its end. */
+void detsim__proc_orphan_children(void);
 /* The signal a forked child is ending by (a default action, a real crash);
  * 0 while none. */
 extern int detsim__proc_ending_signal;

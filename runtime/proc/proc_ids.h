@@ -19,7 +19,8 @@
  * the leader of its own process group and session (a node is a host).
  *
  * A forked process takes the next number too (its parent allocates it
- * before the real fork) and is in its parent's group and session; its
+ * before the real fork) and starts in its parent's group and session
+ * (setsid and setpgid move it, as Linux's, docs/processes.md); its
  * getppid is its parent's pid, or 1 (init, DETSIM_PID_INIT) once the
  * parent has ended (docs/processes.md).
  *
@@ -64,16 +65,22 @@ void detsim__proc_set(pid_t pid, pid_t ppid, pid_t pgid, pid_t sid);
 pid_t detsim__proc_alloc(void);
 
 /* The world's slot (a node's process, or a forked one) whose process has
- * virtual pid `pid` (and is in the world now), or -1.  The slot of
- * process group `pgid`'s leader (which is alive), or -1. */
+ * virtual pid `pid` (and is in the world now), or -1.  _any: a zombie
+ * (ended, not waited for) too, as the kernel still finds one by its pid. */
 int detsim__proc_node_of(pid_t pid);
-int detsim__proc_node_of_group(pid_t pgid);
-/* Slot `node`'s virtual pid (0 when it has none yet), and its process
- * group (= its session): a node's first process leads its own, a forked
- * process is in its host's first process's (setpgid and setsid are not
- * simulated). */
+int detsim__proc_node_of_any(pid_t pid);
+/* Whether some process of the world (a zombie included) is in process
+ * group `pgid` (and, unless `sid` is 0, in session `sid`). */
+bool detsim__proc_group_exists(pid_t pgid, pid_t sid);
+/* Slot `node`'s virtual pid (0 when it has none yet), its process group
+ * and its session: a node's first process leads its own, a forked process
+ * starts in its parent's (setsid, setpgid: intercept_proc_group.c). */
 pid_t detsim__proc_pid_of_node(unsigned node);
 pid_t detsim__proc_pgid_of_node(unsigned node);
+pid_t detsim__proc_sid_of_node(unsigned node);
+/* Moves slot `node` to group `pgid` of session `sid` (the baton holder:
+ * the process itself, or its parent's setpgid). */
+void detsim__proc_set_group(unsigned node, pid_t pgid, pid_t sid);
 /* The run's first fork makes a world of its own (world_proc.c): the
  * counter moves into the world's header, and slot 0 takes this pid. */
 void detsim__proc_ids_enter_world(void);

@@ -235,6 +235,8 @@ pid_t detsim__proc_fork(uintptr_t pc) {
   n->parent = (int32_t)detsim__node_index;
   /* The world's next id (proc_ids.h), taken by the baton holder. */
   n->vpid = detsim__proc_alloc();
+  n->pgid = detsim__proc_pgid();
+  n->sid = detsim__proc_sid();
   memcpy(n->name, S->nodes[detsim__host_index].name, sizeof n->name);
   n->incarnation = 1;
   n->clock = me->clock;
@@ -292,6 +294,17 @@ bool detsim__proc_atfork_child(void) {
 
 /* ---- a forked process's end ---- */
 
+void detsim__proc_orphan_children(void) {
+  if (!detsim__in_world) return;
+  /* Nobody waits for them: a zombie among them is gone at once. */
+  for (unsigned j = 0; j < S->n_nodes; j++) {
+    struct detsim_world_node *c = &S->nodes[j];
+    if (c->parent != (int32_t)detsim__node_index) continue;
+    c->parent = -1;
+    if (__atomic_load_n(&c->state, __ATOMIC_ACQUIRE) == DETSIM_NODE_EXITED) c->reaped = 1;
+  }
+}
+
 void detsim__proc_end(int wait_status) {
   CHECK(detsim__proc_is_forked());
   CHECK(detsim__self() != NULL);
@@ -300,13 +313,7 @@ void detsim__proc_end(int wait_status) {
    * stays open in the other processes that hold it). */
   net_close_all();
   me->wait_status = wait_status;
-  /* Its children are orphans: nobody waits for them. */
-  for (unsigned j = 0; j < S->n_nodes; j++) {
-    struct detsim_world_node *c = &S->nodes[j];
-    if (c->parent != (int32_t)detsim__node_index) continue;
-    c->parent = -1;
-    if (__atomic_load_n(&c->state, __ATOMIC_ACQUIRE) == DETSIM_NODE_EXITED) c->reaped = 1;
-  }
+  detsim__proc_orphan_children();
   if (me->parent >= 0) {
     unsigned p = (unsigned)me->parent;
     struct detsim_world_node *pn = &S->nodes[p];

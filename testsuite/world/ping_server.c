@@ -6,7 +6,9 @@
  * deadlock).  With "term-graceful" a SIGTERM makes it stop accepting,
  * say so on stdout and exit 0; "term-signalfd" does the same, learning of
  * SIGTERM from a signalfd it polls with its listener; with "term-ignore"
- * it ignores SIGTERM (the world kills it at the end of the grace period). */
+ * it ignores SIGTERM (the world kills it at the end of the grace period).
+ * With "daemon" it daemonizes first (daemon(1, 1)) and keeps a maintenance
+ * thread ticking on a timed condition wait, as servers do. */
 #include <netinet/in.h>
 #include <errno.h>
 #include <poll.h>
@@ -17,9 +19,25 @@
 #include <string.h>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
+#include <time.h>
 #include <unistd.h>
 
 static int mute, once;
+
+static pthread_mutex_t tick_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t tick_cond = PTHREAD_COND_INITIALIZER;
+
+static void *maintenance(void *arg) {
+  (void)arg;
+  pthread_mutex_lock(&tick_lock);
+  for (;;) {
+    struct timespec at;
+    clock_gettime(CLOCK_REALTIME, &at);
+    at.tv_sec += 1;
+    pthread_cond_timedwait(&tick_cond, &tick_lock, &at);
+  }
+  return NULL;
+}
 static volatile sig_atomic_t stopping;
 
 static void on_term(int sig) {
@@ -59,6 +77,22 @@ int main(int argc, char **argv) {
     sigaction(SIGTERM, &sa, NULL);
   }
   if (argc > 2 && strcmp(argv[2], "term-ignore") == 0) signal(SIGTERM, SIG_IGN);
+  if (argc > 2 && strcmp(argv[2], "daemon") == 0) {
+    pid_t before = getpid();
+    if (daemon(1, 1) != 0) {
+      perror("ping_server: daemon");
+      return 1;
+    }
+    /* Still the node's process, now a session leader with init as parent. */
+    if (getpid() == before || getsid(0) != getpid() || getppid() != 1) {
+      fprintf(stderr, "ping_server: daemon() left pid=%d sid=%d ppid=%d\n", (int)getpid(), (int)getsid(0),
+              (int)getppid());
+      return 1;
+    }
+    pthread_t t;
+    pthread_create(&t, NULL, maintenance, NULL);
+    pthread_detach(t);
+  }
   int sfd = -1;
   if (argc > 2 && strcmp(argv[2], "term-signalfd") == 0) {
     sigset_t term;
