@@ -35,6 +35,7 @@
 #include "prng.h"
 #include "proc_ids.h"
 #include "real.h"
+#include "sanitize.h"
 #include "report.h"
 #include "sched_core.h"
 #include "sched_internal.h"
@@ -685,7 +686,7 @@ int detsim__thread_create(pthread_t *out, const pthread_attr_t *attr,
   int detach = PTHREAD_CREATE_JOINABLE;
   if (attr) pthread_attr_getdetachstate(attr, &detach);
   t->detached = detach == PTHREAD_CREATE_DETACHED;
-  int r = REAL(pthread_create)(&t->pthread, attr, trampoline, t);
+  int r = detsim__os_thread_create(&t->pthread, attr, trampoline, t);
   if (r != 0) {
     t->state = DETSIM_T_FREE;
     return r;
@@ -719,7 +720,7 @@ int detsim__thread_join(pthread_t thread, void **retval, bool try_only, uint64_t
   CHECK_EQ(r, 0);
   if (retval) *retval = t->retval;
   /* Reap the OS thread; its real exit path may still be running. */
-  REAL(pthread_join)(t->pthread, NULL);
+  detsim__os_thread_join(t->pthread);
   t->state = DETSIM_T_FREE;
   return 0;
 }

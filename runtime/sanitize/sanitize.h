@@ -1,0 +1,42 @@
+/* Running under a compiler-rt sanitizer (ASan, LSan, UBSan, TSan).
+ *
+ * The sanitizer's runtime is a shared library of its own (detsim-cc links
+ * it with -shared-libsan), first in the lookup order: its interceptors call
+ * ours, and its own internals (its allocator reads the clock, its locks ask
+ * pthread_self) reach our interceptors too.  Those internal calls are not
+ * the program's: they must neither yield nor move virtual time, or a thread
+ * would be switched out while holding the sanitizer's locks. */
+#ifndef DETSIM_SANITIZE_H
+#define DETSIM_SANITIZE_H
+
+#include <stdbool.h>
+#include <pthread.h>
+#include <stdint.h>
+
+/* Finds the sanitizer runtime's code and registers the death callback that
+ * ends the run as `crash sanitizer=<name>` after the sanitizer's report. */
+void detsim__sanitize_init(void);
+
+/* True when `pc` (a return address) is in a sanitizer runtime's code. */
+bool detsim__from_sanitizer_pc(uintptr_t pc);
+#define DETSIM_FROM_SANITIZER() detsim__from_sanitizer_pc((uintptr_t)__builtin_return_address(0))
+
+/* The sanitizer in the program ("address", "thread", ...), NULL if none. */
+const char *detsim__sanitizer_name(void);
+
+/* At a normal exit: runs LeakSanitizer's check now (if it is in the
+ * program and its own exit check has not run yet), so a leak ends the run
+ * as a crash before the pass line. */
+void detsim__sanitize_exit_check(void);
+
+/* The OS thread behind a simulated thread, created and reaped through the
+ * sanitizer's own pthread_create/pthread_join when it has them (so it knows
+ * the thread: its stack, its id in reports, for TSan its happens-before),
+ * else libc's.  The sanitizer's interceptor then calls ours, which passes
+ * that one call through to libc. */
+int detsim__os_thread_create(pthread_t *out, const pthread_attr_t *attr, void *(*start)(void *), void *arg);
+void detsim__os_thread_join(pthread_t thread);
+/* True (once) inside the sanitizer's pthread_create/join called above. */
+bool detsim__sanitizer_passing_through(void);
+
+#endif
