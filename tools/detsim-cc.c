@@ -398,6 +398,7 @@ int main(int argc, char **argv) {
   char *include_dir = concat(prefix, strcmp(prefix, "/") == 0 ? "include" : "/include");
   char *plugin = concat(lib_dir, "/" DETSIM_PLUGIN_NAME);
   char *runtime = concat(lib_dir, "/" DETSIM_RUNTIME_NAME);
+  char *tsan_defaults = concat(lib_dir, "/libdetsim_tsan_defaults.a");
 
   /* 4. Our own flags come out; everything else is scanned and kept. */
   char **user = calloc((size_t)argc + 1, sizeof *user);
@@ -468,6 +469,9 @@ int main(int argc, char **argv) {
         "clang's shared sanitizer runtimes (libclang_rt.asan-x86_64.so) were not "
         "found when detsim was configured; install them (libclang-rt-19-dev) "
         "and configure again");
+  if (links && (s.sanitizers & SAN_THREAD) && !is_file(tsan_defaults))
+    die(DETSIM_CC_EXIT_SETUP, "detsim's ThreadSanitizer defaults are missing: %s (is detsim "
+        "built or installed completely?)", tsan_defaults);
   if (!is_file(plugin))
     die(DETSIM_CC_EXIT_SETUP, "the detsim plugin is missing: %s (is detsim built or "
         "installed completely?)", plugin);
@@ -536,6 +540,14 @@ int main(int argc, char **argv) {
      * lookup order (clang puts it there), found at run time. */
     cmd[n++] = "-shared-libsan";
     cmd[n++] = "-Wl,-rpath," DETSIM_CLANG_RT_DIR;
+  }
+  if (links && (s.sanitizers & SAN_THREAD)) {
+    /* TSan's defaults (a race report ends the run), defined in the program. */
+    /* Whole: TSan's shared runtime defines a weak default of its own, which
+     * would otherwise satisfy the link; exported, so the runtime finds ours. */
+    cmd[n++] = "-Wl,--export-dynamic-symbol=__tsan_default_options,--whole-archive";
+    cmd[n++] = tsan_defaults;
+    cmd[n++] = "-Wl,--no-whole-archive";
   }
   cmd[n++] = "--end-no-unused-arguments";
   if (n - n_user > DETSIM_CC_ADDED_ARGS_MAX) {

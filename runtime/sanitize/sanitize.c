@@ -103,11 +103,21 @@ void detsim__os_thread_join(pthread_t thread) {
   passing_through = false;
 }
 
+static void *no_work(void *arg) { return arg; }
+
 void detsim__sanitize_init(void) {
   dl_iterate_phdr(note_object, NULL);
   if (segment_count) {
     sanitizer_create = (create_fn *)sanitizer_definition("pthread_create");
     sanitizer_join = (join_fn *)sanitizer_definition("pthread_join");
+  }
+  if (__tsan_init && sanitizer_create && sanitizer_join) {
+    /* TSan starts a background thread of its own inside the first
+     * pthread_create it intercepts, through the same interceptor: start it
+     * now, before the simulation, so no simulated thread's creation is
+     * mistaken for it. */
+    pthread_t t;
+    if (sanitizer_create(&t, NULL, no_work, NULL) == 0) sanitizer_join(t, NULL);
   }
   if (__sanitizer_set_death_callback) __sanitizer_set_death_callback(on_sanitizer_death);
 }

@@ -39,4 +39,22 @@ void detsim__os_thread_join(pthread_t thread);
 /* True (once) inside the sanitizer's pthread_create/join called above. */
 bool detsim__sanitizer_passing_through(void);
 
+/* Happens-before for ThreadSanitizer.  The runtime's own code is not
+ * instrumented, so TSan sees none of the simulated synchronization (a
+ * simulated mutex is words the runtime updates, a hand-over between threads
+ * a futex): each simulated object tells it, on its own address, what it
+ * orders: a release where a thread publishes (unlock, post, send), an
+ * acquire where a thread takes what was published (lock, wait, receive).
+ * Nothing else orders threads for TSan, so the schedule's own hand-overs
+ * do not hide races.  Without TSan these are a test of a weak symbol. */
+extern void __tsan_acquire(void *addr) __attribute__((weak));
+extern void __tsan_release(void *addr) __attribute__((weak));
+
+static inline void detsim__hb_acquire(const volatile void *obj) {
+  if (__tsan_acquire) __tsan_acquire((void *)(uintptr_t)obj);
+}
+static inline void detsim__hb_release(const volatile void *obj) {
+  if (__tsan_release) __tsan_release((void *)(uintptr_t)obj);
+}
+
 #endif
