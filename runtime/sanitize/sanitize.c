@@ -72,6 +72,13 @@ typedef int join_fn(pthread_t, void **);
 static create_fn *sanitizer_create;
 static join_fn *sanitizer_join;
 static __thread bool passing_through;
+static __thread bool inside_sanitizer_call;
+
+static __thread bool in_interceptor;
+
+void detsim__sanitizer_called_us(bool yes) { inside_sanitizer_call = in_interceptor = yes; }
+
+bool detsim__in_sanitizer_interceptor(void) { return in_interceptor; }
 
 /* The sanitizer's own definition of `name`, if it has one. */
 static void *sanitizer_definition(const char *name) {
@@ -86,21 +93,35 @@ bool detsim__sanitizer_passing_through(void) {
 }
 
 int detsim__os_thread_create(pthread_t *out, const pthread_attr_t *attr, void *(*start)(void *), void *arg) {
-  if (!sanitizer_create) return REAL(pthread_create)(out, attr, start, arg);
+  bool wrapped = inside_sanitizer_call;
+  inside_sanitizer_call = false;
+  /* Called from the sanitizer's own interceptor (an uninstrumented library
+   * called pthread_create): the sanitizer wraps this thread already. */
+  if (wrapped && __tsan_init && detsim__running()) {
+    /* TSan's pthread_create waits, on a futex of its own, until the new
+     * thread has started; a simulated thread starts only when the schedule
+     * picks it, and the creator holds the schedule: it would wait forever. */
+    detsim__msg("error: a thread created by uninstrumented code (std::thread, a library's own thread) under "
+                "-fsanitize=thread: ThreadSanitizer's pthread_create waits for the new thread to start, which "
+                "a simulated thread does only when the schedule picks it; not supported (build with "
+                "-fsanitize=address, or create the thread with pthread_create from code detsim-cc compiled)");
+    detsim__finish(DETSIM_CLASS_inconclusive, 0, "reason=unsupported");
+  }
+  if (!sanitizer_create || wrapped) return REAL(pthread_create)(out, attr, start, arg);
   passing_through = true;
   int r = sanitizer_create(out, attr, start, arg);
   passing_through = false;
   return r;
 }
 
-void detsim__os_thread_join(pthread_t thread) {
-  if (!sanitizer_join) {
-    REAL(pthread_join)(thread, NULL);
-    return;
-  }
+int detsim__os_thread_join(pthread_t thread, void **retval) {
+  bool wrapped = inside_sanitizer_call;
+  inside_sanitizer_call = false;
+  if (!sanitizer_join || wrapped) return REAL(pthread_join)(thread, retval);
   passing_through = true;
-  sanitizer_join(thread, NULL);
+  int r = sanitizer_join(thread, retval);
   passing_through = false;
+  return r;
 }
 
 static void *no_work(void *arg) { return arg; }

@@ -35,9 +35,17 @@ void detsim__sanitize_exit_check(void);
  * else libc's.  The sanitizer's interceptor then calls ours, which passes
  * that one call through to libc. */
 int detsim__os_thread_create(pthread_t *out, const pthread_attr_t *attr, void *(*start)(void *), void *arg);
-void detsim__os_thread_join(pthread_t thread);
+int detsim__os_thread_join(pthread_t thread, void **retval);
 /* True (once) inside the sanitizer's pthread_create/join called above. */
 bool detsim__sanitizer_passing_through(void);
+/* Our pthread_create/join was called by the sanitizer's interceptor of it
+ * (for an uninstrumented caller): the next OS thread create or join is
+ * libc's, the sanitizer having done its part already. */
+void detsim__sanitizer_called_us(bool yes);
+/* Inside that call: the sanitizer may hold its own locks around it (ASan's
+ * thread table, while it creates a thread), so the thread must not be
+ * switched out before the interceptor returns. */
+bool detsim__in_sanitizer_interceptor(void);
 
 /* Happens-before for ThreadSanitizer.  The runtime's own code is not
  * instrumented, so TSan sees none of the simulated synchronization (a

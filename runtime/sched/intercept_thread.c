@@ -15,14 +15,20 @@
 DETSIM_EXPORT int __detsim_pthread_create(pthread_t *out, const pthread_attr_t *attr,
                                           void *(*start)(void *), void *arg) {
   if (detsim__sanitizer_passing_through()) return REAL(pthread_create)(out, attr, start, arg);
-  return detsim__thread_create(out, attr, start, arg);
+  detsim__sanitizer_called_us(DETSIM_FROM_SANITIZER());
+  int r = detsim__thread_create(out, attr, start, arg);
+  detsim__sanitizer_called_us(false);
+  return r;
 }
 DETSIM_INTERCEPT_ALIAS(pthread_create)
 
 DETSIM_EXPORT int __detsim_pthread_join(pthread_t t, void **retval) {
   if (detsim__sanitizer_passing_through()) return REAL(pthread_join)(t, retval);
   DETSIM_CANCEL_POINT();
-  return detsim__thread_join(t, retval, false, DETSIM_NO_DEADLINE);
+  detsim__sanitizer_called_us(DETSIM_FROM_SANITIZER());
+  int r = detsim__thread_join(t, retval, false, DETSIM_NO_DEADLINE);
+  detsim__sanitizer_called_us(false);
+  return r;
 }
 DETSIM_INTERCEPT_ALIAS(pthread_join)
 

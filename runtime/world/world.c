@@ -37,6 +37,7 @@
 #include "outside_signal.h"
 #include "real.h"
 #include "report.h"
+#include "sanitize.h"
 #include "sched_internal.h"
 #include "trace.h"
 
@@ -193,7 +194,7 @@ void detsim__world_start_dispatcher(void) {
   pthread_attr_init(&attr);
   pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
   pthread_attr_setstacksize(&attr, 1u << 20);
-  int r = REAL(pthread_create)(&t, &attr, dispatcher_main, NULL);
+  int r = detsim__os_thread_create(&t, &attr, dispatcher_main, NULL);
   pthread_attr_destroy(&attr);
   if (r != 0) {
     detsim__msg("error: cannot start this node's dispatcher thread: %s", strerror(r));
