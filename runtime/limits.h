@@ -213,6 +213,9 @@
 /* Bytes of a special file's simulated contents (/proc/cpuinfo at
  * DETSIM_CPUS_MAX CPUs is the largest, about 40 KiB). */
 #define DETSIM_MACHINE_FILE_BYTES_MAX (64u << 10)
+/* Executable segments of sanitizer runtimes (libclang_rt.*) the runtime
+ * tells apart from the program's code; more is an `inconclusive` run. */
+#define DETSIM_SANITIZER_SEGMENTS_MAX 8
 
 _Static_assert(DETSIM_NET_MAX_FDS_DEFAULT <= DETSIM_NET_FD_NUMBER_MAX, "the default fits the table");
 _Static_assert(DETSIM_NET_BUFFER_BYTES_DEFAULT <= DETSIM_NET_BUFFER_BYTES_MAX, "default within the cap");

@@ -108,8 +108,35 @@ struct scan {
   char *output;            /* -o's value (for --audit), or NULL */
   bool output_pending;     /* the previous option was -o or --output */
   bool value_pending;      /* the previous option takes this one as value */
+  unsigned sanitizers;     /* SAN_* named by -fsanitize= options */
+  bool static_libsan;      /* -static-libsan */
   bool options_ended;      /* after "--" everything is an input */
 };
+
+/* Sanitizers a simulation build treats apart (see sanitizer_rules()). */
+enum {
+  SAN_ADDRESS = 1u << 0,
+  SAN_THREAD = 1u << 1,
+  SAN_MEMORY = 1u << 2,
+  SAN_LEAK = 1u << 3,
+};
+
+/* Notes the sanitizers one -fsanitize=a,b,c list names. */
+static unsigned sanitizers_named(const char *list) {
+  static const struct { const char *name; unsigned bit; } known[] = {
+      {"address", SAN_ADDRESS}, {"thread", SAN_THREAD}, {"memory", SAN_MEMORY}, {"leak", SAN_LEAK},
+  };
+  unsigned bits = 0;
+  const char *p = list;
+  while (*p) {
+    size_t len = strcspn(p, ",");
+    for (size_t i = 0; i < sizeof known / sizeof known[0]; i++)
+      if (strlen(known[i].name) == len && strncmp(p, known[i].name, len) == 0) bits |= known[i].bit;
+    p += len;
+    if (*p == ',') p++;
+  }
+  return bits;
+}
 
 /* Options that stop the driver before the link step. */
 static const char *const stop_options[] = {
@@ -182,6 +209,10 @@ static void scan_arg(struct scan *s, const char *arg, bool from_rsp, int depth) 
   } else if (strcmp(arg, "-static") == 0 || strcmp(arg, "--static") == 0 ||
              strcmp(arg, "-static-pie") == 0) {
     s->static_flag = arg;
+  } else if (strncmp(arg, "-fsanitize=", 11) == 0) {
+    s->sanitizers |= sanitizers_named(arg + 11);
+  } else if (strcmp(arg, "-static-libsan") == 0) {
+    s->static_libsan = true;
   } else if (in_list(arg, options_with_value)) {
     s->value_pending = true;
     s->output_pending = strcmp(arg, "-o") == 0 || strcmp(arg, "--output") == 0;
@@ -367,6 +398,7 @@ int main(int argc, char **argv) {
   char *include_dir = concat(prefix, strcmp(prefix, "/") == 0 ? "include" : "/include");
   char *plugin = concat(lib_dir, "/" DETSIM_PLUGIN_NAME);
   char *runtime = concat(lib_dir, "/" DETSIM_RUNTIME_NAME);
+  char *tsan_defaults = concat(lib_dir, "/libdetsim_tsan_defaults.a");
 
   /* 4. Our own flags come out; everything else is scanned and kept. */
   char **user = calloc((size_t)argc + 1, sizeof *user);
@@ -415,6 +447,31 @@ int main(int argc, char **argv) {
     die(DETSIM_CC_EXIT_USAGE,
         "'%s' cannot link a simulation build: the detsim runtime is a shared "
         "library that must interpose libc", s.static_flag);
+  if (s.sanitizers & SAN_MEMORY)
+    die(DETSIM_CC_EXIT_USAGE,
+        "-fsanitize=memory cannot check a simulation build: the detsim runtime "
+        "is not MemorySanitizer-instrumented, so every value it writes into the "
+        "program's memory (data read or received, clock readings, random bytes) "
+        "would be reported as uninitialized; use -fsanitize=address,undefined");
+  bool shared_libsan = links && (s.sanitizers & (SAN_ADDRESS | SAN_THREAD | SAN_LEAK));
+  if (s.sanitizers == SAN_LEAK)
+    die(DETSIM_CC_EXIT_USAGE,
+        "-fsanitize=leak alone cannot check a simulation build: clang has no "
+        "shared LeakSanitizer runtime, and the static one's own calls would be "
+        "simulated; use -fsanitize=address, which includes LeakSanitizer");
+  if (shared_libsan && s.static_libsan)
+    die(DETSIM_CC_EXIT_USAGE,
+        "-static-libsan cannot link a sanitized simulation build: the sanitizer "
+        "runtime must be a shared library of its own, so that the detsim runtime "
+        "can tell the sanitizer's own calls from the program's");
+  if (shared_libsan && DETSIM_CLANG_RT_DIR[0] == '\0')
+    die(DETSIM_CC_EXIT_SETUP,
+        "clang's shared sanitizer runtimes (libclang_rt.asan-x86_64.so) were not "
+        "found when detsim was configured; install them (libclang-rt-19-dev) "
+        "and configure again");
+  if (links && (s.sanitizers & SAN_THREAD) && !is_file(tsan_defaults))
+    die(DETSIM_CC_EXIT_SETUP, "detsim's ThreadSanitizer defaults are missing: %s (is detsim "
+        "built or installed completely?)", tsan_defaults);
   if (!is_file(plugin))
     die(DETSIM_CC_EXIT_SETUP, "the detsim plugin is missing: %s (is detsim built or "
         "installed completely?)", plugin);
@@ -477,6 +534,20 @@ int main(int argc, char **argv) {
     cmd[n++] = concat("-L", lib_dir);
     cmd[n++] = concat("-Wl,-rpath,", lib_dir);
     cmd[n++] = "-lpthread";
+  }
+  if (shared_libsan) {
+    /* The sanitizer's runtime as a library of its own, first in the
+     * lookup order (clang puts it there), found at run time. */
+    cmd[n++] = "-shared-libsan";
+    cmd[n++] = "-Wl,-rpath," DETSIM_CLANG_RT_DIR;
+  }
+  if (links && (s.sanitizers & SAN_THREAD)) {
+    /* TSan's defaults (a race report ends the run), defined in the program. */
+    /* Whole: TSan's shared runtime defines a weak default of its own, which
+     * would otherwise satisfy the link; exported, so the runtime finds ours. */
+    cmd[n++] = "-Wl,--export-dynamic-symbol=__tsan_default_options,--whole-archive";
+    cmd[n++] = tsan_defaults;
+    cmd[n++] = "-Wl,--no-whole-archive";
   }
   cmd[n++] = "--end-no-unused-arguments";
   if (n - n_user > DETSIM_CC_ADDED_ARGS_MAX) {

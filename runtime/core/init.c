@@ -29,6 +29,7 @@
 #include "proc_ids.h"
 #include "real.h"
 #include "report.h"
+#include "sanitize.h"
 #include "stdio_sim.h"
 #include "sched_internal.h"
 #include "trace.h"
@@ -106,6 +107,7 @@ static void first_line(uint64_t seed, int argc, char **argv, const char *options
 static void exit_handler(int status, void *arg) {
   (void)arg;
   if (!W.running) return;
+  if (status == 0) detsim__sanitize_exit_check();
   if (detsim__proc_is_forked() && detsim__self() != NULL) {
     /* A forked child's exit is an event of the world; its parent waits. */
     fflush(NULL);
@@ -150,6 +152,7 @@ static void atfork_child(void) {
 
 __attribute__((constructor(101))) static void detsim_init(int argc, char **argv, char **envp) {
   (void)envp;
+  detsim__sanitize_init();
   char err[512];
   const char *options = getenv("DETSIM_OPTIONS");
   if (detsim__options_parse(options, err, sizeof err) != 0) usage_error(err);

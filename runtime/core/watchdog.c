@@ -24,6 +24,7 @@
 #include "proc.h"
 #include "real.h"
 #include "report.h"
+#include "sanitize.h"
 #include "sched_internal.h"
 #include "trace.h"
 #include "world.h"
@@ -138,7 +139,7 @@ void detsim__watchdog_start(void) {
   pthread_attr_init(&attr);
   pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
   pthread_attr_setstacksize(&attr, 256u << 10);
-  if (REAL(pthread_create)(&t, &attr, watchdog_main, NULL) != 0)
+  if (detsim__os_thread_create(&t, &attr, watchdog_main, NULL) != 0)
     detsim__msg("warning: cannot start the watchdog; a stuck run will hang");
   pthread_attr_destroy(&attr);
 }

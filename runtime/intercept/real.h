@@ -14,6 +14,10 @@
 
 void *detsim__real_lookup(const char *name, const char *version);
 
+/* The first definition of `name` in the global lookup order (a sanitizer's
+ * interceptor comes before ours), or NULL. */
+void *detsim__first_definition(const char *name);
+
 /* Declares `static typeof(&name) detsim__real_<name>` resolved on first use. */
 #define REAL(name) \
   (__extension__({ \

@@ -43,6 +43,7 @@
 #include "proc_ids.h"
 #include "stdio_sim.h"
 #include "real.h"
+#include "sanitize.h"
 #include "sched.h"
 #include "sched_internal.h"
 #include "signal.h"
@@ -130,7 +131,8 @@ DETSIM_INTERCEPT_ALIAS(socketpair)
 
 DETSIM_EXPORT int __detsim_pipe2(int fds[2], int flags) {
   PC();
-  if (plumbing_is_real()) return REAL(pipe2)(fds, flags);
+  /* A sanitizer's pipes to its symbolizer are its own, and real. */
+  if (plumbing_is_real() || DETSIM_FROM_SANITIZER()) return REAL(pipe2)(fds, flags);
   net_enter(DETSIM_EV_net_socket, NULL, 0);
   int r = as_call(net_pipe2(fds, flags));
   return (int)leave(NULL, r);
@@ -139,7 +141,7 @@ DETSIM_INTERCEPT_ALIAS(pipe2)
 
 DETSIM_EXPORT int __detsim_pipe(int fds[2]) {
   PC();
-  if (plumbing_is_real()) return REAL(pipe)(fds);
+  if (plumbing_is_real() || DETSIM_FROM_SANITIZER()) return REAL(pipe)(fds);
   net_enter(DETSIM_EV_net_socket, NULL, 0);
   int r = as_call(net_pipe2(fds, 0));
   return (int)leave(NULL, r);

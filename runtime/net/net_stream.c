@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "sanitize.h"
 #include "check.h"
 #include "net.h"
 #include "world.h"
@@ -164,6 +165,7 @@ uint64_t net_stream_write(struct net_stream *s, const struct iovec *iov, int iov
   CHECK(n <= net_stream_space(s) || (s->whole_writes && net_stream_space(s) > 0));
   CHECK(s->fin_at == DETSIM_NO_DEADLINE);
   if (n == 0) return 0;
+  detsim__hb_release(s); /* what the writer did before, for the reader (TSan) */
   grow(s, n);
   uint64_t done = 0;
   for (int i = 0; i < iovcnt && done < n; i++) {
@@ -212,6 +214,7 @@ uint64_t net_stream_write(struct net_stream *s, const struct iovec *iov, int iov
 
 uint64_t net_stream_read(struct net_stream *s, const struct iovec *iov, int iovcnt,
                          uint64_t skip, uint64_t n, uint64_t now, bool peek) {
+  detsim__hb_acquire(s);
   trim(s, now);
   uint64_t avail = s->base - s->head;
   if (n > avail) n = avail;

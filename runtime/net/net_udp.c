@@ -19,6 +19,7 @@
 #include <string.h>
 #include <sys/socket.h>
 
+#include "sanitize.h"
 #include "check.h"
 #include "clock.h"
 #include "net_sock_internal.h"
@@ -114,6 +115,7 @@ int net_udp_connect(struct net_file *f, const struct sockaddr *sa, socklen_t len
 
 void net__dgram_enqueue(struct net_sock *r, const struct msghdr *msg, uint64_t len, const struct net_addr *from,
                         uint64_t at) {
+  detsim__hb_release(r); /* what the sender did before, for the receiver (TSan) */
   struct net_dgram *d = detsim__net_malloc(sizeof *d + (size_t)len);
   CHECK(d != NULL);
   d->next = NULL;
@@ -274,6 +276,7 @@ ssize_t net_udp_recvmsg(struct net_file *f, struct msghdr *msg, int flags) {
     struct net_dgram **link;
     struct net_dgram *d = first_arrived(s, now, &link);
     if (d != NULL) {
+      detsim__hb_acquire(s);
       uint64_t want = net_iov_total(msg->msg_iov, (int)msg->msg_iovlen);
       uint64_t n = d->len < want ? d->len : want, off = 0;
       for (size_t i = 0; i < msg->msg_iovlen && off < n; i++) {

@@ -9,17 +9,26 @@
 #include "cancel.h"
 #include "clock.h"
 #include "real.h"
+#include "sanitize.h"
 #include "sched_internal.h"
 
 DETSIM_EXPORT int __detsim_pthread_create(pthread_t *out, const pthread_attr_t *attr,
                                           void *(*start)(void *), void *arg) {
-  return detsim__thread_create(out, attr, start, arg);
+  if (detsim__sanitizer_passing_through()) return REAL(pthread_create)(out, attr, start, arg);
+  detsim__sanitizer_called_us(DETSIM_FROM_SANITIZER());
+  int r = detsim__thread_create(out, attr, start, arg);
+  detsim__sanitizer_called_us(false);
+  return r;
 }
 DETSIM_INTERCEPT_ALIAS(pthread_create)
 
 DETSIM_EXPORT int __detsim_pthread_join(pthread_t t, void **retval) {
+  if (detsim__sanitizer_passing_through()) return REAL(pthread_join)(t, retval);
   DETSIM_CANCEL_POINT();
-  return detsim__thread_join(t, retval, false, DETSIM_NO_DEADLINE);
+  detsim__sanitizer_called_us(DETSIM_FROM_SANITIZER());
+  int r = detsim__thread_join(t, retval, false, DETSIM_NO_DEADLINE);
+  detsim__sanitizer_called_us(false);
+  return r;
 }
 DETSIM_INTERCEPT_ALIAS(pthread_join)
 
@@ -62,7 +71,8 @@ DETSIM_INTERCEPT_ALIAS(pthread_self)
 /* Affinity and scheduling policies: machine_cpu.c. */
 
 DETSIM_EXPORT int __detsim_sched_yield(void) {
-  if (detsim__self() == NULL) return REAL(sched_yield)();
+  /* A sanitizer spins with sched_yield while its threads hand over work. */
+  if (detsim__self() == NULL || DETSIM_FROM_SANITIZER()) return REAL(sched_yield)();
   detsim__yield_to_other((uintptr_t)__builtin_return_address(0));
   return 0;
 }

@@ -35,6 +35,7 @@
 #include "prng.h"
 #include "proc_ids.h"
 #include "real.h"
+#include "sanitize.h"
 #include "report.h"
 #include "sched_core.h"
 #include "sched_internal.h"
@@ -665,7 +666,9 @@ static void limit_reached(const char *name, uint64_t value, const char *why) {
 int detsim__thread_create(pthread_t *out, const pthread_attr_t *attr,
                           void *(*start)(void *), void *arg) {
   detsim_thread *self = tls_self;
-  if (self == NULL) return REAL(pthread_create)(out, attr, start, arg);
+  /* Not simulated (a forked child, before the start): still through the
+   * sanitizer, which must know every thread. */
+  if (self == NULL) return detsim__os_thread_create(out, attr, start, arg);
   if (W.live >= detsim__opt.max_threads)
     limit_reached("max_threads", detsim__opt.max_threads, "too many simulated threads alive at once");
   if (W.next_id > DETSIM_MAX_THREADS_CREATED)
@@ -685,7 +688,7 @@ int detsim__thread_create(pthread_t *out, const pthread_attr_t *attr,
   int detach = PTHREAD_CREATE_JOINABLE;
   if (attr) pthread_attr_getdetachstate(attr, &detach);
   t->detached = detach == PTHREAD_CREATE_DETACHED;
-  int r = REAL(pthread_create)(&t->pthread, attr, trampoline, t);
+  int r = detsim__os_thread_create(&t->pthread, attr, trampoline, t);
   if (r != 0) {
     t->state = DETSIM_T_FREE;
     return r;
@@ -693,7 +696,7 @@ int detsim__thread_create(pthread_t *out, const pthread_attr_t *attr,
   W.live++;
   *out = t->pthread;
   detsim__event(DETSIM_EV_thread_create, self, NULL, (uintptr_t)__builtin_return_address(0), t->id);
-  preempt_point(self);
+  if (!detsim__in_sanitizer_interceptor()) preempt_point(self);
   return 0;
 }
 
@@ -701,7 +704,7 @@ static bool finished_ready(void *arg) { return ((detsim_thread *)arg)->state == 
 
 int detsim__thread_join(pthread_t thread, void **retval, bool try_only, uint64_t deadline_ns) {
   detsim_thread *self = tls_self;
-  if (self == NULL) return REAL(pthread_join)(thread, retval);
+  if (self == NULL) return detsim__os_thread_join(thread, retval);
   detsim__yield(DETSIM_EV_thread_join, NULL);
   detsim_thread *t = find_thread(thread);
   if (t == NULL) return ESRCH;
@@ -719,7 +722,7 @@ int detsim__thread_join(pthread_t thread, void **retval, bool try_only, uint64_t
   CHECK_EQ(r, 0);
   if (retval) *retval = t->retval;
   /* Reap the OS thread; its real exit path may still be running. */
-  REAL(pthread_join)(t->pthread, NULL);
+  detsim__os_thread_join(t->pthread, NULL);
   t->state = DETSIM_T_FREE;
   return 0;
 }

@@ -74,6 +74,7 @@
 #include <time.h>
 
 #include "real.h"
+#include "sanitize.h"
 #include "sched.h"
 
 /* A 32-bit word inside a user's object, read through a type that may alias
@@ -85,9 +86,20 @@ static inline detsim_sync_word *detsim__sync_word(const volatile void *obj, unsi
 }
 
 #define SYNC_LOAD(w) __atomic_load_n((w), __ATOMIC_ACQUIRE)
-#define SYNC_STORE(w, v) __atomic_store_n((w), (v), __ATOMIC_RELEASE)
+/* A store publishes (a release for TSan, sanitize.h); a successful CAS
+ * takes and publishes (an acquire and a release).  Loads tell TSan nothing:
+ * the scheduler evaluates other threads' wait conditions with them. */
+#define SYNC_STORE(w, v) (detsim__hb_release(w), __atomic_store_n((w), (v), __ATOMIC_RELEASE))
 #define SYNC_CAS(w, expected_p, desired) \
-  __atomic_compare_exchange_n((w), (expected_p), (desired), false, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)
+  (__extension__({ \
+    bool detsim__cas_ok = __atomic_compare_exchange_n((w), (expected_p), (desired), false, __ATOMIC_ACQ_REL, \
+                                                      __ATOMIC_ACQUIRE); \
+    if (detsim__cas_ok) { \
+      detsim__hb_acquire(w); \
+      detsim__hb_release(w); \
+    } \
+    detsim__cas_ok; \
+  }))
 
 /* Word offsets (see the layouts above). */
 enum {

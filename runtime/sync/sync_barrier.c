@@ -57,6 +57,8 @@ DETSIM_EXPORT int __detsim_pthread_barrier_wait(pthread_barrier_t *b) {
   uint32_t count = SYNC_LOAD(COUNT(b));
   if (count == 0) return EINVAL;
   __atomic_add_fetch(INSIDE(b), 1, __ATOMIC_ACQ_REL);
+  /* Every arrival publishes; every thread leaving the round takes all. */
+  detsim__hb_release(b);
   /* The round cannot end before we arrive, so this is the round we join. */
   struct round_wait w = {b, SYNC_LOAD(ROUND(b))};
   uint32_t arrived = __atomic_add_fetch(ARRIVED(b), 1, __ATOMIC_ACQ_REL);
@@ -64,12 +66,14 @@ DETSIM_EXPORT int __detsim_pthread_barrier_wait(pthread_barrier_t *b) {
   if (arrived == count) {
     SYNC_STORE(ARRIVED(b), 0);
     SYNC_STORE(ROUND(b), w.round + 1);
+    detsim__hb_acquire(b);
     leave(b);
     return PTHREAD_BARRIER_SERIAL_THREAD;
   }
   int rc = self != NULL ? detsim__block(DETSIM_EV_barrier_wait, b, round_over, &w, DETSIM_NO_DEADLINE)
                         : detsim__sync_outside_wait(round_over, &w, DETSIM_NO_DEADLINE);
   CHECK_EQ(rc, 0); /* no deadline: only the round's end ends the wait */
+  detsim__hb_acquire(b);
   leave(b);
   return 0;
 }

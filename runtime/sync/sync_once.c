@@ -36,11 +36,15 @@ int detsim__once(pthread_once_t *once, void (*routine)(void)) {
     uint32_t state = DETSIM_ONCE_NOT_RUN;
     if (SYNC_CAS(STATE(once), &state, DETSIM_ONCE_RUNNING)) {
       run_routine(once, routine);
+      detsim__hb_release(once); /* what the routine did, for every later caller */
       uint32_t prev = __atomic_exchange_n(STATE(once), DETSIM_ONCE_DONE, __ATOMIC_ACQ_REL);
       CHECK_EQ(prev, DETSIM_ONCE_RUNNING); /* only the runner ends the run */
       return 0;
     }
-    if (state == DETSIM_ONCE_DONE) return 0;
+    if (state == DETSIM_ONCE_DONE) {
+      detsim__hb_acquire(once);
+      return 0;
+    }
     CHECK_EQ(state, DETSIM_ONCE_RUNNING); /* a once control is not run, running or done */
     int rc = self != NULL ? detsim__block(DETSIM_EV_once, once, once_over, once, DETSIM_NO_DEADLINE)
                           : detsim__sync_outside_wait(once_over, once, DETSIM_NO_DEADLINE);
@@ -49,6 +53,9 @@ int detsim__once(pthread_once_t *once, void (*routine)(void)) {
 }
 
 DETSIM_EXPORT int __detsim_pthread_once(pthread_once_t *once, void (*routine)(void)) {
+  /* A sanitizer's own once controls (its symbolizer's, while it reports,
+   * holding its report lock): libc's, neither an event nor a yield point. */
+  if (DETSIM_FROM_SANITIZER()) return REAL(pthread_once)(once, routine);
   return detsim__once(once, routine);
 }
 DETSIM_INTERCEPT_ALIAS(pthread_once)

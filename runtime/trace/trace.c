@@ -212,7 +212,10 @@ void detsim__trace_print_tail(int fd, unsigned count) {
     if (detsim__trace_holds(start)) found++;
   }
   char line[512];
-  for (uint64_t n = start; n < T.events; n++) {
+  /* Up to the end as it is now: a write below that became an event (it
+   * must not, but if it did) would otherwise be printed too, and so on. */
+  uint64_t end = T.events;
+  for (uint64_t n = start; n < end; n++) {
     if (!detsim__trace_holds(n)) continue;
     int k = format_record(line, sizeof line, n, &T.ring[n & T.mask]);
     if (k > 0 && write(fd, "detsim: | ", 10) >= 0 &&

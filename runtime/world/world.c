@@ -38,6 +38,7 @@
 #include "proc_exec.h"
 #include "real.h"
 #include "report.h"
+#include "sanitize.h"
 #include "sched_internal.h"
 #include "trace.h"
 
@@ -68,6 +69,8 @@ static _Noreturn void attach_error(const char *fmt, const char *detail) {
   __builtin_unreachable();
 }
 
+extern void __tsan_init(void) __attribute__((weak)); /* present in a -fsanitize=thread build */
+
 void detsim__world_attach(const char *spec) {
   char *end;
   errno = 0;
@@ -77,6 +80,12 @@ void detsim__world_attach(const char *spec) {
   const char *n = end + 1;
   unsigned long node = strtoul(n, &end, 10);
   if (end == n || *end != '\0' || node >= DETSIM_WORLD_NODES_MAX) attach_error("%s", "bad node index");
+  /* TSan's interceptor would end the process at the mmap below with a bare
+   * "mmap at bad address": the world's fixed address is in its shadow. */
+  if (__tsan_init)
+    attach_error("%s", "a -fsanitize=thread build cannot be a node of a world: the world's region is mapped at a "
+                       "fixed address that lies in ThreadSanitizer's shadow; build the nodes with "
+                       "-fsanitize=address,undefined, or test the program alone under -fsanitize=thread");
   void *want = (void *)(uintptr_t)DETSIM_WORLD_ADDR;
   void *p = mmap(want, DETSIM_WORLD_BYTES, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED_NOREPLACE | MAP_NORESERVE,
                  (int)fd, 0);
@@ -201,7 +210,7 @@ void detsim__world_start_dispatcher(void) {
   pthread_attr_init(&attr);
   pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
   pthread_attr_setstacksize(&attr, 1u << 20);
-  int r = REAL(pthread_create)(&t, &attr, dispatcher_main, NULL);
+  int r = detsim__os_thread_create(&t, &attr, dispatcher_main, NULL);
   pthread_attr_destroy(&attr);
   if (r != 0) {
     detsim__msg("error: cannot start this node's dispatcher thread: %s", strerror(r));

@@ -1,0 +1,156 @@
+/* Sanitizer runtimes in a simulation build: where their code is, and how a
+ * report of theirs ends the run. */
+#include <link.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "limits.h"
+#include "real.h"
+#include "report.h"
+#include "sched.h"
+#include "sanitize.h"
+
+/* Weak: present only when the program is linked with a sanitizer. */
+extern void __sanitizer_set_death_callback(void (*callback)(void)) __attribute__((weak));
+extern void __asan_init(void) __attribute__((weak));
+extern void __tsan_init(void) __attribute__((weak));
+extern void __msan_init(void) __attribute__((weak));
+extern void __lsan_do_leak_check(void) __attribute__((weak));
+extern void __ubsan_handle_add_overflow(void *, void *, void *) __attribute__((weak));
+
+/* Executable segments of the sanitizer runtimes. */
+static struct { uintptr_t lo, hi; } segments[DETSIM_SANITIZER_SEGMENTS_MAX];
+static unsigned segment_count;
+
+static int note_object(struct dl_phdr_info *info, size_t size, void *arg) {
+  (void)size;
+  (void)arg;
+  if (!info->dlpi_name || !strstr(info->dlpi_name, "libclang_rt.")) return 0;
+  for (unsigned i = 0; i < info->dlpi_phnum; i++) {
+    const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+    if (ph->p_type != PT_LOAD || !(ph->p_flags & PF_X)) continue;
+    if (segment_count == DETSIM_SANITIZER_SEGMENTS_MAX) {
+      detsim__msg("error: more than DETSIM_SANITIZER_SEGMENTS_MAX=%d code segments in sanitizer runtimes",
+                  DETSIM_SANITIZER_SEGMENTS_MAX);
+      detsim__finish(DETSIM_CLASS_inconclusive, 0, "reason=limit");
+    }
+    segments[segment_count].lo = info->dlpi_addr + ph->p_vaddr;
+    segments[segment_count].hi = info->dlpi_addr + ph->p_vaddr + ph->p_memsz;
+    segment_count++;
+  }
+  return 0;
+}
+
+bool detsim__from_sanitizer_pc(uintptr_t pc) {
+  for (unsigned i = 0; i < segment_count; i++)
+    if (pc >= segments[i].lo && pc < segments[i].hi) return true;
+  return false;
+}
+
+const char *detsim__sanitizer_name(void) {
+  if (__tsan_init) return "thread";
+  if (__msan_init) return "memory";
+  if (__asan_init) return "address";
+  if (__lsan_do_leak_check) return "leak";
+  if (__ubsan_handle_add_overflow) return "undefined";
+  return NULL;
+}
+
+/* The sanitizer has printed its report and is about to exit with its own
+ * status: the run ends as a crash instead, with the trace and result line. */
+static void on_sanitizer_death(void) {
+  char extra[64];
+  /* UBSan and LeakSanitizer in an ASan build die through the same callback;
+   * their reports name themselves, the result line names the runtime. */
+  snprintf(extra, sizeof extra, "sanitizer=%s", detsim__sanitizer_name() ? detsim__sanitizer_name() : "unknown");
+  detsim__report_no_flush();
+  detsim__finish(DETSIM_CLASS_crash, 0, extra);
+}
+
+typedef int create_fn(pthread_t *, const pthread_attr_t *, void *(*)(void *), void *);
+typedef int join_fn(pthread_t, void **);
+static create_fn *sanitizer_create;
+static join_fn *sanitizer_join;
+static __thread bool passing_through;
+static __thread bool inside_sanitizer_call;
+
+static __thread bool in_interceptor;
+
+void detsim__sanitizer_called_us(bool yes) { inside_sanitizer_call = in_interceptor = yes; }
+
+bool detsim__in_sanitizer_interceptor(void) { return in_interceptor; }
+
+/* The sanitizer's own definition of `name`, if it has one. */
+static void *sanitizer_definition(const char *name) {
+  void *p = detsim__first_definition(name);
+  return p && detsim__from_sanitizer_pc((uintptr_t)p) ? p : NULL;
+}
+
+bool detsim__sanitizer_passing_through(void) {
+  if (!passing_through) return false;
+  passing_through = false;
+  return true;
+}
+
+int detsim__os_thread_create(pthread_t *out, const pthread_attr_t *attr, void *(*start)(void *), void *arg) {
+  bool wrapped = inside_sanitizer_call;
+  inside_sanitizer_call = false;
+  /* Called from the sanitizer's own interceptor (an uninstrumented library
+   * called pthread_create): the sanitizer wraps this thread already. */
+  if (wrapped && __tsan_init && detsim__running()) {
+    /* TSan's pthread_create waits, on a futex of its own, until the new
+     * thread has started; a simulated thread starts only when the schedule
+     * picks it, and the creator holds the schedule: it would wait forever. */
+    detsim__msg("error: a thread created by uninstrumented code (std::thread, a library's own thread) under "
+                "-fsanitize=thread: ThreadSanitizer's pthread_create waits for the new thread to start, which "
+                "a simulated thread does only when the schedule picks it; not supported (build with "
+                "-fsanitize=address, or create the thread with pthread_create from code detsim-cc compiled)");
+    detsim__finish(DETSIM_CLASS_inconclusive, 0, "reason=unsupported");
+  }
+  if (!sanitizer_create || wrapped) return REAL(pthread_create)(out, attr, start, arg);
+  passing_through = true;
+  int r = sanitizer_create(out, attr, start, arg);
+  passing_through = false;
+  return r;
+}
+
+int detsim__os_thread_join(pthread_t thread, void **retval) {
+  bool wrapped = inside_sanitizer_call;
+  inside_sanitizer_call = false;
+  if (!sanitizer_join || wrapped) return REAL(pthread_join)(thread, retval);
+  passing_through = true;
+  int r = sanitizer_join(thread, retval);
+  passing_through = false;
+  return r;
+}
+
+static void *no_work(void *arg) { return arg; }
+
+void detsim__sanitize_init(void) {
+  dl_iterate_phdr(note_object, NULL);
+  if (segment_count) {
+    sanitizer_create = (create_fn *)sanitizer_definition("pthread_create");
+    sanitizer_join = (join_fn *)sanitizer_definition("pthread_join");
+  }
+  if (__tsan_init && sanitizer_create && sanitizer_join) {
+    /* TSan starts a background thread of its own inside the first
+     * pthread_create it intercepts, through the same interceptor: start it
+     * now, before the simulation, so no simulated thread's creation is
+     * mistaken for it. */
+    pthread_t t;
+    if (sanitizer_create(&t, NULL, no_work, NULL) == 0) sanitizer_join(t, NULL);
+  }
+  if (__sanitizer_set_death_callback) __sanitizer_set_death_callback(on_sanitizer_death);
+}
+
+static bool leak_checking;
+
+void detsim__sanitize_exit_check(void) {
+  if (!__lsan_do_leak_check || leak_checking) return;
+  leak_checking = true;
+  /* The check stops the world and reads /proc through libc: those calls are
+   * the sanitizer's, not events of the program. */
+  detsim__internal_begin();
+  __lsan_do_leak_check();
+  detsim__internal_end();
+}

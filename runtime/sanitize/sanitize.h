@@ -1,0 +1,68 @@
+/* Running under a compiler-rt sanitizer (ASan, LSan, UBSan, TSan).
+ *
+ * The sanitizer's runtime is a shared library of its own (detsim-cc links
+ * it with -shared-libsan), first in the lookup order: its interceptors call
+ * ours, and its own internals (its allocator reads the clock, its locks ask
+ * pthread_self) reach our interceptors too.  Those internal calls are not
+ * the program's: they must neither yield nor move virtual time, or a thread
+ * would be switched out while holding the sanitizer's locks. */
+#ifndef DETSIM_SANITIZE_H
+#define DETSIM_SANITIZE_H
+
+#include <stdbool.h>
+#include <pthread.h>
+#include <stdint.h>
+
+/* Finds the sanitizer runtime's code and registers the death callback that
+ * ends the run as `crash sanitizer=<name>` after the sanitizer's report. */
+void detsim__sanitize_init(void);
+
+/* True when `pc` (a return address) is in a sanitizer runtime's code. */
+bool detsim__from_sanitizer_pc(uintptr_t pc);
+#define DETSIM_FROM_SANITIZER() detsim__from_sanitizer_pc((uintptr_t)__builtin_return_address(0))
+
+/* The sanitizer in the program ("address", "thread", ...), NULL if none. */
+const char *detsim__sanitizer_name(void);
+
+/* At a normal exit: runs LeakSanitizer's check now (if it is in the
+ * program and its own exit check has not run yet), so a leak ends the run
+ * as a crash before the pass line. */
+void detsim__sanitize_exit_check(void);
+
+/* The OS thread behind a simulated thread, created and reaped through the
+ * sanitizer's own pthread_create/pthread_join when it has them (so it knows
+ * the thread: its stack, its id in reports, for TSan its happens-before),
+ * else libc's.  The sanitizer's interceptor then calls ours, which passes
+ * that one call through to libc. */
+int detsim__os_thread_create(pthread_t *out, const pthread_attr_t *attr, void *(*start)(void *), void *arg);
+int detsim__os_thread_join(pthread_t thread, void **retval);
+/* True (once) inside the sanitizer's pthread_create/join called above. */
+bool detsim__sanitizer_passing_through(void);
+/* Our pthread_create/join was called by the sanitizer's interceptor of it
+ * (for an uninstrumented caller): the next OS thread create or join is
+ * libc's, the sanitizer having done its part already. */
+void detsim__sanitizer_called_us(bool yes);
+/* Inside that call: the sanitizer may hold its own locks around it (ASan's
+ * thread table, while it creates a thread), so the thread must not be
+ * switched out before the interceptor returns. */
+bool detsim__in_sanitizer_interceptor(void);
+
+/* Happens-before for ThreadSanitizer.  The runtime's own code is not
+ * instrumented, so TSan sees none of the simulated synchronization (a
+ * simulated mutex is words the runtime updates, a hand-over between threads
+ * a futex): each simulated object tells it, on its own address, what it
+ * orders: a release where a thread publishes (unlock, post, send), an
+ * acquire where a thread takes what was published (lock, wait, receive).
+ * Nothing else orders threads for TSan, so the schedule's own hand-overs
+ * do not hide races.  Without TSan these are a test of a weak symbol. */
+extern void __tsan_acquire(void *addr) __attribute__((weak));
+extern void __tsan_release(void *addr) __attribute__((weak));
+
+static inline void detsim__hb_acquire(const volatile void *obj) {
+  if (__tsan_acquire) __tsan_acquire((void *)(uintptr_t)obj);
+}
+static inline void detsim__hb_release(const volatile void *obj) {
+  if (__tsan_release) __tsan_release((void *)(uintptr_t)obj);
+}
+
+#endif
