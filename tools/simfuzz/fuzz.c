@@ -106,6 +106,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   if (failed) report_failure(data, size, &r);
   sf_run_free(&r);
   /* libFuzzer records the input as a crash (and -minimize_crash shrinks it). */
-  if (failed) __builtin_trap();
+  if (failed) {
+    sf_workdir_remove();
+    __builtin_trap();
+  }
   return 0;
 }

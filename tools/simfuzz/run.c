@@ -30,7 +30,7 @@ extern char **environ;
 static char *workdir;
 static char *cov_path, *err_path;
 
-static void remove_workdir(void) {
+void sf_workdir_remove(void) {
   if (!workdir) return;
   unlink(cov_path);
   unlink(err_path);
@@ -38,16 +38,22 @@ static void remove_workdir(void) {
   unlink(in);
   free(in);
   rmdir(workdir);
+  free(workdir);
+  free(cov_path);
+  free(err_path);
+  workdir = cov_path = err_path = NULL;
 }
 
 const char *sf_workdir(void) {
+  static bool registered;
   if (workdir) return workdir;
   workdir = st_xasprintf("%s/.work-%d", sf.out, (int)getpid());
   if (mkdir(workdir, 0700) != 0 && errno != EEXIST)
     st_die(ST_EXIT_HARNESS, "cannot make %s: %s", workdir, strerror(errno));
   cov_path = st_xasprintf("%s/coverage", workdir);
   err_path = st_xasprintf("%s/stderr", workdir);
-  atexit(remove_workdir);
+  if (!registered) atexit(sf_workdir_remove);
+  registered = true;
   return workdir;
 }
 

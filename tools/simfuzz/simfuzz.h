@@ -69,5 +69,8 @@ void sf_run(const char *input_path, uint8_t *counters, size_t n_counters, uint8_
 void sf_run_free(struct sf_run *r);
 /* The per-process scratch directory (made on first use, removed at exit). */
 const char *sf_workdir(void);
+/* Removes it (at exit, and before a failure's trap: libFuzzer then exits
+ * without running atexit handlers). */
+void sf_workdir_remove(void);
 
 #endif
