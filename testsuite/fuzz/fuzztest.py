@@ -203,10 +203,11 @@ def case_simfuzz_finds():
     st, _, err = simfuzz(["--out", out, "-seed=1", "-runs=3000", "-artifact_prefix=%s/" % WORK, "--",
                           prog("ordering")])
     check(st == 77, "simfuzz exit status %d, expected 77 (a failure found)\n%s" % (st, err[-3000:]))
-    m = need(r"^simfuzz: found crash: (detsim: crash seed=1 events=(\d+) history=([0-9a-f]{16}).*)$", err, "finding")
-    line, events, hist = m.group(1), m.group(2), m.group(3)
+    m = need(r"^simfuzz: found crash at run (\d+): (detsim: crash seed=1 events=(\d+) history=([0-9a-f]{16}).*)$", err,
+             "finding")
+    execs, line, events, hist = int(m.group(1)), m.group(2), m.group(3), m.group(4)
+    check(execs <= 3000, "found at run %d, past -runs=3000" % execs)
     need(r"^ordering: the watcher saw all 1 windows$", err, "the program's own words")
-    execs = need(r"^#(\d+)\s", err, "libFuzzer's progress") and max(int(x) for x in re.findall(r"^#(\d+)\s", err, re.M))
     saved = need(r"^simfuzz: input (\S+) \((\d+) of (\d+) bytes taken\)$", err, "saved input")
     check(os.path.exists(saved.group(1)), "the saved input %s is missing" % saved.group(1))
     check(os.path.getsize(saved.group(1)) == int(saved.group(2)), "the saved input is not cut to the bytes taken")
@@ -222,7 +223,7 @@ def case_simfuzz_finds():
     check(not left, "scratch directories left: %s" % left)
     crashes = [f for f in os.listdir(WORK) if f.startswith("crash-")]
     check(crashes, "libFuzzer wrote no crash artifact")
-    return "found after <= %d executions (%s); replays via the line and simreplay" % (execs, line.split(" sim_time")[0])
+    return "found at run %d (%s); replays via the line and simreplay" % (execs, line.split(" sim_time")[0])
 
 
 def case_simfuzz_minimize():

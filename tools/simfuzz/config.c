@@ -40,7 +40,8 @@ static const char help_text[] =
 "                    (default: every class but pass and inconclusive)\n"
 "  --help            this text\n"
 "libFuzzer's own flags take one dash: -runs=N, -max_total_time=S, -max_len=N,\n"
-"-minimize_crash=1, -artifact_prefix=DIR/, -seed=N, -help=1 ...\n"
+"-minimize_crash=1, -artifact_prefix=DIR/, -seed=N, -help=1 ...; simfuzz gives\n"
+"-len_control=0 -max_len=" SF_MAX_LEN_DEFAULT " unless they are given (inputs of every length from the start).\n"
 "\n"
 "Exit status: libFuzzer's (0: no failure found; 77 by default, -error_exitcode,\n"
 "when one was); 2 for a bad command line; 3 when PROGRAM is not a --fuzz build.\n";
@@ -160,6 +161,17 @@ void sf_config_init(int *argc, char ***argvp) {
     st_die(ST_EXIT_HARNESS, "setenv: %s", strerror(errno));
   st_buf_free(&b);
   free(out_abs);
+  /* libFuzzer's defaults grow inputs from 4 bytes slowly (len_control) and
+   * up to 4096 bytes; a schedule's first decisions matter most, and a few
+   * dozen of them were enough for every planted bug in bench/explore.sh.
+   * The argv slots of "--" and PROGRAM, taken out, hold the two flags. */
+  bool have_len_control = false, have_max_len = false;
+  for (int i = 1; i < kept; i++) {
+    if (!strncmp(argv[i], "-len_control=", 13)) have_len_control = true;
+    if (!strncmp(argv[i], "-max_len=", 9)) have_max_len = true;
+  }
+  if (!have_len_control) argv[kept++] = "-len_control=0";
+  if (!have_max_len) argv[kept++] = "-max_len=" SF_MAX_LEN_DEFAULT;
   argv[kept] = NULL;
   *argc = kept;
   from_env();

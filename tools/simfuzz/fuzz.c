@@ -23,6 +23,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 static uint8_t *region; /* the program's counters, then the scheduling features */
 static size_t n_counters;
+static uint64_t runs; /* inputs run by this process (the probe not counted) */
 
 static void write_file(const char *path, const uint8_t *data, size_t size) {
   int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
@@ -77,7 +78,7 @@ static void report_failure(const uint8_t *data, size_t size, const struct sf_run
   char *options = st_xasprintf("choices=%s", saved);
   st_shell_quote(&opt, options);
   st_shell_quote(&line, r->result_line);
-  fprintf(stderr, "\nsimfuzz: found %s: %s\n", st_class_name(r->cls), r->result_line);
+  fprintf(stderr, "\nsimfuzz: found %s at run %" PRIu64 ": %s\n", st_class_name(r->cls), runs, r->result_line);
   char *own = st_own_lines(r->stderr_text, 5);
   if (own) fprintf(stderr, "simfuzz: the program's last words:\n%s", own);
   fprintf(stderr, "simfuzz: input %s (%zu of %zu bytes taken)\n", saved, used, size);
@@ -97,6 +98,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   if (size > DETSIM_CHOICES_BYTES_MAX) return -1; /* the runtime would refuse it: not a run */
   char *path = st_xasprintf("%s/input.choices", sf_workdir());
   write_file(path, data, size);
+  runs++;
   struct sf_run r;
   sf_run(path, region, n_counters, region + n_counters, DETSIM_FUZZ_SCHED_FEATURES, &r);
   free(path);

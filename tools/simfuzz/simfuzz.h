@@ -34,6 +34,8 @@
  * runtime's watchdog gets the same bound for a run without events). */
 #define SF_TIMEOUT_S_DEFAULT 10
 #define SF_TIMEOUT_S_MAX 3600
+/* libFuzzer's -max_len unless given: decisions an input holds at most. */
+#define SF_MAX_LEN_DEFAULT "64"
 /* Arguments of the target. */
 #define SF_TARGET_ARGS_MAX 256
 
