@@ -86,11 +86,17 @@ def main():
     ap.add_argument("--simfuzz", required=True)
     ap.add_argument("--progs", required=True)
     ap.add_argument("--work", required=True)
+    ap.add_argument("--budget", type=int, help="executions per trial (default 1000; --quick 300)")
+    ap.add_argument("--trials", type=int, help="trials per cell (default 3; --quick 1)")
+    ap.add_argument("--only", help="only the planted bugs whose name contains this")
     a = ap.parse_args()
     trials, budget = (1, 300) if a.quick else (3, 1000)
+    trials, budget = a.trials or trials, a.budget or budget
     rows = []
     t0 = time.time()
     for name, prog, needs, want in PROGRAMS:
+        if a.only and a.only not in name:
+            continue
         path = os.path.join(a.progs, prog)
         cols = []
         for how in ("random", "pct", "fuzz"):
