@@ -2,7 +2,7 @@
 # Executions to first failure on planted bugs of increasing depth, for the
 # seeded random walk, PCT and simfuzz (coverage-guided choices).
 #
-#   bench/explore.sh [--quick] [BUILD_DIR [--budget N] [--trials N] [--only NAME]]
+#   bench/explore.sh [--quick] [BUILD_DIR [--budget N] [--trials N] [--only NAME] [--ablation]]
 #
 # Builds the programs with BUILD_DIR/bin/detsim-cc --fuzz (one build serves
 # all three: the coverage counters cost the seeded runs nothing but a few
@@ -10,7 +10,8 @@
 # table on stdout (progress on stderr).  See bench/README.md, "Exploration".
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
-# Options after BUILD_DIR go to explore.py: --budget N, --trials N, --only NAME.
+# Options after BUILD_DIR go to explore.py: --budget N, --trials N, --only NAME,
+# --ablation (simfuzz with and without its scheduling features).
 quick=
 if [ "${1:-}" = "--quick" ]; then quick=--quick; shift; fi
 build=$(cd "${1:-$here/../build}" && pwd)

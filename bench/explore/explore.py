@@ -49,11 +49,11 @@ def trial_seeded(path, strategy, want, t, budget):
     return None
 
 
-def trial_fuzz(simfuzz, path, want, t, budget, work):
+def trial_fuzz(simfuzz, path, want, t, budget, work, extra=()):
     out = os.path.join(work, "fuzz-out")
     env = dict(os.environ)
     env.pop("DETSIM_OPTIONS", None)
-    p = subprocess.run([simfuzz, "--out", out, "--seed", str(t), "--fail-on", want, "-seed=%d" % t,
+    p = subprocess.run([simfuzz, "--out", out, "--seed", str(t), "--fail-on", want] + list(extra) + ["-seed=%d" % t,
                         "-runs=%d" % budget, "-artifact_prefix=%s/" % work, "-print_final_stats=0", "--", path],
                        env=env, cwd=work, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, timeout=3600)
     err = p.stderr.decode(errors="replace")
@@ -89,6 +89,8 @@ def main():
     ap.add_argument("--budget", type=int, help="executions per trial (default 1000; --quick 300)")
     ap.add_argument("--trials", type=int, help="trials per cell (default 3; --quick 1)")
     ap.add_argument("--only", help="only the planted bugs whose name contains this")
+    ap.add_argument("--ablation", action="store_true",
+                    help="simfuzz with and without its scheduling features, instead of the three methods")
     a = ap.parse_args()
     trials, budget = (1, 300) if a.quick else (3, 1000)
     trials, budget = a.trials or trials, a.budget or budget
@@ -99,19 +101,24 @@ def main():
             continue
         path = os.path.join(a.progs, prog)
         cols = []
-        for how in ("random", "pct", "fuzz"):
+        for how in (("fuzz", "fuzz-code") if a.ablation else ("random", "pct", "fuzz")):
             vals = []
             for t in range(1, trials + 1):
                 s = time.time()
-                v = (trial_fuzz(a.simfuzz, path, want, t, budget, a.work) if how == "fuzz"
+                v = (trial_fuzz(a.simfuzz, path, want, t, budget, a.work,
+                                ["--no-schedule-features"] if how == "fuzz-code" else []) if how.startswith("fuzz")
                      else trial_seeded(path, how, want, t, budget))
                 vals.append(v)
                 print("%s / %s / trial %d: %s (%.0f s)" % (name, how, t, v if v is not None else ">%d" % budget,
                                                          time.time() - s), file=sys.stderr, flush=True)
             cols.append(show(vals, budget))
         rows.append((name, needs, want, cols))
-    print("| planted bug | what it needs | class | random walk | PCT | simfuzz |")
-    print("|---|---|---|---|---|---|")
+    if a.ablation:
+        print("| planted bug | what it needs | class | simfuzz | simfuzz --no-schedule-features |")
+        print("|---|---|---|---|---|")
+    else:
+        print("| planted bug | what it needs | class | random walk | PCT | simfuzz |")
+        print("|---|---|---|---|---|---|")
     for name, needs, want, cols in rows:
         print("| %s | %s | %s | %s |" % (name, needs, want, " | ".join(cols)))
     print()

@@ -23,6 +23,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 static uint8_t *region; /* the program's counters, then the scheduling features */
 static size_t n_counters;
+static size_t n_features; /* DETSIM_FUZZ_SCHED_FEATURES, or 0 (--no-schedule-features) */
 static uint64_t runs; /* inputs run by this process (the probe not counted) */
 
 static void write_file(const char *path, const uint8_t *data, size_t size) {
@@ -53,13 +54,14 @@ int LLVMFuzzerInitialize(int *argc, char ***argv) {
   if (!r.have_coverage || r.counters == 0)
     st_die(ST_EXIT_HARNESS, "%s has no coverage counters: build it with detsim-cc --fuzz", sf.target[0]);
   n_counters = r.counters;
-  fprintf(stderr, "simfuzz: %s: %zu coverage counters and %u scheduling features; seed %" PRIu64
-          "; the seed's own run: %s\n", sf.target[0], n_counters, DETSIM_FUZZ_SCHED_FEATURES, sf.seed,
+  n_features = sf.no_sched_features ? 0 : DETSIM_FUZZ_SCHED_FEATURES;
+  fprintf(stderr, "simfuzz: %s: %zu coverage counters and %zu scheduling features; seed %" PRIu64
+          "; the seed's own run: %s\n", sf.target[0], n_counters, n_features, sf.seed,
           r.result_line);
   sf_run_free(&r);
   free(path);
-  region = st_xcalloc(n_counters + DETSIM_FUZZ_SCHED_FEATURES, 1);
-  __sanitizer_cov_8bit_counters_init(region, region + n_counters + DETSIM_FUZZ_SCHED_FEATURES);
+  region = st_xcalloc(n_counters + n_features, 1);
+  __sanitizer_cov_8bit_counters_init(region, region + n_counters + n_features);
   return 0;
 }
 
@@ -100,7 +102,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   write_file(path, data, size);
   runs++;
   struct sf_run r;
-  sf_run(path, region, n_counters, region + n_counters, DETSIM_FUZZ_SCHED_FEATURES, &r);
+  sf_run(path, region, n_counters, n_features ? region + n_counters : NULL, n_features, &r);
   free(path);
   if (r.cls < 0 && strstr(r.stderr_text, "detsim: error:"))
     st_die(ST_EXIT_USAGE, "the runtime refused the run:\n%s", r.stderr_text);

@@ -28,6 +28,7 @@
 #define SF_ENV_OUT "SIMFUZZ_OUT"
 #define SF_ENV_TIMEOUT "SIMFUZZ_TIMEOUT"
 #define SF_ENV_FAIL "SIMFUZZ_FAIL"       /* class names, comma-separated */
+#define SF_ENV_NO_SCHED "SIMFUZZ_NO_SCHEDULE_FEATURES" /* 1: program coverage only */
 #define SF_ARG_SEP '\x1f'
 
 /* Real seconds a run may take by default before it is stopped (the
@@ -45,6 +46,7 @@ struct sf_config {
   const char *out;   /* where failing inputs are saved */
   unsigned timeout_s;
   bool fails[32];    /* by class (st_classes.h): counts as a failure */
+  bool no_sched_features; /* guide by program coverage only (for comparison) */
 };
 
 extern struct sf_config sf;
