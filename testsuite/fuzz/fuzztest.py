@@ -241,7 +241,7 @@ def case_simfuzz_code_only():
 
 
 def case_simfuzz_minimize():
-    """-minimize_crash=1 shrinks a failing input padded with 300 bytes back
+    """-minimize_crash=1 shrinks a failing input padded with 40 bytes back
     to at most the bytes the failure takes, and the result still fails."""
     # A failing input: search a few random ones directly.
     rng = random.Random(21)
@@ -252,11 +252,11 @@ def case_simfuzz_minimize():
             break
     check(cls == "crash", "no failing input among 400 random dense ones")
     u, _ = used(extra)
-    padded = data[:u] + bytes(rng.randrange(256) for _ in range(300))
+    padded = data[:u] + bytes(rng.randrange(256) for _ in range(40))
     path = write("padded", padded)
     check(sim(1, "choices=" + path)[0] == "crash", "the padded input does not fail")
     prefix = os.path.join(WORK, "min-")
-    st, _, err = simfuzz(["--out", os.path.join(WORK, "out"), "-minimize_crash=1", "-runs=100",
+    st, _, err = simfuzz(["--out", os.path.join(WORK, "out"), "-minimize_crash=1", "-runs=40",
                           "-artifact_prefix=" + prefix, path, "--", prog("ordering")], timeout=240)
     check(st == 0, "minimizing: exit status %d\n%s" % (st, err[-3000:]))
     mins = [os.path.join(WORK, f) for f in os.listdir(WORK) if f.startswith("min-minimized-from-")]
