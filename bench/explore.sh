@@ -11,7 +11,7 @@
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 # Options after BUILD_DIR go to explore.py: --budget N, --trials N, --only NAME,
-# --ablation (simfuzz with and without its scheduling features).
+# --ablation (simfuzz without and with --schedule-features).
 quick=
 if [ "${1:-}" = "--quick" ]; then quick=--quick; shift; fi
 build=$(cd "${1:-$here/../build}" && pwd)

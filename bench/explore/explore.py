@@ -101,12 +101,12 @@ def main():
             continue
         path = os.path.join(a.progs, prog)
         cols = []
-        for how in (("fuzz", "fuzz-code") if a.ablation else ("random", "pct", "fuzz")):
+        for how in (("fuzz", "fuzz-sched") if a.ablation else ("random", "pct", "fuzz")):
             vals = []
             for t in range(1, trials + 1):
                 s = time.time()
                 v = (trial_fuzz(a.simfuzz, path, want, t, budget, a.work,
-                                ["--no-schedule-features"] if how == "fuzz-code" else []) if how.startswith("fuzz")
+                                ["--schedule-features"] if how == "fuzz-sched" else []) if how.startswith("fuzz")
                      else trial_seeded(path, how, want, t, budget))
                 vals.append(v)
                 print("%s / %s / trial %d: %s (%.0f s)" % (name, how, t, v if v is not None else ">%d" % budget,
@@ -114,7 +114,7 @@ def main():
             cols.append(show(vals, budget))
         rows.append((name, needs, want, cols))
     if a.ablation:
-        print("| planted bug | what it needs | class | simfuzz | simfuzz --no-schedule-features |")
+        print("| planted bug | what it needs | class | simfuzz | simfuzz --schedule-features |")
         print("|---|---|---|---|---|")
     else:
         print("| planted bug | what it needs | class | random walk | PCT | simfuzz |")

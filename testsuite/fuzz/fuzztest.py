@@ -226,18 +226,18 @@ def case_simfuzz_finds():
     return "found at run %d (%s); replays via the line and simreplay" % (execs, line.split(" sim_time")[0])
 
 
-def case_simfuzz_code_only():
-    """--no-schedule-features registers the program's counters only (the
-    probe line says 0 scheduling features; by default 4096) and still finds
-    the planted bug within 3000 executions."""
-    st, _, err = simfuzz(["--out", os.path.join(WORK, "out"), "--no-schedule-features", "-seed=2", "-runs=3000",
+def case_simfuzz_schedule_features():
+    """--schedule-features registers the scheduling features after the
+    program's counters (the probe line says 4096; by default 0) and still
+    finds the planted bug within 3000 executions."""
+    st, _, err = simfuzz(["--out", os.path.join(WORK, "out"), "--schedule-features", "-seed=2", "-runs=3000",
                           "-artifact_prefix=%s/" % WORK, "--", prog("ordering")])
     check(st == 77, "exit status %d, expected 77\n%s" % (st, err[-3000:]))
-    m = need(r"^simfuzz: \S+: (\d+) coverage counters and 0 scheduling features; seed 1;", err, "probe line")
+    m = need(r"^simfuzz: \S+: (\d+) coverage counters and 4096 scheduling features; seed 1;", err, "probe line")
     run_no = int(need(r"^simfuzz: found crash at run (\d+):", err, "finding").group(1))
     st, _, err = simfuzz(["--out", os.path.join(WORK, "out"), "-runs=1", "--", prog("ordering")])
-    need(r"^simfuzz: \S+: %s coverage counters and 4096 scheduling features;" % m.group(1), err, "default probe")
-    return "%s counters, no scheduling features: found at run %d" % (m.group(1), run_no)
+    need(r"^simfuzz: \S+: %s coverage counters and 0 scheduling features;" % m.group(1), err, "default probe")
+    return "%s counters and 4096 scheduling features: found at run %d" % (m.group(1), run_no)
 
 
 def case_simfuzz_minimize():

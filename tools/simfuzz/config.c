@@ -1,6 +1,6 @@
 /* simfuzz's command line (simfuzz.h):
  *
- *   simfuzz [--seed N] [--out DIR] [--timeout S] [--fail-on CLASSES] [--no-schedule-features]
+ *   simfuzz [--seed N] [--out DIR] [--timeout S] [--fail-on CLASSES] [--schedule-features]
  *           [libFuzzer flags] [CORPUS-DIR...] -- PROGRAM [ARGS...]
  *
  * Its own options (two dashes) and the target come out of argv; what is
@@ -38,8 +38,9 @@ static const char help_text[] =
 "                    watchdog gets the same bound\n"
 "  --fail-on LIST    the classes that count as failures, comma-separated\n"
 "                    (default: every class but pass and inconclusive)\n"
-"  --no-schedule-features  guide by the program's coverage only, not by the\n"
-"                    interleavings reached (for comparison)\n"
+"  --schedule-features  let the interleavings reached (pairs of yield sites\n"
+"                    meeting at a switch) guide too, not only the program's\n"
+"                    coverage (off by default: it did worse in bench/explore.sh)\n"
 "  --help            this text\n"
 "libFuzzer's own flags take one dash: -runs=N, -max_total_time=S, -max_len=N,\n"
 "-minimize_crash=1, -artifact_prefix=DIR/, -seed=N, -help=1 ...; simfuzz gives\n"
@@ -93,8 +94,8 @@ static void from_env(void) {
   if (!timeout || !st_parse_u64(timeout, &t) || t == 0 || t > SF_TIMEOUT_S_MAX)
     st_die(ST_EXIT_USAGE, "%s: expected 1..%d seconds", SF_ENV_TIMEOUT, SF_TIMEOUT_S_MAX);
   sf.timeout_s = (unsigned)t;
-  const char *no_sched = getenv(SF_ENV_NO_SCHED);
-  sf.no_sched_features = no_sched && !strcmp(no_sched, "1");
+  const char *sched = getenv(SF_ENV_SCHED);
+  sf.sched_features = sched && !strcmp(sched, "1");
   const char *fail = getenv(SF_ENV_FAIL);
   if (fail && fail[0]) set_fail_classes(fail);
   else default_fail_classes();
@@ -131,7 +132,7 @@ void sf_config_init(int *argc, char ***argvp) {
   }
   if (dashdash + 1 >= *argc) st_die(ST_EXIT_USAGE, "no PROGRAM after --");
   const char *seed = "1", *out = "simfuzz-out", *timeout = NULL, *fail = NULL;
-  bool no_sched = false;
+  bool sched = false;
   int kept = 1;
   for (int i = 1; i < dashdash; i++) {
     const char *v;
@@ -139,7 +140,7 @@ void sf_config_init(int *argc, char ***argvp) {
     else if ((v = option_value(dashdash, argv, &i, "--out"))) out = v;
     else if ((v = option_value(dashdash, argv, &i, "--timeout"))) timeout = v;
     else if ((v = option_value(dashdash, argv, &i, "--fail-on"))) fail = v;
-    else if (!strcmp(argv[i], "--no-schedule-features")) no_sched = true;
+    else if (!strcmp(argv[i], "--schedule-features")) sched = true;
     else if (strncmp(argv[i], "--", 2) == 0) st_die(ST_EXIT_USAGE, "unknown option '%s' (see --help)", argv[i]);
     else argv[kept++] = argv[i]; /* libFuzzer's */
   }
@@ -164,7 +165,7 @@ void sf_config_init(int *argc, char ***argvp) {
   _Static_assert(SF_TIMEOUT_S_DEFAULT == 10, "the default above");
   if (setenv(SF_ENV_TARGET, b.s, 1) || setenv(SF_ENV_SEED, seed, 1) || setenv(SF_ENV_OUT, out_abs, 1) ||
       setenv(SF_ENV_TIMEOUT, timeout_text, 1) || setenv(SF_ENV_FAIL, fail ? fail : "", 1) ||
-      setenv(SF_ENV_NO_SCHED, no_sched ? "1" : "0", 1))
+      setenv(SF_ENV_SCHED, sched ? "1" : "0", 1))
     st_die(ST_EXIT_HARNESS, "setenv: %s", strerror(errno));
   st_buf_free(&b);
   free(out_abs);

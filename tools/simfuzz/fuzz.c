@@ -23,7 +23,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 static uint8_t *region; /* the program's counters, then the scheduling features */
 static size_t n_counters;
-static size_t n_features; /* DETSIM_FUZZ_SCHED_FEATURES, or 0 (--no-schedule-features) */
+static size_t n_features; /* DETSIM_FUZZ_SCHED_FEATURES with --schedule-features, else 0 */
 static uint64_t runs; /* inputs run by this process (the probe not counted) */
 
 static void write_file(const char *path, const uint8_t *data, size_t size) {
@@ -54,7 +54,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv) {
   if (!r.have_coverage || r.counters == 0)
     st_die(ST_EXIT_HARNESS, "%s has no coverage counters: build it with detsim-cc --fuzz", sf.target[0]);
   n_counters = r.counters;
-  n_features = sf.no_sched_features ? 0 : DETSIM_FUZZ_SCHED_FEATURES;
+  n_features = sf.sched_features ? DETSIM_FUZZ_SCHED_FEATURES : 0;
   fprintf(stderr, "simfuzz: %s: %zu coverage counters and %zu scheduling features; seed %" PRIu64
           "; the seed's own run: %s\n", sf.target[0], n_counters, n_features, sf.seed,
           r.result_line);

@@ -4,10 +4,10 @@
  * libFuzzer owns main and the loop; simfuzz is its callbacks.  Each input
  * is a choices file (runtime/fuzz/fuzz_abi.h): the target, a detsim-cc
  * --fuzz build, runs as a supervised child with DETSIM_OPTIONS
- * choices=<input>:fuzz_out=<file>, and the program counters and scheduling
- * features it writes there are copied into a counter region simfuzz
- * registered with libFuzzer, so the corpus grows on new program coverage
- * and new interleavings.  A failing run saves its input, prints its replay
+ * choices=<input>:fuzz_out=<file>, and the program counters it writes
+ * there (and, with --schedule-features, its scheduling features) are copied
+ * into a counter region simfuzz registered with libFuzzer, so the corpus
+ * grows on new program coverage (and new interleavings).  A failing run saves its input, prints its replay
  * line and traps, so libFuzzer records it (and -minimize_crash=1 shrinks it).
  *
  * Parts: config.c (the command line, kept in the environment so that the
@@ -28,7 +28,7 @@
 #define SF_ENV_OUT "SIMFUZZ_OUT"
 #define SF_ENV_TIMEOUT "SIMFUZZ_TIMEOUT"
 #define SF_ENV_FAIL "SIMFUZZ_FAIL"       /* class names, comma-separated */
-#define SF_ENV_NO_SCHED "SIMFUZZ_NO_SCHEDULE_FEATURES" /* 1: program coverage only */
+#define SF_ENV_SCHED "SIMFUZZ_SCHEDULE_FEATURES" /* 1: interleavings guide too */
 #define SF_ARG_SEP '\x1f'
 
 /* Real seconds a run may take by default before it is stopped (the
@@ -46,7 +46,7 @@ struct sf_config {
   const char *out;   /* where failing inputs are saved */
   unsigned timeout_s;
   bool fails[32];    /* by class (st_classes.h): counts as a failure */
-  bool no_sched_features; /* guide by program coverage only (for comparison) */
+  bool sched_features; /* interleavings reached guide too, not only program coverage */
 };
 
 extern struct sf_config sf;
