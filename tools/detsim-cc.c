@@ -19,7 +19,7 @@
  *    invocation links an executable does it add the runtime, first in
  *    DT_NEEDED (so it comes before libc: it interposes libc functions), with
  *    an rpath to PREFIX/lib.  Linking is decided by scan_arg() below.
- *  - Its own flags (--verify, --audit, --detsim-*) are removed before clang
+ *  - Its own flags (--verify, --fuzz, --audit, --detsim-*) are removed before clang
  *    sees them; --audit links in a child and then runs simaudit
  *    (detsim_cc_audit.c) instead of exec'ing clang.
  *    A bad one is an error with exit status 2; a missing file of detsim's or
@@ -194,7 +194,7 @@ static void scan_arg(struct scan *s, const char *arg, bool from_rsp, int depth) 
     s->inputs++;
     return;
   }
-  if (from_rsp && (strcmp(arg, "--verify") == 0 || strncmp(arg, "--detsim-", 9) == 0 ||
+  if (from_rsp && (strcmp(arg, "--verify") == 0 || strcmp(arg, "--fuzz") == 0 || strncmp(arg, "--detsim-", 9) == 0 ||
                    strcmp(arg, "--audit") == 0 || strncmp(arg, "--audit=", 8) == 0))
     die(DETSIM_CC_EXIT_USAGE,
         "'%s' inside a response file: detsim-cc's own flags must be given on its "
@@ -305,7 +305,7 @@ static char *self_bin_dir(void) {
 }
 
 static void print_help(const char *prefix, const char *clang, bool cxx) {
-  printf("usage: %s [--verify] [--audit[=warn]] [%s arguments...]\n"
+  printf("usage: %s [--verify] [--fuzz] [--audit[=warn]] [%s arguments...]\n"
          "\n"
          "detsim %s: makes a deterministic simulation build of a C or C++ program.\n"
          "Use it as CC (detsim-cc) or CXX (detsim-c++) for CMake, autotools and Make.\n"
@@ -313,6 +313,8 @@ static void print_help(const char *prefix, const char *clang, bool cxx) {
          "detsim-cc's own flags (removed before clang sees them):\n"
          "  --verify          a verify build: compile in DETSIM_VERIFY(...) checks\n"
          "                    (adds -fplugin-arg-detsim-verify -D__DETSIM_VERIFY__=1)\n"
+         "  --fuzz            a fuzz build for simfuzz: the program's edges get coverage\n"
+         "                    counters (adds -fsanitize-coverage=inline-8bit-counters)\n"
          "  --audit[=warn]    after a link, run simaudit on the output: escapes from the\n"
          "                    simulation fail the link (=warn: only print them);\n"
          "                    also DETSIM_AUDIT=1|warn, DETSIM_AUDIT_IGNORE=suppressions\n"
@@ -405,6 +407,7 @@ int main(int argc, char **argv) {
   if (user == NULL) die(DETSIM_CC_EXIT_SETUP, "out of memory");
   int n_user = 0;
   bool verify = false;
+  bool fuzz = false;
   int audit = getenv("DETSIM_AUDIT") ? detsim_cc_audit_mode(getenv("DETSIM_AUDIT")) : DETSIM_CC_AUDIT_OFF;
   if (audit < 0)
     die(DETSIM_CC_EXIT_USAGE, "DETSIM_AUDIT=%s: expected 0, 1, fail or warn", getenv("DETSIM_AUDIT"));
@@ -414,6 +417,10 @@ int main(int argc, char **argv) {
     if (!s.value_pending && !s.options_ended) {
       if (strcmp(a, "--verify") == 0) {
         verify = true;
+        continue;
+      }
+      if (strcmp(a, "--fuzz") == 0) {
+        fuzz = true;
         continue;
       }
       if (strcmp(a, "--audit") == 0 || strncmp(a, "--audit=", 8) == 0) {
@@ -434,7 +441,7 @@ int main(int argc, char **argv) {
       }
       if (strncmp(a, "--detsim-", 9) == 0)
         die(DETSIM_CC_EXIT_USAGE,
-            "unknown detsim-cc flag '%s' (its flags: --verify, --audit, --detsim-help, "
+            "unknown detsim-cc flag '%s' (its flags: --verify, --fuzz, --audit, --detsim-help, "
             "--detsim-version)", a);
     }
     scan_arg(&s, a, false, 0);
@@ -507,6 +514,14 @@ int main(int argc, char **argv) {
   if (verify) cmd[n++] = "-fplugin-arg-detsim-verify";
   cmd[n++] = "-D__DETSIM__=1";
   if (verify) cmd[n++] = "-D__DETSIM_VERIFY__=1";
+  /* The runtime receives the counters (__sanitizer_cov_8bit_counters_init)
+   * and writes them at the run's end for simfuzz. */
+  if (fuzz) {
+    cmd[n++] = "-fsanitize-coverage=inline-8bit-counters";
+    /* Without it clang links a sanitizer runtime whose weak definition of
+     * that function, in the executable, would win over the runtime's. */
+    cmd[n++] = "-fno-sanitize-link-runtime";
+  }
   /* A source coverage build: counters relocatable at run time, so that
    * LLVM_PROFILE_FILE's %c (continuous mode, simrun --coverage) keeps the
    * profile of a run that ends without exit() (a crash, a check, a

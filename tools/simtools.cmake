@@ -27,3 +27,16 @@ foreach(tool simrun simreplay simworld)
   set_target_properties(${tool} PROPERTIES RUNTIME_OUTPUT_DIRECTORY "${PROJECT_BINARY_DIR}/bin")
   install(TARGETS ${tool} RUNTIME DESTINATION bin)
 endforeach()
+
+# simfuzz: libFuzzer's callbacks (tools/simfuzz).  Its own code is not
+# instrumented (only the link takes -fsanitize=fuzzer, for libFuzzer's main):
+# the counters libFuzzer reads are the ones simfuzz registers and fills from
+# each run of the target.
+file(GLOB _detsim_simfuzz_sources CONFIGURE_DEPENDS "${DETSIM_SIMTOOLS_DIR}/simfuzz/*.c")
+add_executable(simfuzz ${_detsim_simfuzz_sources} $<TARGET_OBJECTS:detsim_simtools_common>)
+target_compile_options(simfuzz PRIVATE ${DETSIM_C_WARNINGS})
+target_compile_definitions(simfuzz PRIVATE _GNU_SOURCE)
+target_include_directories(simfuzz PRIVATE "${DETSIM_SIMTOOLS_DIR}/common" "${DETSIM_SIMTOOLS_DIR}/simfuzz")
+target_link_options(simfuzz PRIVATE -fsanitize=fuzzer)
+set_target_properties(simfuzz PROPERTIES RUNTIME_OUTPUT_DIRECTORY "${PROJECT_BINARY_DIR}/bin")
+install(TARGETS simfuzz RUNTIME DESTINATION bin)

@@ -22,6 +22,8 @@
 #include "event_cost.h"
 #include "options.h"
 #include "outside_signal.h"
+#include "choices.h"
+#include "fuzz_cov.h"
 #include "plan.h"
 #include "prng.h"
 #include "proc.h"
@@ -182,6 +184,7 @@ __attribute__((constructor(101))) static void detsim_init(int argc, char **argv,
   } else if (world) {
     if (strcmp(detsim__opt.strategy, "random") != 0) usage_error("DETSIM_OPTIONS=strategy: a world of several nodes runs the random strategy only");
     if (detsim__opt.plan[0] || detsim__opt.plan_out[0]) usage_error("DETSIM_OPTIONS=plan/plan_out: schedule plans are for one-node runs");
+    if (detsim__opt.choices[0] || detsim__opt.fuzz_out[0]) usage_error("DETSIM_OPTIONS=choices/fuzz_out: choice mode is for one-node runs");
     detsim__world_attach(world);
     unsetenv(DETSIM_WORLD_ENV); /* the program's children are not nodes */
   } else {
@@ -190,6 +193,9 @@ __attribute__((constructor(101))) static void detsim_init(int argc, char **argv,
   }
   /* After the re-execution, so the file is read once. */
   if (detsim__opt.plan[0] && detsim__plan_load(detsim__opt.plan, seed, err, sizeof err) != 0) usage_error(err);
+  if (detsim__opt.choices[0] && detsim__opt.plan[0]) usage_error("DETSIM_OPTIONS: choices= and plan= both decide the schedule: give one");
+  if (detsim__opt.choices[0] && detsim__choices_load(detsim__opt.choices, err, sizeof err) != 0) usage_error(err);
+  detsim__fuzz_on = detsim__opt.fuzz_out[0] != '\0';
   if (detsim__opt.pin_cpu) {
     int cpu = detsim__opt.cpu != 0xffffffffull ? (int)detsim__opt.cpu : sched_getcpu();
     cpu_set_t set;

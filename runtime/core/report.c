@@ -26,6 +26,8 @@
 #include "outside_signal.h"
 #include "output.h"
 #include "stdio_sim.h"
+#include "choices.h"
+#include "fuzz_cov.h"
 #include "plan.h"
 #include "proc.h"
 #include "proc_exec.h"
@@ -98,6 +100,7 @@ void detsim__write_result(enum detsim_class cls, int exit_status, const char *ex
   detsim__report_checks();
   detsim__report_points();
   detsim__plan_write_out(detsim__class_name(cls), detsim__events(), detsim__history_hash());
+  detsim__fuzz_write_out();
   char line[1024];
   uint64_t now = detsim__now_ns();
   int k = snprintf(line, sizeof line, "detsim: %s seed=%" PRIu64 " events=%" PRIu64 " history=%016" PRIx64
@@ -107,6 +110,9 @@ void detsim__write_result(enum detsim_class cls, int exit_status, const char *ex
                    detsim__output_digest());
   if (cls == DETSIM_CLASS_exit || (cls == DETSIM_CLASS_pass && exit_status != 0))
     k += snprintf(line + k, sizeof line - (size_t)k, " exit_status=%d", exit_status);
+  if (detsim__choices_on)
+    k += snprintf(line + k, sizeof line - (size_t)k, " choices_used=%" PRIu64 "/%" PRIu64, detsim__choices_used(),
+                  detsim__choices_len());
   if (extra && extra[0]) k += snprintf(line + k, sizeof line - (size_t)k, " %s", extra);
   /* A process of the run ran a binary outside the simulation. */
   const char *outside = detsim__proc_exec_result_extra();

@@ -33,6 +33,7 @@
 #include "limits.h"
 #include "net.h"
 #include "options.h"
+#include "choices.h"
 #include "plan.h"
 #include "proc.h"
 #include "proc_exec.h"
@@ -210,9 +211,9 @@ pid_t detsim__proc_fork(uintptr_t pc) {
                 (unsigned long long)DETSIM_WORLD_ADDR);
     return fork_fails(ENOMEM);
   }
-  if (detsim__sched_pct() || detsim__plan_replaying || detsim__opt.plan_out[0]) {
-    detsim__msg("error: fork() under strategy=pct or a schedule plan is not simulated (they are for one process); "
-                "fork fails with ENOSYS");
+  if (detsim__sched_pct() || detsim__plan_replaying || detsim__opt.plan_out[0] || detsim__choices_on) {
+    detsim__msg("error: fork() under strategy=pct, a schedule plan or choice mode is not simulated (they are for one "
+                "process); fork fails with ENOSYS");
     return fork_fails(ENOSYS);
   }
   detsim__yield_aux(DETSIM_EV_proc_fork, NULL, pc, 0);

@@ -8,7 +8,8 @@
  *    DETSIM_BATON_WORLD there: the world came to this node, and the woken
  *    thread makes the node's choice (sched_world.c).
  *  - Every decision draws from W.rng (the seed's "scheduler" stream) in an
- *    order fixed by the history, so a seed replays exactly.
+ *    order fixed by the history, so a seed replays exactly; in choice mode
+ *    from the choices file's bytes first (choices.h).
  *  - Blocked threads wait on predicates that the scheduler evaluates when it
  *    picks; a thread whose deadline passed is runnable and sees ETIMEDOUT.
  */
@@ -31,6 +32,9 @@
 #include "machine.h"
 #include "options.h"
 #include "outside_signal.h"
+#include "choices.h"
+#include "fuzz_abi.h"
+#include "fuzz_cov.h"
 #include "plan.h"
 #include "prng.h"
 #include "proc_ids.h"
@@ -129,6 +133,7 @@ void detsim__sched_wait_baton(detsim_thread *self) {
 
 void detsim__sched_switch_to(detsim_thread *self, detsim_thread *next) {
   if (next == self) return;
+  if (__builtin_expect(detsim__fuzz_on, 0)) detsim__fuzz_switch(self->site_pc, next->site_pc);
   detsim__trace_event(DETSIM_EV_switch, self->id, NULL, 0, next->id);
   self->run_length = 0;
   __atomic_store_n(self->baton, 0, __ATOMIC_RELAXED);
@@ -261,6 +266,15 @@ uint64_t detsim__sched_next_deadline(void) {
   return d;
 }
 
+/* A decision among n options: in choice mode the next byte of the choices
+ * file while bytes remain (a decision with one option takes none), else
+ * the seed's scheduler stream. */
+static uint64_t draw_below(uint64_t n) {
+  uint8_t b;
+  if (__builtin_expect(detsim__choices_on, 0) && n > 1 && detsim__choices_next(&b)) return b % n;
+  return detsim__rng_below(&W.rng, n);
+}
+
 static detsim_thread *find_candidate(detsim_thread **cands, unsigned n, uint32_t id) {
   for (unsigned i = 0; i < n; i++)
     if (cands[i]->id == id) return cands[i];
@@ -278,7 +292,7 @@ static detsim_thread *pick(detsim_thread **cands, unsigned n) {
     detsim_thread *planned = find_candidate(cands, n, detsim__plan_take(me->id, me->steps, DETSIM_PLAN_SWITCH));
     if (planned) best = planned;
   } else if (!W.pct) {
-    best = cands[detsim__rng_below(&W.rng, n)];
+    best = cands[draw_below(n)];
   } else {
     for (unsigned i = 1; i < n; i++)
       if (cands[i]->priority > best->priority) best = cands[i];
@@ -339,6 +353,8 @@ static void plan_step(detsim_thread *self) {
  * the geometric distribution of the per-point probability, so a yield point
  * that does not switch costs a decrement, not a draw. */
 static uint64_t preempt_gap(void) {
+  uint8_t b;
+  if (__builtin_expect(detsim__choices_on, 0) && detsim__choices_next(&b)) return detsim_fuzz_gap(b);
   if (W.preempt <= 0.0) return UINT64_MAX;
   if (W.preempt >= 1.0) return 1;
   double u = (double)((detsim__rng_next(&W.rng) >> 11) + 1) * 0x1.0p-53; /* in (0, 1] */
@@ -369,7 +385,7 @@ static __attribute__((noinline)) void preempt_slow(detsim_thread *self) {
   detsim_thread *cands[DETSIM_MAX_THREADS];
   unsigned n = detsim__sched_collect_runnable(cands, self);
   if (n == 0) return;
-  detsim_thread *next = cands[detsim__rng_below(&W.rng, n)];
+  detsim_thread *next = cands[draw_below(n)];
   detsim__plan_record(self->id, self->steps, DETSIM_PLAN_SWITCH, next->id);
   detsim__sched_switch_to(self, next);
 }
@@ -574,7 +590,7 @@ detsim_thread *detsim__choose_waiter(detsim_thread **cands, unsigned n) {
     detsim_thread *planned = find_candidate(cands, n, detsim__plan_take(me->id, me->steps, DETSIM_PLAN_WAKE));
     if (planned) t = planned;
   } else {
-    t = cands[detsim__rng_below(&W.rng, n)];
+    t = cands[draw_below(n)];
   }
   if (t != cands[0]) detsim__plan_record(me->id, me->steps, DETSIM_PLAN_WAKE, t->id);
   return t;
@@ -882,7 +898,7 @@ void detsim__sched_start(uint64_t seed) {
   /* Each node of a world (each incarnation) draws its own choices. */
   detsim__world_label(label, sizeof label, "scheduler");
   detsim__rng_init(&W.rng, detsim__seed_child(seed, label));
-  W.pct = strcmp(detsim__opt.strategy, "pct") == 0 && !detsim__plan_replaying;
+  W.pct = strcmp(detsim__opt.strategy, "pct") == 0 && !detsim__plan_replaying && !detsim__choices_on;
   double p = detsim__opt.preempt;
   if (p < 0) {
     struct detsim_rng swarm;

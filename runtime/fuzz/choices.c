@@ -1,0 +1,69 @@
+/* Choice mode (choices.h): the file's bytes, held in memory and taken in
+ * order by the scheduler's decisions. */
+#include "choices.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "fuzz_abi.h"
+
+bool detsim__choices_on;
+static uint8_t *bytes;
+static uint64_t len, pos;
+
+int detsim__choices_load(const char *path, char *err, size_t errlen) {
+  int fd = open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) {
+    snprintf(err, errlen, "DETSIM_OPTIONS: cannot read choices file %s: %s", path, strerror(errno));
+    return -1;
+  }
+  struct stat st;
+  if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    snprintf(err, errlen, "DETSIM_OPTIONS: choices file %s is not a regular file", path);
+    close(fd);
+    return -1;
+  }
+  if ((uint64_t)st.st_size > DETSIM_CHOICES_BYTES_MAX) {
+    snprintf(err, errlen, "DETSIM_OPTIONS: choices file %s has %lld bytes, more than %u (limit choices_bytes)", path,
+             (long long)st.st_size, DETSIM_CHOICES_BYTES_MAX);
+    close(fd);
+    return -1;
+  }
+  bytes = malloc(st.st_size ? (size_t)st.st_size : 1);
+  if (bytes == NULL) {
+    snprintf(err, errlen, "DETSIM_OPTIONS: choices file %s: out of memory", path);
+    close(fd);
+    return -1;
+  }
+  size_t got = 0;
+  while (got < (size_t)st.st_size) {
+    ssize_t k = read(fd, bytes + got, (size_t)st.st_size - got);
+    if (k < 0 && errno == EINTR) continue;
+    if (k <= 0) {
+      snprintf(err, errlen, "DETSIM_OPTIONS: reading choices file %s failed: %s", path,
+               k < 0 ? strerror(errno) : "it shrank while being read");
+      close(fd);
+      return -1;
+    }
+    got += (size_t)k;
+  }
+  close(fd);
+  len = got;
+  pos = 0;
+  detsim__choices_on = true;
+  return 0;
+}
+
+bool detsim__choices_next(uint8_t *byte) {
+  if (pos >= len) return false;
+  *byte = bytes[pos++];
+  return true;
+}
+
+uint64_t detsim__choices_used(void) { return pos; }
+uint64_t detsim__choices_len(void) { return len; }

@@ -1,0 +1,89 @@
+/* Fuzz mode's coverage (fuzz_cov.h).  The compiler's coverage module
+ * constructors (-fsanitize-coverage=inline-8bit-counters) hand their
+ * counter ranges to __sanitizer_cov_8bit_counters_init, defined here; the
+ * runtime itself is not instrumented, so the counters are the program's. */
+#include "fuzz_cov.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "choices.h"
+#include "fuzz_abi.h"
+#include "options.h"
+#include "real.h"
+#include "report.h"
+
+bool detsim__fuzz_on;
+
+static struct { uint8_t *start, *stop; } modules[DETSIM_FUZZ_MODULES_MAX];
+static unsigned n_modules, modules_dropped;
+static uint8_t sched_features[DETSIM_FUZZ_SCHED_FEATURES];
+static int written;
+
+/* Called by every instrumented module's constructor, before the program
+ * (and perhaps before the runtime's own initialization): it only records. */
+DETSIM_EXPORT void __sanitizer_cov_8bit_counters_init(uint8_t *start, uint8_t *stop) {
+  if (start == NULL || stop <= start) return;
+  for (unsigned i = 0; i < n_modules; i++)
+    if (modules[i].start == start) return; /* the same module twice */
+  if (n_modules == DETSIM_FUZZ_MODULES_MAX) {
+    modules_dropped++;
+    return;
+  }
+  modules[n_modules].start = start;
+  modules[n_modules].stop = stop;
+  n_modules++;
+}
+
+void detsim__fuzz_switch(uintptr_t from, uintptr_t to) {
+  uint64_t h = ((uint64_t)from * 0x9e3779b97f4a7c15ull) ^ ((uint64_t)to * 0xc2b2ae3d27d4eb4full);
+  h ^= h >> 29;
+  uint8_t *c = &sched_features[h & (DETSIM_FUZZ_SCHED_FEATURES - 1)];
+  if (*c != 0xff) (*c)++;
+}
+
+static bool write_all(int fd, const void *p, size_t n) {
+  const uint8_t *b = p;
+  while (n > 0) {
+    ssize_t k = write(fd, b, n);
+    if (k < 0 && errno == EINTR) continue;
+    if (k <= 0) return false;
+    b += k;
+    n -= (size_t)k;
+  }
+  return true;
+}
+
+void detsim__fuzz_write_out(void) {
+  const char *path = detsim__opt.fuzz_out;
+  if (!path[0] || __atomic_exchange_n(&written, 1, __ATOMIC_ACQ_REL)) return;
+  uint64_t total = 0;
+  for (unsigned i = 0; i < n_modules; i++) total += (uint64_t)(modules[i].stop - modules[i].start);
+  struct detsim_fuzz_header h = {
+    .magic = DETSIM_FUZZ_MAGIC,
+    .version = DETSIM_FUZZ_VERSION,
+    .counters = (uint32_t)(total < DETSIM_FUZZ_COUNTERS_MAX ? total : DETSIM_FUZZ_COUNTERS_MAX),
+    .counters_total = (uint32_t)(total < UINT32_MAX ? total : UINT32_MAX),
+    .modules_dropped = modules_dropped,
+    .sched_features = DETSIM_FUZZ_SCHED_FEATURES,
+    .choices_used = detsim__choices_used(),
+  };
+  int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd < 0) {
+    detsim__msg("fuzz_out: cannot write %s: %s", path, strerror(errno));
+    return;
+  }
+  bool ok = write_all(fd, &h, sizeof h);
+  uint64_t left = h.counters;
+  for (unsigned i = 0; ok && i < n_modules && left > 0; i++) {
+    uint64_t n = (uint64_t)(modules[i].stop - modules[i].start);
+    if (n > left) n = left;
+    ok = write_all(fd, modules[i].start, (size_t)n);
+    left -= n;
+  }
+  if (ok) ok = write_all(fd, sched_features, sizeof sched_features);
+  close(fd);
+  if (!ok) detsim__msg("fuzz_out: writing %s failed", path);
+}
