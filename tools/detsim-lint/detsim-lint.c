@@ -255,6 +255,23 @@ static int lint_command(CXIndex index, const struct options *o, CXCompileCommand
   return status;
 }
 
+/* Whether a command compiles the file whose real path is `real` (its file
+ * is relative to its directory). */
+static bool command_is_for(CXCompileCommand cmd, const char *real) {
+  CXString dir = clang_CompileCommand_getDirectory(cmd);
+  CXString file = clang_CompileCommand_getFilename(cmd);
+  const char *f = clang_getCString(file);
+  char joined[2 * PATH_MAX];
+  if (f[0] == '/') snprintf(joined, sizeof joined, "%s", f);
+  else snprintf(joined, sizeof joined, "%s/%s", clang_getCString(dir), f);
+  char *r = realpath(joined, NULL);
+  bool same = r != NULL && strcmp(r, real) == 0;
+  free(r);
+  clang_disposeString(dir);
+  clang_disposeString(file);
+  return same;
+}
+
 static int worse(int a, int b) { return a > b ? a : b; }
 
 static int lint_database(CXIndex index, const struct options *o, int *n_linted) {
@@ -290,6 +307,10 @@ static int lint_database(CXIndex index, const struct options *o, int *n_linted) 
     }
     if (all) clang_CompileCommands_dispose(all);
   }
+  /* A named file is looked up among the database's own commands: libclang
+   * would infer a command for a file the database does not list. */
+  CXCompileCommands all = o->n_files > 0 ? clang_CompilationDatabase_getAllCompileCommands(db) : NULL;
+  unsigned n_all = all ? clang_CompileCommands_getSize(all) : 0;
   for (int f = 0; f < o->n_files; f++) {
     char *real = realpath(o->files[f], NULL);
     if (real == NULL) {
@@ -297,19 +318,22 @@ static int lint_database(CXIndex index, const struct options *o, int *n_linted) 
       status = LINT_EXIT_USAGE;
       continue;
     }
-    CXCompileCommands cmds = clang_CompilationDatabase_getCompileCommands(db, real);
-    unsigned n = cmds ? clang_CompileCommands_getSize(cmds) : 0;
-    if (n == 0) {
-      fprintf(stderr, "detsim-lint: error: %s: not in %s\n", o->files[f], path);
-      status = LINT_EXIT_USAGE;
-    } else {
-      /* A file compiled twice (two targets) is linted once: its first command. */
-      status = worse(status, lint_command(index, o, clang_CompileCommands_getCommand(cmds, 0)));
+    bool found = false;
+    /* A file compiled twice (two targets) is linted once: its first command. */
+    for (unsigned i = 0; i < n_all && !found; i++) {
+      CXCompileCommand cmd = clang_CompileCommands_getCommand(all, i);
+      if (!command_is_for(cmd, real)) continue;
+      found = true;
+      status = worse(status, lint_command(index, o, cmd));
       (*n_linted)++;
     }
-    if (cmds) clang_CompileCommands_dispose(cmds);
+    if (!found) {
+      fprintf(stderr, "detsim-lint: error: %s: not in %s\n", o->files[f], path);
+      status = LINT_EXIT_USAGE;
+    }
     free(real);
   }
+  if (all) clang_CompileCommands_dispose(all);
   clang_CompilationDatabase_dispose(db);
   return status;
 }
