@@ -18,6 +18,10 @@ severity.
             (exit 2) and with them after `--` it does
   disable   --disable=CHECK drops that check's findings and only those (each
             check, and a list); notes alone give exit 0
+  cc-lint   detsim-cc --lint fails the compile of planted.c (status 1, no
+            object, the findings on stderr), compiles clean.c (status 0,
+            nothing printed); --lint=warn compiles planted.c (status 0) and
+            prints the findings; DETSIM_LINT=1 is --lint; a bad value is 2
   bad-input a missing file, no arguments, an unknown option, -p without a
             directory or without compile_commands.json, a bad check name, a
             file that does not compile, a database that is not JSON: exit 2
@@ -257,8 +261,37 @@ def case_bad_input(env):
     print("bad input: %d cases, each exit 2 with its error" % len(cases))
 
 
+def case_cc_lint(env):
+    planted = env.src("planted.c")
+    obj = os.path.join(env.tmp, "planted.o")
+    r = run([env.cc, "--lint", "-O1", "-c", planted, "-o", obj])
+    if r.returncode != 1 or os.path.exists(obj):
+        fail("--lint of planted.c: status %d, object %s\n%s"
+             % (r.returncode, "made" if os.path.exists(obj) else "not made", r.stderr))
+    lines = [l for l in r.stderr.splitlines() if l.startswith(planted + ":") and "[detsim-" in l]
+    got, _ = findings("\n".join(lines + ["detsim-lint: summary"]))
+    expect_same(got, plants(planted), r.stderr)
+    if "detsim-cc: error: detsim-lint names escapes" not in r.stderr or r.stdout:
+        fail("--lint does not say why, or writes to stdout:\n" + r.stderr)
+    r = run([env.cc, "--lint=warn", "-O1", "-c", planted, "-o", obj])
+    if r.returncode != 0 or not os.path.exists(obj) or "[detsim-spin-wait]" not in r.stderr \
+            or "detsim-cc: warning: detsim-lint names escapes" not in r.stderr:
+        fail("--lint=warn: status %d\n%s" % (r.returncode, r.stderr))
+    prog = os.path.join(env.tmp, "clean")
+    r = run([env.cc, "--lint", "-O1", "-o", prog, env.src("clean.c")])
+    if r.returncode != 0 or not os.path.exists(prog) or r.stderr or r.stdout:
+        fail("--lint of clean.c: status %d\n%s%s" % (r.returncode, r.stdout, r.stderr))
+    r = run([env.cc, "-c", planted, "-o", obj], env=dict(os.environ, DETSIM_LINT="1"))
+    if r.returncode != 1 or "[detsim-inline-asm]" not in r.stderr:
+        fail("DETSIM_LINT=1: status %d\n%s" % (r.returncode, r.stderr))
+    r = run([env.cc, "--lint=sometimes", "-c", planted, "-o", obj])
+    if r.returncode != 2 or "--lint=sometimes" not in r.stderr:
+        fail("--lint=sometimes: status %d\n%s" % (r.returncode, r.stderr))
+    print("detsim-cc --lint: planted fails, warn compiles, clean is silent")
+
+
 CASES = {"planted": case_planted, "clean": case_clean, "compdb": case_compdb,
-         "disable": case_disable, "bad-input": case_bad_input}
+         "disable": case_disable, "bad-input": case_bad_input, "cc-lint": case_cc_lint}
 
 
 def main():

@@ -115,7 +115,7 @@ long raw_variable(long n) {
   return syscall(n); /* PLANT raw-syscall note syscall */
 }
 
-unsigned hw_random(void) {
+__attribute__((target("rdrnd"))) unsigned hw_random(void) {
   unsigned x = 0;
   _rdrand32_step(&x); /* PLANT raw-syscall warning _rdrand32_step */
   return x;

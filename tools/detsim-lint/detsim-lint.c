@@ -13,9 +13,10 @@
  *    /proc/self/exe as detsim-cc finds it.
  *  - -p reads BUILD-DIR/compile_commands.json: each file's own command,
  *    run from its directory, without what only a compile needs (-c, -o,
- *    dependency files, detsim-cc's own flags, plugins).  No files named:
- *    every file the database lists.
- *  - Findings go to stdout in the compiler's format, then one summary line;
+ *    dependency files, detsim-cc's own flags, plugins); the same goes for
+ *    arguments after `--`.  No files named: every file the database lists.
+ *  - Findings go to stdout in the compiler's format, then one summary line
+ *    (none under --quiet when nothing is named);
  *    errors to stderr as `detsim-lint: error: ...`.  A file that does not
  *    compile is an error (its clang errors are shown), not a clean file.
  *  - Exit status, as simaudit's: 0 no warnings (notes do not count), 1
@@ -52,6 +53,7 @@ static void usage(FILE *f) {
         "                     none are named)\n"
         "  --disable=CHECK    skip a check (a comma-separated list, or repeat it)\n"
         "  --list-checks      print the checks and what each names\n"
+        "  -q, --quiet        no summary line when nothing is named\n"
         "  -h, --help         this text\n"
         "\n"
         "Checks:\n",
@@ -77,6 +79,7 @@ struct options {
   const char *extra[LINT_MAX_ARGS];
   int n_extra;
   bool enabled[LINT_CHECK_COUNT];
+  bool quiet; /* no summary line when nothing is named */
   char include_arg[PATH_MAX + 3];
 };
 
@@ -108,6 +111,8 @@ static void parse_args(struct options *o, int argc, char **argv) {
       for (int c = 0; c < LINT_CHECK_COUNT; c++)
         printf("%s: %s\n", lint_check_name((enum lint_check)c), check_summaries[c]);
       exit(0);
+    } else if (strcmp(a, "-q") == 0 || strcmp(a, "--quiet") == 0) {
+      o->quiet = true;
     } else if (strcmp(a, "-p") == 0) {
       if (i + 1 >= argc) usage_error("%s needs a build directory", a);
       o->db_dir = argv[++i];
@@ -169,7 +174,13 @@ static int lint_file(CXIndex index, const struct options *o, const char *file,
   const char *argv[LINT_MAX_ARGS + 8];
   int n = 0;
   for (int i = 0; i < n_args && n < LINT_MAX_ARGS; i++) argv[n++] = args[i];
-  for (int i = 0; i < o->n_extra && n < LINT_MAX_ARGS; i++) argv[n++] = o->extra[i];
+  /* The arguments after `--` may be a whole compile command's (detsim-cc
+   * --lint passes its own): what only a compile needs goes. */
+  for (int i = 0; i < o->n_extra && n < LINT_MAX_ARGS; i++) {
+    int skip = skip_arg(o->extra[i], NULL);
+    if (skip == 0) argv[n++] = o->extra[i];
+    i += skip > 1 ? skip - 1 : 0;
+  }
   argv[n++] = "-D__DETSIM__=1";
   if (o->include_arg[0]) argv[n++] = o->include_arg;
   CXTranslationUnit tu = NULL;
@@ -355,7 +366,9 @@ int main(int argc, char **argv) {
   clang_disposeIndex(index);
   int warnings, notes;
   lint_counts(&warnings, &notes);
-  if (warnings + notes == 0)
+  if (warnings + notes == 0 && o.quiet) {
+    /* nothing to say */
+  } else if (warnings + notes == 0)
     printf("detsim-lint: no findings (%d file%s)\n", n_linted, n_linted == 1 ? "" : "s");
   else
     printf("detsim-lint: %d warning%s, %d note%s (%d file%s)\n", warnings, warnings == 1 ? "" : "s",
