@@ -40,6 +40,21 @@ void waits(void) {
   DO_NOTHING();
 }
 
+static int is_set(const int *p) { return *p; }
+static int plus(int a, int b) { return a + b; }
+static int flag_then_log(void) {
+  printf("checked\n"); /* a call: a yield point */
+  return flag;
+}
+
+int reader_loops(int *p, int k) {
+  while (!is_set(p)) k++; /* the loop writes: the reader may read it */
+  while (plus(k, 1) < 3) k++;
+  while (!flag_then_log())
+    ;
+  return k;
+}
+
 int loops(const int *a, int n, const char *p, struct node *list) {
   int sum = 0, k = 0;
   for (int i = 0; i < n; i++) sum += a[i];
@@ -89,7 +104,7 @@ int main(void) {
   waits();
   barrier();
   seeds((void *)7L);
-  int r = loops(a, 3, "ab", &head);
+  int r = loops(a, 3, "ab", &head) + reader_loops(&flag, 0);
   printf("%d %ld\n", r, simulated_syscalls(&flag));
   return 0;
 }

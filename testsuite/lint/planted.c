@@ -40,6 +40,13 @@ void spin_with_pause(struct queue *q) {
   while (q->head == q->tail) _mm_pause(); /* PLANT spin-wait warning while */ /* PLANT raw-syscall warning _mm_pause */
 }
 
+static int queue_done(const struct queue *q) { return q->done; }
+
+void spin_on_reader(struct queue *q) {
+  while (!queue_done(q)) /* PLANT spin-wait warning while */
+    ;
+}
+
 long asm_syscall(void) {
   long ret;
   __asm__ volatile("syscall" : "=a"(ret) : "a"(39L) : "rcx", "r11", "memory"); /* PLANT inline-asm warning __asm__ */

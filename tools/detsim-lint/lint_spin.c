@@ -13,9 +13,16 @@
  *    read (a variable, a field, or takes its address), so only another thread
  *    can end it;
  *  - no yield point in the loop: no call (other than __builtin_expect and
- *    the pause hints, which do nothing), no atomic builtin, no access of an
- *    _Atomic or volatile object (the pass yields at those, so a volatile
- *    spin runs fine under detsim: not a finding).
+ *    the pause hints, which do nothing, and the translation unit's own
+ *    "readers"), no atomic builtin, no access of an _Atomic or volatile
+ *    object (the pass yields at those, so a volatile spin runs fine under
+ *    detsim: not a finding).
+ * A reader is a function defined here that only reads: no call but of
+ * other readers (LINT_MAX_READER_DEPTH deep) and the do-nothing builtins,
+ * no atomic, volatile or asm, no store but to its own locals
+ * (`static bool ready(const struct q *q) { return q->done; }`).  A reader
+ * called in an exit is a shared read the lint cannot see into, so the loop
+ * must then write nothing at all.
  * Inline asm in the loop is no yield point (`while (!flag) asm("pause")`).
  */
 #include <stdlib.h>
@@ -58,6 +65,79 @@ static bool is_pure_call(CXCursor call) {
   return false;
 }
 
+static bool is_access(enum CXCursorKind k);
+
+/* How deep readers may call readers before the lint stops looking. */
+#define LINT_MAX_READER_DEPTH 4
+
+static bool is_pure_reader(CXTranslationUnit tu, CXCursor fn, int depth, bool *shared);
+static bool shared_access(CXTranslationUnit tu, CXCursor c);
+
+struct reader_scan {
+  CXTranslationUnit tu;
+  int depth;
+  bool ok;
+  bool shared; /* it reads memory another thread may write */
+};
+
+/* Whether an lvalue is one of the function's own locals (or parameters). */
+static bool is_local_lvalue(CXCursor lvalue) {
+  CXCursor kids[2];
+  while (clang_getCursorKind(lvalue) == CXCursor_ParenExpr && lint_children(lvalue, kids, 2) == 1)
+    lvalue = kids[0];
+  if (clang_getCursorKind(lvalue) != CXCursor_DeclRefExpr) return false;
+  CXCursor d = clang_getCursorReferenced(lvalue);
+  enum CXCursorKind k = clang_getCursorKind(d);
+  return k == CXCursor_ParmDecl || (k == CXCursor_VarDecl && clang_Cursor_hasVarDeclGlobalStorage(d) == 0);
+}
+
+static enum CXChildVisitResult scan_reader(CXCursor c, CXCursor parent, CXClientData data) {
+  (void)parent;
+  struct reader_scan *r = data;
+  enum CXCursorKind k = clang_getCursorKind(c);
+  CXCursor kids[3];
+  if (k == CXCursor_CallExpr && !is_pure_call(c) &&
+      !is_pure_reader(r->tu, clang_getCursorDefinition(clang_getCursorReferenced(c)), r->depth + 1,
+                      &r->shared))
+    r->ok = false;
+  else if (k == CXCursor_GCCAsmStmt || k == CXCursor_MSAsmStmt || lint_is_atomic_builtin(r->tu, c))
+    r->ok = false;
+  else if (is_access(k) && (lint_type_is_atomic(clang_getCursorType(c)) ||
+                            clang_isVolatileQualifiedType(clang_getCursorType(c))))
+    r->ok = false;
+  else if ((k == CXCursor_BinaryOperator || k == CXCursor_CompoundAssignOperator) &&
+           clang_getCursorBinaryOperatorKind(c) >= CXBinaryOperator_Assign &&
+           clang_getCursorBinaryOperatorKind(c) <= CXBinaryOperator_OrAssign &&
+           lint_children(c, kids, 3) >= 1 && !is_local_lvalue(kids[0]))
+    r->ok = false;
+  else if (k == CXCursor_UnaryOperator && lint_children(c, kids, 3) >= 1) {
+    enum CXUnaryOperatorKind op = clang_getCursorUnaryOperatorKind(c);
+    if ((op == CXUnaryOperator_PostInc || op == CXUnaryOperator_PostDec ||
+         op == CXUnaryOperator_PreInc || op == CXUnaryOperator_PreDec) &&
+        !is_local_lvalue(kids[0]))
+      r->ok = false;
+  }
+  if (r->ok && is_access(k) && shared_access(r->tu, c)) r->shared = true;
+  return r->ok ? CXChildVisit_Recurse : CXChildVisit_Break;
+}
+
+/* Whether `fn` is a reader; `*shared` is set when it reads shared memory. */
+static bool is_pure_reader(CXTranslationUnit tu, CXCursor fn, int depth, bool *shared) {
+  if (depth > LINT_MAX_READER_DEPTH || clang_Cursor_isNull(fn) ||
+      clang_getCursorKind(fn) != CXCursor_FunctionDecl || !clang_isCursorDefinition(fn))
+    return false;
+  struct reader_scan r = {tu, depth, true, false};
+  clang_visitChildren(fn, scan_reader, &r);
+  if (r.ok && r.shared) *shared = true;
+  return r.ok;
+}
+
+static bool is_reader_call(CXTranslationUnit tu, CXCursor call, bool *shared) {
+  bool ignored = false;
+  return is_pure_reader(tu, clang_getCursorDefinition(clang_getCursorReferenced(call)), 1,
+                        shared ? shared : &ignored);
+}
+
 static bool is_access(enum CXCursorKind k) {
   return k == CXCursor_DeclRefExpr || k == CXCursor_MemberRefExpr ||
          k == CXCursor_ArraySubscriptExpr || k == CXCursor_UnaryOperator;
@@ -83,7 +163,7 @@ static enum CXChildVisitResult scan_loop(CXCursor c, CXCursor parent, CXClientDa
   (void)parent;
   struct loop_scan *s = data;
   enum CXCursorKind k = clang_getCursorKind(c);
-  if (k == CXCursor_CallExpr && !is_pure_call(c)) s->yields = true;
+  if (k == CXCursor_CallExpr && !is_pure_call(c) && !is_reader_call(s->tu, c, NULL)) s->yields = true;
   if (lint_is_atomic_builtin(s->tu, c)) s->yields = true;
   if (is_access(k)) {
     CXType ty = clang_getCursorType(c);
@@ -146,6 +226,7 @@ struct exit_scan {
   bool self_written;  /* the loop writes something an exit reads */
   CXCursor shared;    /* the first shared plain access an exit reads */
   bool have_shared;
+  bool opaque;        /* an exit calls a reader: reads the lint cannot see */
 };
 
 static enum CXChildVisitResult scan_exit(CXCursor c, CXCursor parent, CXClientData data) {
@@ -155,6 +236,14 @@ static enum CXChildVisitResult scan_exit(CXCursor c, CXCursor parent, CXClientDa
   if (k == CXCursor_DeclRefExpr || k == CXCursor_MemberRefExpr) {
     CXCursor d = clang_getCursorReferenced(c);
     if (!clang_Cursor_isNull(d) && decls_has(e->written, d)) e->self_written = true;
+  }
+  bool reads_shared = false;
+  if (k == CXCursor_CallExpr && !is_pure_call(c) && is_reader_call(e->tu, c, &reads_shared)) {
+    e->opaque = true;
+    if (!e->have_shared && reads_shared) {
+      e->shared = c;
+      e->have_shared = true;
+    }
   }
   if (!e->have_shared && is_access(k) && shared_access(e->tu, c) &&
       !clang_isConstQualifiedType(clang_getCursorType(c))) {
@@ -295,6 +384,8 @@ void lint_spin_loop(struct lint_tu *t, CXCursor loop) {
       scan_exit(exits.conds[i], loop, &e);
       clang_visitChildren(exits.conds[i], scan_exit, &e);
     }
+    /* What a reader reads is unknown: any write in the loop may be it. */
+    if (e.opaque && s->written.n > 0) e.self_written = true;
     if (!e.self_written && e.have_shared) {
       char what[LINT_MAX_TEXT];
       lint_text(t->tu, e.shared, what, sizeof what);
