@@ -2,6 +2,7 @@
  * carries a marker: PLANT <check> <warning|note> <token>, the token being
  * where the finding's column points; lint_test.py requires detsim-lint to
  * name exactly these, each at its file:line:col.  The program is never run. */
+#include <cpuid.h>
 #include <pthread.h>
 #include <semaphore.h>
 #include <stdint.h>
@@ -67,6 +68,16 @@ int asm_lock_xadd(int *counter) {
 
 void asm_cpu_relax(void) {
   asm volatile("rep; nop" ::: "memory"); /* PLANT inline-asm warning asm */
+}
+
+#define CPU_RELAX() __asm__ volatile("pause" ::: "memory")
+
+unsigned asm_from_macros(void) {
+  unsigned a, b, c, d;
+  __cpuid(0, a, b, c, d); /* PLANT inline-asm warning __cpuid */
+  CPU_RELAX(); /* PLANT inline-asm warning CPU_RELAX */
+  __get_cpuid(1, &a, &b, &c, &d); /* PLANT raw-syscall warning __get_cpuid */
+  return a ^ b ^ c ^ d;
 }
 
 unsigned asm_other(unsigned x) {

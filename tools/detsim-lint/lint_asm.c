@@ -52,12 +52,34 @@ static void append_literal(const char *lit, char *out, size_t len, size_t *used)
 
 /* The asm template of `stmt` (its string literals before the first ':' at
  * the statement's outer parenthesis). */
+/* The range to read an asm statement's tokens from.  An asm that a macro
+ * expands to has an extent that starts in the macro's definition (maybe in
+ * another file): then the tokens are read from where the asm is spelled,
+ * LINT_MAX_ASM_SPAN bytes at most (the template ends at its first ':' or
+ * its closing parenthesis, long before). */
+#define LINT_MAX_ASM_SPAN 4096
+
+static CXSourceRange asm_range(CXTranslationUnit tu, CXCursor stmt) {
+  CXSourceRange extent = clang_getCursorExtent(stmt);
+  CXSourceLocation start = clang_getRangeStart(extent);
+  CXFile efile, sfile;
+  unsigned eoff, soff;
+  clang_getExpansionLocation(start, &efile, NULL, NULL, &eoff);
+  clang_getSpellingLocation(start, &sfile, NULL, NULL, &soff);
+  if (sfile == NULL || (clang_File_isEqual(efile, sfile) && eoff == soff)) return extent;
+  size_t size = 0;
+  if (clang_getFileContents(tu, sfile, &size) == NULL) return extent;
+  unsigned end = soff + LINT_MAX_ASM_SPAN < size ? soff + LINT_MAX_ASM_SPAN : (unsigned)size;
+  return clang_getRange(clang_getLocationForOffset(tu, sfile, soff),
+                        clang_getLocationForOffset(tu, sfile, end));
+}
+
 static void asm_template(CXTranslationUnit tu, CXCursor stmt, char *out, size_t len) {
   CXToken *tokens = NULL;
   unsigned n = 0;
   size_t used = 0;
   out[0] = '\0';
-  clang_tokenize(tu, clang_getCursorExtent(stmt), &tokens, &n);
+  clang_tokenize(tu, asm_range(tu, stmt), &tokens, &n);
   int depth = 0;
   for (unsigned i = 0; i < n; i++) {
     CXString s = clang_getTokenSpelling(tu, tokens[i]);
