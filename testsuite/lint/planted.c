@@ -114,7 +114,11 @@ void seed_from_clock_var(void) {
   struct timespec ts;
   clock_gettime(CLOCK_MONOTONIC, &ts);
   unsigned long my_seed = (unsigned long)ts.tv_nsec; /* PLANT time-seed note my_seed */
-  printf("%lu\n", my_seed);
+  struct {
+    unsigned long seed;
+  } box;
+  box.seed = my_seed; /* a copy: named where my_seed got it, not again */
+  printf("%lu %lu\n", my_seed, box.seed);
 }
 
 long raw_clone(void) {

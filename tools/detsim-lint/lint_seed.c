@@ -17,7 +17,10 @@
  * (`t = time(0); srand(t)`), the out-parameters of clock calls
  * (`clock_gettime(.., &ts)`), the outputs of asm that reads the counter, and
  * the return values of the translation unit's own functions, to a fixpoint
- * of at most LINT_MAX_TAINT_PASSES passes.
+ * of at most LINT_MAX_TAINT_PASSES passes.  An address counts once it is
+ * cast to an integer (`(uintptr_t)&x`), not as a pointer kept to read
+ * through.  A seed-named variable is named where its value came from, not
+ * again where it is copied into another (`r.seed = seed`).
  */
 #include <ctype.h>
 #include <stdio.h>
@@ -91,7 +94,12 @@ struct eval {
   enum src cls;
   char what[96];
   int in_call_args; /* an address passed to a call is not the seed itself */
+  int int_casts;    /* an address is entropy once cast to an integer */
+  bool skip_seeds;  /* values that come through seed-named variables and
+                       functions were named where those got them */
 };
+
+static bool names_a_seed(CXCursor decl);
 
 static void raise_to(struct eval *e, enum src cls, const char *what) {
   if (cls > e->cls) {
@@ -128,7 +136,7 @@ static enum CXChildVisitResult eval_visit(CXCursor c, CXCursor parent, CXClientD
       raise_to(e, SRC_VIRTUAL, buf);
     } else if (name[0]) {
       struct taint *x = find(e->s, clang_getCursorReferenced(c));
-      if (x != NULL) {
+      if (x != NULL && !(e->skip_seeds && names_a_seed(clang_getCursorReferenced(c)))) {
         snprintf(buf, sizeof buf, "%s() (%s)", name, x->what);
         raise_to(e, x->cls, buf);
       }
@@ -142,12 +150,13 @@ static enum CXChildVisitResult eval_visit(CXCursor c, CXCursor parent, CXClientD
     CXCursor d = clang_getCursorReferenced(c);
     if (clang_getCursorKind(d) == CXCursor_VarDecl || clang_getCursorKind(d) == CXCursor_ParmDecl) {
       struct taint *x = find(e->s, d);
-      if (x != NULL) raise_to(e, x->cls, x->what);
+      if (x != NULL && !(e->skip_seeds && names_a_seed(d))) raise_to(e, x->cls, x->what);
     }
     return CXChildVisit_Continue;
   }
   case CXCursor_UnaryOperator:
-    if (clang_getCursorUnaryOperatorKind(c) == CXUnaryOperator_AddrOf && e->in_call_args == 0) {
+    if (clang_getCursorUnaryOperatorKind(c) == CXUnaryOperator_AddrOf && e->in_call_args == 0 &&
+        e->int_casts > 0) {
       char text[LINT_MAX_TEXT];
       lint_text(e->s->t->tu, c, text, sizeof text);
       snprintf(buf, sizeof buf, "the address '%.60s'", text);
@@ -155,6 +164,16 @@ static enum CXChildVisitResult eval_visit(CXCursor c, CXCursor parent, CXClientD
       return CXChildVisit_Continue;
     }
     return CXChildVisit_Recurse;
+  case CXCursor_CStyleCastExpr: {
+    /* (uintptr_t)&x: the address as a number.  A pointer kept as a pointer
+     * (`p = &a[i]`) is not: what it points to is the program's. */
+    enum CXTypeKind k = clang_getCanonicalType(clang_getCursorType(c)).kind;
+    bool to_int = k >= CXType_Bool && k <= CXType_Int128; /* the integer kinds */
+    e->int_casts += to_int;
+    eval_children(e, c);
+    e->int_casts -= to_int;
+    return CXChildVisit_Continue;
+  }
   default:
     return CXChildVisit_Recurse;
   }
@@ -335,7 +354,8 @@ static enum CXChildVisitResult named_sinks(CXCursor c, CXCursor parent, CXClient
     return CXChildVisit_Recurse;
   struct taint *x = find(s, target);
   if (x != NULL && x->reported) return CXChildVisit_Recurse;
-  struct eval e = eval_expr(s, value);
+  struct eval e = {.s = s, .cls = SRC_NONE, .skip_seeds = true};
+  eval_into(&e, value);
   if (e.cls == SRC_NONE) return CXChildVisit_Recurse;
   CXString name = clang_getCursorSpelling(target);
   snprintf(sink, sizeof sink, "'%s' (a generator's seed or state)", clang_getCString(name));
