@@ -70,6 +70,11 @@ int loops(const int *a, int n, const char *p, struct node *list) {
   return sum + k + list->value;
 }
 
+/* Types and sizes run nothing: no unsupported function is used here. */
+extern __typeof__(system) system;
+__typeof__(&popen) never_set; /* stays NULL */
+size_t pointer_sizes(void) { return sizeof(&system) + sizeof never_set + sizeof(__typeof__(&popen)); }
+
 void barrier(void) {
   __asm__ volatile("" ::: "memory"); /* a compiler barrier: no instruction */
 }
@@ -112,6 +117,6 @@ int main(void) {
   barrier();
   seeds((void *)7L);
   int r = loops(a, 3, "ab", &head) + reader_loops(&flag, 0);
-  printf("%d %ld\n", r, simulated_syscalls(&flag));
+  printf("%d %ld %zu\n", r, simulated_syscalls(&flag), pointer_sizes());
   return 0;
 }
