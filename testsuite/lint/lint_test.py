@@ -7,7 +7,8 @@ those, each at file:line:col (the column of the token), with its check and
 severity.
 
   planted   planted.c: every planted escape of the five checks at its place,
-            nothing else; exit status 1; the summary counts them
+            nothing else, in the order of their places; exit status 1; the
+            summary counts them
   clean     examples/kv, examples/bank and clean.c (near misses of every
             check): no finding, exit 0
   compdb    a generated compile_commands.json (a define and a relative
@@ -116,6 +117,8 @@ def case_planted(env):
         if not any(w[4] == check for w in want):
             fail("planted.c plants nothing for " + check)
     expect_same(got, want, r.stdout)
+    if got != sorted(got, key=lambda f: (f[1], f[2], CHECKS.index(f[4]))):
+        fail("findings are not in the order of their places:\n" + r.stdout)
     warnings = sum(1 for w in want if w[3] == "warning")
     notes = len(want) - warnings
     if summary != "detsim-lint: %d warnings, %d notes (1 file)" % (warnings, notes):

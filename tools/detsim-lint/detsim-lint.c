@@ -210,6 +210,7 @@ static int lint_file(CXIndex index, const struct options *o, const char *file,
     struct lint_tu t = {.tu = tu, .absolute_paths = absolute_paths};
     memcpy(t.enabled, o->enabled, sizeof t.enabled);
     lint_walk(&t);
+    lint_flush();
   }
   clang_disposeTranslationUnit(tu);
   return status;

@@ -50,6 +50,8 @@ int lint_check_by_name(const char *name); /* -1: no such check */
 void lint_report(const struct lint_tu *t, CXCursor c, enum lint_check check,
                  enum lint_severity sev, const char *fmt, ...)
     __attribute__((format(printf, 5, 6)));
+/* Prints the findings reported since the last flush, sorted by place. */
+void lint_flush(void);
 void lint_counts(int *warnings, int *notes);
 
 /* lint_ast.c: small helpers over libclang's cursors. */

@@ -1,6 +1,8 @@
 /* Findings in the compiler's format, `file:line:col: warning: WHAT
  * [detsim-CHECK]`, on stdout, each once: a header included by several files
- * reports its findings once per run. */
+ * reports its findings once per run.  The checks find them in their own
+ * order; lint_flush prints a file's findings sorted by place, as a compiler
+ * does. */
 #include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -32,6 +34,14 @@ struct seen {
 static struct seen *seen;
 static size_t n_seen;
 static int n_warnings, n_notes;
+
+/* The findings of the translation unit being linted, not printed yet. */
+struct pending {
+  char *text; /* the whole line */
+  const struct seen *at;
+};
+static struct pending *pending;
+static size_t n_pending;
 
 static bool already(const char *file, unsigned line, unsigned col, enum lint_check check) {
   for (size_t i = 0; i < n_seen; i++)
@@ -78,16 +88,42 @@ void lint_report(const struct lint_tu *t, CXCursor c, enum lint_check check,
   }
   if (!already(path, line, col, check)) {
     remember(path, line, col, check);
-    printf("%s:%u:%u: %s: ", path, line, col, sev == LINT_WARNING ? "warning" : "note");
+    char what[4096];
     va_list ap;
     va_start(ap, fmt);
-    vprintf(fmt, ap);
+    vsnprintf(what, sizeof what, fmt, ap);
     va_end(ap);
-    printf(" [detsim-%s]\n", check_names[check]);
+    char *text = NULL;
+    if (asprintf(&text, "%s:%u:%u: %s: %s [detsim-%s]", path, line, col,
+                 sev == LINT_WARNING ? "warning" : "note", what, check_names[check]) < 0 ||
+        (pending == NULL && (pending = calloc(LINT_MAX_FINDINGS, sizeof *pending)) == NULL)) {
+      fprintf(stderr, "detsim-lint: error: out of memory\n");
+      exit(LINT_EXIT_USAGE);
+    }
+    pending[n_pending++] = (struct pending){text, &seen[n_seen - 1]};
     if (sev == LINT_WARNING) n_warnings++;
     else n_notes++;
   }
   clang_disposeString(name);
+}
+
+static int by_place(const void *a, const void *b) {
+  const struct seen *x = ((const struct pending *)a)->at, *y = ((const struct pending *)b)->at;
+  int c = strcmp(x->file, y->file);
+  if (c != 0) return c;
+  if (x->line != y->line) return x->line < y->line ? -1 : 1;
+  if (x->col != y->col) return x->col < y->col ? -1 : 1;
+  return (int)x->check - (int)y->check;
+}
+
+void lint_flush(void) {
+  qsort(pending, n_pending, sizeof *pending, by_place);
+  for (size_t i = 0; i < n_pending; i++) {
+    puts(pending[i].text);
+    free(pending[i].text);
+  }
+  n_pending = 0;
+  fflush(stdout);
 }
 
 void lint_counts(int *warnings, int *notes) {
