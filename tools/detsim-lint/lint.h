@@ -71,8 +71,6 @@ bool lint_is_atomic_builtin(CXTranslationUnit tu, CXCursor c);
 /* An integer constant expression's value. */
 bool lint_eval_int(CXCursor c, long long *value);
 bool lint_type_is_atomic(CXType t);
-/* A stable key for a declaration (its canonical cursor's hash). */
-unsigned lint_decl_key(CXCursor decl);
 
 /* lint_tables.c */
 /* The note of an UNSUPPORTED function in runtime/intercept_table.def, or

@@ -55,9 +55,7 @@ static void append_literal(const char *lit, char *out, size_t len, size_t *used)
 /* The range to read an asm statement's tokens from.  An asm that a macro
  * expands to has an extent that starts in the macro's definition (maybe in
  * another file): then the tokens are read from where the asm is spelled,
- * LINT_MAX_ASM_SPAN bytes at most (the template ends at its first ':' or
- * its closing parenthesis, long before). */
-#define LINT_MAX_ASM_SPAN 4096
+ * LINT_MAX_ASM_SPAN bytes at most. */
 
 static CXSourceRange asm_range(CXTranslationUnit tu, CXCursor stmt) {
   CXSourceRange extent = clang_getCursorExtent(stmt);

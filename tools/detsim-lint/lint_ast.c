@@ -106,7 +106,3 @@ bool lint_eval_int(CXCursor c, long long *value) {
 bool lint_type_is_atomic(CXType t) {
   return t.kind == CXType_Atomic || clang_getCanonicalType(t).kind == CXType_Atomic;
 }
-
-unsigned lint_decl_key(CXCursor decl) {
-  return clang_hashCursor(clang_getCanonicalCursor(decl));
-}

@@ -30,4 +30,16 @@
  * short. */
 #define LINT_MAX_TAINT_PASSES 8
 
+/* How deep spin-wait follows read-only functions calling read-only
+ * functions (a getter over a getter); deeper counts as a yield point. */
+#define LINT_MAX_READER_DEPTH 4
+
+/* Exits (`if (...) break;`) of one loop that spin-wait looks at; a loop
+ * with more is not judged (an exit left out could be its way out). */
+#define LINT_MAX_LOOP_EXITS 64
+
+/* Bytes read from where a macro's asm is spelled: the template ends at its
+ * first ':' or closing parenthesis, long before. */
+#define LINT_MAX_ASM_SPAN 4096
+
 #endif

@@ -67,9 +67,6 @@ static bool is_pure_call(CXCursor call) {
 
 static bool is_access(enum CXCursorKind k);
 
-/* How deep readers may call readers before the lint stops looking. */
-#define LINT_MAX_READER_DEPTH 4
-
 static bool is_pure_reader(CXTranslationUnit tu, CXCursor fn, int depth, bool *shared);
 static bool shared_access(CXTranslationUnit tu, CXCursor c);
 
@@ -267,8 +264,9 @@ static bool is_exit_stmt(CXCursor c) {
 }
 
 struct exits {
-  CXCursor conds[64];
+  CXCursor conds[LINT_MAX_LOOP_EXITS];
   size_t n;
+  bool too_many; /* then the loop is not judged: an exit left out could be its way out */
 };
 
 /* The conditions of the `if`s in a loop body that leave the loop (not those
@@ -287,7 +285,10 @@ static enum CXChildVisitResult find_exits(CXCursor c, CXCursor parent, CXClientD
     size_t n = lint_children(c, kids, 4);
     bool exits = false;
     for (size_t i = 1; i < n; i++) exits = exits || is_exit_stmt(kids[i]);
-    if (exits && n >= 2 && x->n < sizeof x->conds / sizeof *x->conds) x->conds[x->n++] = kids[0];
+    if (exits && n >= 2) {
+      if (x->n < LINT_MAX_LOOP_EXITS) x->conds[x->n++] = kids[0];
+      else x->too_many = true;
+    }
     return CXChildVisit_Recurse;
   }
   default:
@@ -372,7 +373,7 @@ void lint_spin_loop(struct lint_tu *t, CXCursor loop) {
   parts[n_parts++] = body;
   find_exits(body, loop, &exits);
   clang_visitChildren(body, find_exits, &exits);
-  if (exits.n == 0) return; /* no way out at all: not a wait for anything */
+  if (exits.n == 0 || exits.too_many) return; /* no way out at all: not a wait for anything */
 
   struct loop_scan *s = calloc(1, sizeof *s);
   if (s == NULL) abort();
