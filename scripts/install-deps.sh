@@ -10,7 +10,7 @@ set -euo pipefail
 packages=(
   clang-19          # the compiler the plugin is built for and detsim-cc runs
   llvm-19-dev       # LLVM's CMake package and headers (the pass)
-  libclang-19-dev   # clang's headers (the frontend plugin)
+  libclang-19-dev   # clang's headers (the frontend plugin) and libclang (detsim-lint)
   libclang-rt-19-dev
   llvm-19-tools     # FileCheck, lit (the pass tests)
   libcapstone-dev   # disassembly for the audit tools

@@ -19,9 +19,10 @@
  *    invocation links an executable does it add the runtime, first in
  *    DT_NEEDED (so it comes before libc: it interposes libc functions), with
  *    an rpath to PREFIX/lib.  Linking is decided by scan_arg() below.
- *  - Its own flags (--verify, --fuzz, --audit, --detsim-*) are removed before clang
- *    sees them; --audit links in a child and then runs simaudit
- *    (detsim_cc_audit.c) instead of exec'ing clang.
+ *  - Its own flags (--verify, --fuzz, --audit, --lint, --detsim-*) are removed
+ *    before clang sees them; --audit links in a child and then runs simaudit
+ *    (detsim_cc_audit.c) instead of exec'ing clang; --lint runs detsim-lint
+ *    on the command's sources first (detsim_cc_lint.c).
  *    A bad one is an error with exit status 2; a missing file of detsim's or
  *    a clang that cannot be run is exit status 1; otherwise the exit status
  *    is clang's.
@@ -43,6 +44,7 @@
 #include <unistd.h>
 
 #include "detsim_cc_audit.h"
+#include "detsim_cc_lint.h"
 #include "detsim_cc_config.h"
 
 /* Every environment variable detsim-cc reads. */
@@ -111,6 +113,7 @@ struct scan {
   unsigned sanitizers;     /* SAN_* named by -fsanitize= options */
   bool static_libsan;      /* -static-libsan */
   bool options_ended;      /* after "--" everything is an input */
+  bool last_was_input;     /* the argument just scanned is an input file */
 };
 
 /* Sanitizers a simulation build treats apart (see sanitizer_rules()). */
@@ -176,6 +179,7 @@ static void scan_rsp_file(struct scan *s, const char *path, int depth);
  * for arguments read out of a response file, which detsim-cc passes on
  * unchanged and therefore cannot strip its own flags from. */
 static void scan_arg(struct scan *s, const char *arg, bool from_rsp, int depth) {
+  s->last_was_input = false;
   if (s->value_pending) {
     s->value_pending = false;
     if (s->output_pending) s->output = xstrdup(arg);
@@ -184,6 +188,7 @@ static void scan_arg(struct scan *s, const char *arg, bool from_rsp, int depth) 
   }
   if (s->options_ended || strcmp(arg, "-") == 0) {
     s->inputs++;
+    s->last_was_input = !from_rsp;
     return;
   }
   if (arg[0] == '@' && arg[1] != '\0') {
@@ -192,10 +197,12 @@ static void scan_arg(struct scan *s, const char *arg, bool from_rsp, int depth) 
   }
   if (arg[0] != '-') {
     s->inputs++;
+    s->last_was_input = !from_rsp;
     return;
   }
   if (from_rsp && (strcmp(arg, "--verify") == 0 || strcmp(arg, "--fuzz") == 0 || strncmp(arg, "--detsim-", 9) == 0 ||
-                   strcmp(arg, "--audit") == 0 || strncmp(arg, "--audit=", 8) == 0))
+                   strcmp(arg, "--audit") == 0 || strncmp(arg, "--audit=", 8) == 0 ||
+                   strcmp(arg, "--lint") == 0 || strncmp(arg, "--lint=", 7) == 0))
     die(DETSIM_CC_EXIT_USAGE,
         "'%s' inside a response file: detsim-cc's own flags must be given on its "
         "command line", arg);
@@ -305,7 +312,7 @@ static char *self_bin_dir(void) {
 }
 
 static void print_help(const char *prefix, const char *clang, bool cxx) {
-  printf("usage: %s [--verify] [--fuzz] [--audit[=warn]] [%s arguments...]\n"
+  printf("usage: %s [--verify] [--fuzz] [--audit[=warn]] [--lint[=warn]] [%s arguments...]\n"
          "\n"
          "detsim %s: makes a deterministic simulation build of a C or C++ program.\n"
          "Use it as CC (detsim-cc) or CXX (detsim-c++) for CMake, autotools and Make.\n"
@@ -318,6 +325,9 @@ static void print_help(const char *prefix, const char *clang, bool cxx) {
          "  --audit[=warn]    after a link, run simaudit on the output: escapes from the\n"
          "                    simulation fail the link (=warn: only print them);\n"
          "                    also DETSIM_AUDIT=1|warn, DETSIM_AUDIT_IGNORE=suppressions\n"
+         "  --lint[=warn]     before compiling, run detsim-lint on the C/C++ sources:\n"
+         "                    escapes it names fail the compile (=warn: only print\n"
+         "                    them); also DETSIM_LINT=1|warn\n"
          "  --detsim-help     print this help\n"
          "  --detsim-version  print detsim's version and the clang it runs\n"
          "Everything else goes to clang unchanged.\n"
@@ -339,7 +349,7 @@ static void print_help(const char *prefix, const char *clang, bool cxx) {
          "  " DETSIM_CC_ENV_DEBUG "=1  print the final command line on stderr\n"
          "\n"
          "Exit status: clang's; 2 for a bad detsim-cc flag; 1 when detsim's own files\n"
-         "or clang cannot be found, or when --audit names escapes.\n",
+         "or clang cannot be found, or when --audit or --lint names escapes.\n",
          cxx ? "detsim-c++" : "detsim-cc", cxx ? "clang++" : "clang", DETSIM_VERSION,
          prefix, prefix, prefix, prefix, clang);
 }
@@ -411,6 +421,11 @@ int main(int argc, char **argv) {
   int audit = getenv("DETSIM_AUDIT") ? detsim_cc_audit_mode(getenv("DETSIM_AUDIT")) : DETSIM_CC_AUDIT_OFF;
   if (audit < 0)
     die(DETSIM_CC_EXIT_USAGE, "DETSIM_AUDIT=%s: expected 0, 1, fail or warn", getenv("DETSIM_AUDIT"));
+  int lint = getenv("DETSIM_LINT") ? detsim_cc_lint_mode(getenv("DETSIM_LINT")) : DETSIM_CC_LINT_OFF;
+  if (lint < 0)
+    die(DETSIM_CC_EXIT_USAGE, "DETSIM_LINT=%s: expected 0, 1, fail or warn", getenv("DETSIM_LINT"));
+  bool *is_source = calloc((size_t)argc + 1, sizeof *is_source);
+  if (is_source == NULL) die(DETSIM_CC_EXIT_SETUP, "out of memory");
   struct scan s = {0};
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i];
@@ -428,6 +443,11 @@ int main(int argc, char **argv) {
         if (audit < 0) die(DETSIM_CC_EXIT_USAGE, "'%s': expected --audit, --audit=fail or --audit=warn", a);
         continue;
       }
+      if (strcmp(a, "--lint") == 0 || strncmp(a, "--lint=", 7) == 0) {
+        lint = detsim_cc_lint_mode(a[6] == '=' ? a + 7 : NULL);
+        if (lint < 0) die(DETSIM_CC_EXIT_USAGE, "'%s': expected --lint, --lint=fail or --lint=warn", a);
+        continue;
+      }
       if (strncmp(a, "--verify=", 9) == 0)
         die(DETSIM_CC_EXIT_USAGE, "'%s': --verify takes no value", a);
       if (strcmp(a, "--detsim-help") == 0) {
@@ -441,10 +461,11 @@ int main(int argc, char **argv) {
       }
       if (strncmp(a, "--detsim-", 9) == 0)
         die(DETSIM_CC_EXIT_USAGE,
-            "unknown detsim-cc flag '%s' (its flags: --verify, --fuzz, --audit, --detsim-help, "
+            "unknown detsim-cc flag '%s' (its flags: --verify, --fuzz, --audit, --lint, --detsim-help, "
             "--detsim-version)", a);
     }
     scan_arg(&s, a, false, 0);
+    is_source[n_user] = s.last_was_input && detsim_cc_lint_is_source(a);
     user[n_user++] = argv[i];
   }
   bool links = !s.stops_before_link && !s.not_executable && s.inputs > 0;
@@ -499,7 +520,13 @@ int main(int argc, char **argv) {
     free(clang_real);
   }
 
-  /* 6. The new command line:
+  /* 6. The lint, when asked, before clang sees the sources. */
+  if (lint != DETSIM_CC_LINT_OFF) {
+    int status = detsim_cc_lint(self_name, bin_dir, user, is_source, n_user, (enum detsim_cc_lint)lint);
+    if (status != 0) return status;
+  }
+
+  /* 7. The new command line:
    *    clang <plugin, macros> [runtime] <user args> <-I, -L, rpath, -lpthread> */
   char **cmd = calloc((size_t)n_user + DETSIM_CC_ADDED_ARGS_MAX + 1, sizeof *cmd);
   if (cmd == NULL) die(DETSIM_CC_EXIT_SETUP, "out of memory");
@@ -572,7 +599,7 @@ int main(int argc, char **argv) {
   }
   cmd[n] = NULL;
 
-  /* 7. Exec. */
+  /* 8. Exec. */
   if (debug) print_command(cmd);
   if (links && audit != DETSIM_CC_AUDIT_OFF)
     return detsim_cc_link_and_audit(self_name, cmd, bin_dir, s.output ? s.output : "a.out",

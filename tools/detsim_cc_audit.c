@@ -19,10 +19,10 @@ int detsim_cc_audit_mode(const char *value) {
   return -1;
 }
 
-/* Runs argv and returns its exit status (128+N for a signal), or -1.
+/* detsim_cc_run (detsim_cc_audit.h): runs argv, returns its exit status.
  * `to_stderr`: its stdout goes to our stderr, with the compiler's own
  * diagnostics (a build's stdout may be captured for something else). */
-static int run(const char *self_name, char **argv, bool to_stderr) {
+int detsim_cc_run(const char *self_name, char **argv, bool to_stderr) {
   pid_t pid;
   posix_spawn_file_actions_t fa;
   posix_spawn_file_actions_init(&fa);
@@ -43,7 +43,7 @@ static int run(const char *self_name, char **argv, bool to_stderr) {
 
 int detsim_cc_link_and_audit(const char *self_name, char **cmd, const char *bin_dir,
                              const char *output, enum detsim_cc_audit mode) {
-  int status = run(self_name, cmd, false);
+  int status = detsim_cc_run(self_name, cmd, false);
   if (status != 0) return status < 0 ? 1 : status;
   char *simaudit = NULL;
   if (asprintf(&simaudit, "%s/simaudit", bin_dir) < 0) abort();
@@ -53,7 +53,7 @@ int detsim_cc_link_and_audit(const char *self_name, char **cmd, const char *bin_
     argv[1] = (char *)output;
     argv[2] = NULL;
   }
-  int audit = run(self_name, argv, true);
+  int audit = detsim_cc_run(self_name, argv, true);
   free(simaudit);
   if (audit == 0) return 0;
   if (audit == 1 && mode == DETSIM_CC_AUDIT_WARN) {

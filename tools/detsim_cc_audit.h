@@ -17,6 +17,10 @@ enum detsim_cc_audit { DETSIM_CC_AUDIT_OFF, DETSIM_CC_AUDIT_FAIL, DETSIM_CC_AUDI
  * -1 for a bad value. */
 int detsim_cc_audit_mode(const char *value);
 
+/* Runs argv to completion and returns its exit status (128+N for a signal),
+ * or -1 when it cannot run.  `to_stderr`: its stdout goes to our stderr. */
+int detsim_cc_run(const char *self_name, char **argv, bool to_stderr);
+
 /* Runs `cmd` (clang's command line) to completion, then simaudit (found in
  * `bin_dir`) on `output`; returns detsim-cc's exit status. */
 int detsim_cc_link_and_audit(const char *self_name, char **cmd, const char *bin_dir,

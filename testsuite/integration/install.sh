@@ -4,7 +4,9 @@
 #   install         cmake --install the build tree into PREFIX (the fixture
 #                   the other integration tests use)
 #   layout          every file of the layout is there and sane
-#   layout_tools    simrun and simreplay are installed (contract)
+#   layout_tools    simrun and simreplay are installed (contract), and
+#                   detsim-lint, which lints a source that includes
+#                   <detsim.h> from PREFIX/include
 #   no_build_paths  nothing installed points into the source or build tree,
 #                   and detsim-cc run from PREFIX uses PREFIX's files
 #   relocated       a copy of PREFIX moved elsewhere still works on its own
@@ -110,6 +112,13 @@ EOF
 layout_tools)
   need_exec "$PREFIX/bin/simrun"
   need_exec "$PREFIX/bin/simreplay"
+  need_exec "$PREFIX/bin/detsim-lint"
+  out=$("$PREFIX/bin/detsim-lint" "$DETSIM_SRC/examples/bank/bank.c") ||
+    { echo "installed detsim-lint on examples/bank/bank.c: status $?: $out" >&2; exit 1; }
+  case "$out" in
+  *"no findings (1 file)"*) ;;
+  *) echo "installed detsim-lint on examples/bank/bank.c: $out" >&2; exit 1 ;;
+  esac
   ;;
 
 no_build_paths)

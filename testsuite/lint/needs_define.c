@@ -1,0 +1,12 @@
+/* Only compiles with the arguments its compile command gives it (a define
+ * and an include directory the test makes): proves detsim-lint uses each
+ * file's own command, from its directory.  One planted escape. */
+#ifndef LINT_FROM_DB
+#error "compiled without its compile command's arguments"
+#endif
+#include "lint_db.h"
+#include <stdlib.h>
+
+int run_shell(void) {
+  return system(LINT_DB_COMMAND); /* PLANT unsupported-call warning system */
+}
