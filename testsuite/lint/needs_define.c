@@ -5,8 +5,8 @@
 #error "compiled without its compile command's arguments"
 #endif
 #include "lint_db.h"
-#include <stdlib.h>
+#include <semaphore.h>
 
-int run_shell(void) {
-  return system(LINT_DB_COMMAND); /* PLANT unsupported-call warning system */
+sem_t *open_named(void) {
+  return sem_open(LINT_DB_COMMAND, 0); /* PLANT unsupported-call warning sem_open */
 }

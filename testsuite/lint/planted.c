@@ -143,14 +143,14 @@ __attribute__((target("rdrnd"))) unsigned hw_random(void) {
   return x;
 }
 
-FILE *run_child(void) {
-  return popen("ls", "r"); /* PLANT unsupported-call warning popen */
+int make_robust(pthread_mutexattr_t *a) {
+  return pthread_mutexattr_setrobust(a, PTHREAD_MUTEX_ROBUST); /* PLANT unsupported-call warning pthread_mutexattr_setrobust */
 }
 
 sem_t *named_sem(void) {
   return sem_open("/planted", 0); /* PLANT unsupported-call warning sem_open */
 }
 
-int (*shell(void))(const char *) {
-  return system; /* PLANT unsupported-call warning system */
+int (*recover(void))(pthread_mutex_t *) {
+  return pthread_mutex_consistent; /* PLANT unsupported-call warning pthread_mutex_consistent */
 }
