@@ -234,4 +234,9 @@ _Static_assert((DETSIM_TRACE_EVENTS_DEFAULT & (DETSIM_TRACE_EVENTS_DEFAULT - 1))
  * fails with EAGAIN and names world_processes_max. */
 #define DETSIM_WORLD_PROCESSES_MAX 64
 
+/* Executable segments of libc, the loader, the vDSO, the runtime and its
+ * libraries that the trap_syscalls filter allows; past it the run stops
+ * with an error naming the limit (the filter would be incomplete). */
+#define DETSIM_TRAP_TEXT_RANGES_MAX 64
+
 #endif

@@ -14,6 +14,7 @@
 #include "real.h"
 #include "report.h"
 #include "sched_internal.h"
+#include "trap.h"
 #include "world.h"
 
 #define PC() ((uintptr_t)__builtin_return_address(0))
@@ -118,7 +119,7 @@ DETSIM_INTERCEPT_ALIAS(waitid)
  * Before any fork, exec replaces the whole run as it always did. */
 
 static bool exec_refused(const char *call, const char *path) {
-  if (detsim__self() == NULL || !detsim__world_solo) return false;
+  if (detsim__self() == NULL || !detsim__world_solo) return detsim__trap_exec_refused(call, path);
   detsim__msg("error: %s(\"%s\") in a process of the simulation is not simulated yet (exec after fork): the call "
               "fails with ENOSYS and the process stays in the world", call, path ? path : "(null)");
   errno = ENOSYS;
