@@ -23,7 +23,7 @@ static bool tsc_on;
 void detsim__trap_install(void) {
   static struct detsim_trap_range ranges[DETSIM_TRAP_TEXT_RANGES_MAX];
   int n = detsim__trap_ranges(ranges, DETSIM_TRAP_TEXT_RANGES_MAX);
-  bool want_syscalls = detsim__trap_syscalls_wanted(getenv(DETSIM_WORLD_ENV) != NULL);
+  bool want_syscalls = detsim__trap_syscalls_wanted(detsim__in_world);
   if (n < 0 && want_syscalls) {
     detsim__msg("error: trap_syscalls: more than %d text segments to allow (limit DETSIM_TRAP_TEXT_RANGES_MAX); "
                 "run with trap_syscalls=0", DETSIM_TRAP_TEXT_RANGES_MAX);
