@@ -2,8 +2,10 @@
 # The run-time net's costs (runtime/intercept/trap_*.c): start-up of a
 # simulation build with and without the seccomp filter and the TSC trap,
 # and the cost of one caught instruction against the call it stands for.
-# Per-call costs are differences: (t(N) - t(0)) / N, median wall time of
-# RUNS runs, so process start-up cancels.
+# Per-call costs are differences: (t(N) - t(0)) / N, so process start-up
+# cancels.  t is the least CPU time (user+sys of every thread, bench/timeit.c)
+# of RUNS runs, the estimate other load on the machine disturbs least; the
+# start-up rows are the same least CPU time of an empty run.
 #
 #   bench/trap.sh [BUILD_DIR] [N] [RUNS]    (./build, 100000, 5)
 set -euo pipefail
@@ -15,27 +17,25 @@ CLANG=${CLANG:-clang-19}
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
 
+"$CLANG" -O2 -Wall -Wextra -o "$TMP/timeit" "$HERE/timeit.c"
 "$CLANG" -O2 -o "$TMP/native" "$HERE/trap_costs.c"
 "$BUILD/bin/detsim-cc" -O2 -o "$TMP/sim" "$HERE/trap_costs.c" 2>/dev/null
 
-median() { sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
+least() { sort -g | head -1; }
 
-# Median wall seconds of RUNS runs of: OPTIONS PROGRAM ARGS...; every run
-# must print its checksum (and a simulated one its pass line).
+# Least CPU seconds of RUNS runs of: OPTIONS PROGRAM ARGS...; every run must
+# print its checksum.
 wall() {
   local opts=$1
   shift
   for _ in $(seq "$RUNS"); do
-    local t0 t1
-    t0=$(date +%s.%N)
-    if ! DETSIM_SEED=1 DETSIM_OPTIONS="quiet=1:$opts" "$@" > "$TMP/out" 2> "$TMP/err"; then
+    if ! DETSIM_SEED=1 DETSIM_OPTIONS="quiet=1:$opts" "$TMP/timeit" -o "$TMP/t" -- "$@" > "$TMP/out" 2> "$TMP/err"; then
       cat "$TMP/err" >&2
       exit 1
     fi
-    t1=$(date +%s.%N)
     grep -q '^sum=' "$TMP/out" || { echo "no checksum: $*" >&2; exit 1; }
-    awk -v a="$t0" -v b="$t1" 'BEGIN { print b - a }'
-  done | median
+    sed -E 's/.*user_ns=([0-9]+) sys_ns=([0-9]+).*/\1 \2/' "$TMP/t" | awk '{ print ($1 + $2) / 1e9 }'
+  done | least
 }
 
 per_call_ns() { awk -v a="$1" -v b="$2" -v n="$N" 'BEGIN { printf "%.0f", (b - a) * 1e9 / n }'; }
@@ -55,7 +55,7 @@ natN=$(wall "" "$TMP/native" raw "$N")
 ntsc0=$(wall "" "$TMP/native" rdtsc 0)
 ntscN=$(wall "" "$TMP/native" rdtsc "$N")
 
-echo "$(date -u '+%Y-%m-%d %H:%M UTC'); $(nproc) CPUs; $(uname -sr); load average $(cut -d' ' -f1-3 /proc/loadavg); N=$N, median of $RUNS"
+echo "$(date -u '+%Y-%m-%d %H:%M UTC'); $(nproc) CPUs; $(uname -sr); load average $(cut -d' ' -f1-3 /proc/loadavg); N=$N, least CPU time of $RUNS runs"
 echo
 echo "| measure | value |"
 echo "|---|---:|"
