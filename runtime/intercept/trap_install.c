@@ -8,7 +8,6 @@
  * before the executable's constructors run.
  */
 #include <errno.h>
-#include <stdlib.h>
 #include <sys/syscall.h>
 
 #include "limits.h"
