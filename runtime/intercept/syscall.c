@@ -129,6 +129,7 @@ DETSIM_EXPORT long __detsim_syscall(long number, ...) {
   va_end(ap);
   return detsim__syscall_from((uintptr_t)__builtin_return_address(0), number, a);
 }
+DETSIM_INTERCEPT_ALIAS(syscall)
 
 long detsim__syscall_from(uintptr_t caller, long number, const long a[6]) {
   if (!detsim__running() || detsim__internal() || detsim__self() == NULL)
@@ -136,4 +137,3 @@ long detsim__syscall_from(uintptr_t caller, long number, const long a[6]) {
   detsim__sys_caller = caller;
   return dispatch(number, a);
 }
-DETSIM_INTERCEPT_ALIAS(syscall)
