@@ -26,8 +26,8 @@
 #include "detsim_pass.h"
 #include "pass_internal.h"
 
-#define WHY_SYSCALL "a raw system call bypasses every model (futex, clock, getrandom)"
-#define WHY_TSC "it reads the real time-stamp counter, not virtual time"
+#define WHY_SYSCALL "a raw system call bypasses every model (futex, clock, getrandom) unless the run traps it (DETSIM_OPTIONS trap_syscalls, on in a world)"
+#define WHY_TSC "it reads the real time-stamp counter unless the run traps it (DETSIM_OPTIONS trap_tsc, on by default)"
 #define WHY_RANDOM "it reads hardware randomness, not the seed's random stream"
 #define WHY_ATOMIC "an atomic in asm gets no yield point, so no other thread can run between its steps"
 

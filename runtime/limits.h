@@ -252,5 +252,9 @@ _Static_assert((DETSIM_TRACE_EVENTS_DEFAULT & (DETSIM_TRACE_EVENTS_DEFAULT - 1))
  * is ETOOMANYREFS, named net_scm_queued_max). */
 #define DETSIM_NET_SCM_FDS_MAX 253
 #define DETSIM_NET_SCM_QUEUED_MAX 1024
+/* Executable segments of libc, the loader, the vDSO, the runtime and its
+ * libraries that the trap_syscalls filter allows; past it the run stops
+ * with an error naming the limit (the filter would be incomplete). */
+#define DETSIM_TRAP_TEXT_RANGES_MAX 64
 
 #endif

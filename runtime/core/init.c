@@ -35,6 +35,7 @@
 #include "stdio_sim.h"
 #include "sched_internal.h"
 #include "trace.h"
+#include "trap.h"
 #include "world.h"
 
 void net_close_all(void);
@@ -231,4 +232,5 @@ __attribute__((constructor(101))) static void detsim_init(int argc, char **argv,
   detsim__outside_install();
   detsim__stdio_install();
   detsim__watchdog_start(); /* it also ends runs stopped by a signal from outside */
+  detsim__trap_install();   /* last: the filter allows the runtime's text, and all its threads exist */
 }

@@ -127,9 +127,13 @@ DETSIM_EXPORT long __detsim_syscall(long number, ...) {
   long a[6];
   for (int i = 0; i < 6; i++) a[i] = va_arg(ap, long);
   va_end(ap);
-  if (!detsim__running() || detsim__internal() || detsim__self() == NULL)
-    return REAL(syscall)(number, a[0], a[1], a[2], a[3], a[4], a[5]);
-  detsim__sys_caller = (uintptr_t)__builtin_return_address(0);
-  return dispatch(number, a);
+  return detsim__syscall_from((uintptr_t)__builtin_return_address(0), number, a);
 }
 DETSIM_INTERCEPT_ALIAS(syscall)
+
+long detsim__syscall_from(uintptr_t caller, long number, const long a[6]) {
+  if (!detsim__running() || detsim__internal() || detsim__self() == NULL)
+    return REAL(syscall)(number, a[0], a[1], a[2], a[3], a[4], a[5]);
+  detsim__sys_caller = caller;
+  return dispatch(number, a);
+}

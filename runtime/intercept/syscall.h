@@ -42,6 +42,11 @@ extern uintptr_t detsim__sys_caller;
  * (then quietly), with `why`; the caller fails with an errno. */
 void detsim__sys_report(const char *name, const char *why);
 
+/* syscall(number, a...) called from `caller`: the dispatch above for a
+ * simulated thread, the kernel for every other caller (a raw system call
+ * instruction caught at run time comes in here, trap_syscall.c). */
+long detsim__syscall_from(uintptr_t caller, long number, const long a[6]);
+
 /* Sets errno and returns -1: the raw ABI's failure. */
 long detsim__sys_fail(int err);
 

@@ -16,6 +16,7 @@
 #include "real.h"
 #include "report.h"
 #include "sched_internal.h"
+#include "trap.h"
 #include "world.h"
 
 #define PC() ((uintptr_t)__builtin_return_address(0))
@@ -121,32 +122,35 @@ DETSIM_INTERCEPT_ALIAS(waitid)
 
 static bool simulated_exec(void) { return detsim__self() != NULL && !detsim__internal(); }
 
+/* Outside the simulation too, the run-time traps outlive the exec. */
+static bool native_exec_refused(const char *call, const char *path) { return detsim__trap_exec_refused(call, path); }
+
 DETSIM_EXPORT int __detsim_execve(const char *path, char *const argv[], char *const envp[]) {
-  if (!simulated_exec()) return REAL(execve)(path, argv, envp);
+  if (!simulated_exec()) return native_exec_refused("execve", path) ? -1 : REAL(execve)(path, argv, envp);
   return detsim__proc_exec("execve", path, false, -1, argv, envp, PC());
 }
 DETSIM_INTERCEPT_ALIAS(execve)
 
 DETSIM_EXPORT int __detsim_execv(const char *path, char *const argv[]) {
-  if (!simulated_exec()) return REAL(execv)(path, argv);
+  if (!simulated_exec()) return native_exec_refused("execv", path) ? -1 : REAL(execv)(path, argv);
   return detsim__proc_exec("execv", path, false, -1, argv, NULL, PC());
 }
 DETSIM_INTERCEPT_ALIAS(execv)
 
 DETSIM_EXPORT int __detsim_execvp(const char *file, char *const argv[]) {
-  if (!simulated_exec()) return REAL(execvp)(file, argv);
+  if (!simulated_exec()) return native_exec_refused("execvp", file) ? -1 : REAL(execvp)(file, argv);
   return detsim__proc_exec("execvp", file, true, -1, argv, NULL, PC());
 }
 DETSIM_INTERCEPT_ALIAS(execvp)
 
 DETSIM_EXPORT int __detsim_execvpe(const char *file, char *const argv[], char *const envp[]) {
-  if (!simulated_exec()) return REAL(execvpe)(file, argv, envp);
+  if (!simulated_exec()) return native_exec_refused("execvpe", file) ? -1 : REAL(execvpe)(file, argv, envp);
   return detsim__proc_exec("execvpe", file, true, -1, argv, envp, PC());
 }
 DETSIM_INTERCEPT_ALIAS(execvpe)
 
 DETSIM_EXPORT int __detsim_fexecve(int fd, char *const argv[], char *const envp[]) {
-  if (!simulated_exec()) return REAL(fexecve)(fd, argv, envp);
+  if (!simulated_exec()) return native_exec_refused("fexecve", "(descriptor)") ? -1 : REAL(fexecve)(fd, argv, envp);
   if (fd < 0) {
     errno = EBADF;
     return -1;
@@ -171,7 +175,7 @@ DETSIM_INTERCEPT_ALIAS(fexecve)
   for (size_t i = 1; i <= n; i++) args[i] = va_arg(ap, char *);   \
   char **envp = with_env ? va_arg(ap, char **) : NULL;            \
   va_end(ap);                                                     \
-  if (!simulated_exec()) return real_call;                        \
+  if (!simulated_exec()) return native_exec_refused(call, first) ? -1 : real_call; \
   return detsim__proc_exec(call, first, search, -1, args, envp, pc);
 
 DETSIM_EXPORT int __detsim_execl(const char *path, const char *arg0, ...) {

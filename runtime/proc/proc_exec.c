@@ -40,6 +40,7 @@
 #include "sched_internal.h"
 #include "signal.h"
 #include "trace.h"
+#include "trap.h"
 #include "world.h"
 
 #define S detsim__ws
@@ -192,6 +193,9 @@ static char *var(const char *name, const char *value) {
 
 int detsim__proc_exec(const char *call, const char *file, bool search, int fd, char *const argv[],
                       char *const envp[], uintptr_t pc) {
+  /* The run-time traps outlive an exec (a seccomp filter cannot be
+   * removed; the TSC mode is inherited): refused, or the TSC handed back. */
+  if (detsim__trap_exec_refused(call, file)) return -1;
   char path[DETSIM_PATH_BYTES_MAX];
   const char *shown = file ? file : "(null)";
   if (fd >= 0) {

@@ -1,0 +1,97 @@
+/* The run-time net under the program: instructions that leave the
+ * simulation without calling anything the pass or the interposition sees.
+ *
+ *   trap_syscall.c  a seccomp filter on the instruction pointer: a `syscall`
+ *                   instruction outside the text of libc, the dynamic
+ *                   loader, the vDSO and the runtime (and the libraries the
+ *                   runtime itself needs) raises SIGSYS, and the handler
+ *                   answers it through the runtime's syscall-by-number
+ *                   dispatch (syscall.c), as syscall(SYS_x, ...) would be.
+ *   trap_tsc.c      PR_SET_TSC: rdtsc and rdtscp fault, and the SIGSEGV
+ *                   handler answers them from the virtual clock.
+ *   trap_ranges.c   the allowed text, read once at install time.
+ *   trap_chain.c    what a fault that is not ours becomes: the program's
+ *                   own handler (its simulated disposition), else the
+ *                   handler that was there before (the crash report).
+ */
+#ifndef DETSIM_TRAP_H
+#define DETSIM_TRAP_H
+
+#include <signal.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "event_cost.h"
+
+/* The simulated time-stamp counter's frequency: cycles per virtual second. */
+#define DETSIM_TSC_HZ 3000000000ull
+
+/* Installs what the options ask for (trap_syscalls, trap_tsc); at the end
+ * of the runtime's set-up, before the program's constructors. */
+void detsim__trap_install(void);
+
+/* An exec is about to replace the process image (the seccomp filter and
+ * the TSC mode outlive it).  With the filter installed the exec is refused
+ * (a message naming `call` and `path`, errno ENOSYS, true); otherwise the
+ * real counter is given back to the thread and false is returned. */
+bool detsim__trap_exec_refused(const char *call, const char *path);
+
+/* ---- shared by the trap_*.c files ---- */
+
+/* The work counter around a trap handler that may run instrumented code
+ * (the program's handlers): the interrupted code may hold the counter in a
+ * register across the faulting instruction and store it back afterwards,
+ * so the counter is put back as it was and the runtime's mark of what it
+ * has charged is kept at or below it (no charge goes negative). */
+static inline uint64_t detsim__trap_work_save(void) { return __detsim_work; }
+static inline void detsim__trap_work_restore(uint64_t saved) {
+  __detsim_work = saved;
+  if (detsim__work_seen > saved) detsim__work_seen = saved;
+}
+
+/* Text ranges [lo, hi) whose system calls the filter allows. */
+struct detsim_trap_range {
+  uintptr_t lo, hi;
+};
+
+/* trap_syscalls=auto|1|0 (auto: in a world, without a sanitizer): is the
+ * filter wanted?  A bad value or 1 under a sanitizer is a usage error. */
+bool detsim__trap_syscalls_wanted(bool in_world);
+/* Installs the SIGSYS handler and the filter allowing `ranges`. */
+void detsim__trap_syscalls_install(const struct detsim_trap_range *ranges, int n);
+/* The filter is installed. */
+bool detsim__trap_syscalls_on(void);
+/* PR_SET_TSC and the SIGSEGV handler; true when the kernel took it. */
+bool detsim__trap_tsc_install(void);
+/* Gives the calling thread the real counter back (before an exec). */
+void detsim__trap_tsc_release(void);
+
+/* A raw system call from the runtime's own text (always allowed by the
+ * filter; no errno: the kernel's -errno result). */
+static inline long detsim__trap_raw(long nr, long a0, long a1, long a2, long a3) {
+  long ret;
+  register long r10 __asm__("r10") = a3;
+  register long r8 __asm__("r8") = 0; /* prctl insists its unused arguments be 0 */
+  register long r9 __asm__("r9") = 0;
+  __asm__ volatile("syscall"
+                   : "=a"(ret)
+                   : "a"(nr), "D"(a0), "S"(a1), "d"(a2), "r"(r10), "r"(r8), "r"(r9)
+                   : "rcx", "r11", "memory");
+  return ret;
+}
+
+/* Fills `out` (at most `max`) with the executable segments of the objects
+ * loaded now that belong to libc, the loader, the vDSO, the runtime and the
+ * runtime's own dependencies; returns how many, or -1 when there are more
+ * than `max` (the caller reports the limit). */
+int detsim__trap_ranges(struct detsim_trap_range *out, int max);
+/* The vDSO's text (its rdtsc reads the real counter: it is the kernel's
+ * clock code, reached by libc-internal clock reads). */
+bool detsim__trap_in_vdso(uintptr_t pc);
+
+/* A synchronous fault (SIGSEGV, SIGSYS) that the trap handlers do not
+ * answer: runs the program's handler if its simulated disposition has one,
+ * else `previous` (the real action before ours), else the default. */
+void detsim__trap_chain(int sig, siginfo_t *si, void *uctx, const struct sigaction *previous);
+
+#endif

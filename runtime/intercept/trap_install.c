@@ -1,0 +1,45 @@
+/* The run-time net's set-up and its one rule about exec (trap.h).
+ *
+ * trap_syscalls (auto: on in a world's processes, where exec is not
+ * simulated, and off in a one-process run, where an exec replaces the run;
+ * never with a sanitizer, whose runtime makes raw calls from the
+ * executable's text) and trap_tsc (on) are read once, here, at the end of
+ * the runtime's constructor: after its own threads and handlers exist,
+ * before the executable's constructors run.
+ */
+#include <errno.h>
+#include <sys/syscall.h>
+
+#include "limits.h"
+#include "options.h"
+#include "real.h"
+#include "report.h"
+#include "trap.h"
+#include "world.h"
+
+static bool tsc_on;
+
+void detsim__trap_install(void) {
+  static struct detsim_trap_range ranges[DETSIM_TRAP_TEXT_RANGES_MAX];
+  int n = detsim__trap_ranges(ranges, DETSIM_TRAP_TEXT_RANGES_MAX);
+  bool want_syscalls = detsim__trap_syscalls_wanted(detsim__in_world);
+  if (n < 0 && want_syscalls) {
+    detsim__msg("error: trap_syscalls: more than %d text segments to allow (limit DETSIM_TRAP_TEXT_RANGES_MAX); "
+                "run with trap_syscalls=0", DETSIM_TRAP_TEXT_RANGES_MAX);
+    REAL(syscall)(SYS_exit_group, DETSIM_EXIT_USAGE);
+  }
+  if (detsim__opt.trap_tsc) tsc_on = detsim__trap_tsc_install();
+  if (want_syscalls) detsim__trap_syscalls_install(ranges, n);
+}
+
+bool detsim__trap_exec_refused(const char *call, const char *path) {
+  if (detsim__trap_syscalls_on()) {
+    detsim__msg("error: %s(\"%s\"): the run traps raw system calls (DETSIM_OPTIONS=trap_syscalls) with a seccomp "
+                "filter that would outlive the exec; the call fails with ENOSYS (run with trap_syscalls=0 to exec)",
+                call, path ? path : "(null)");
+    errno = ENOSYS;
+    return true;
+  }
+  if (tsc_on) detsim__trap_tsc_release();
+  return false;
+}
