@@ -3,7 +3,7 @@
  * trap_syscalls (auto: on in a world's processes, where exec is not
  * simulated, and off in a one-process run, where an exec replaces the run;
  * never with a sanitizer, whose runtime makes raw calls from the
- * executable's text) and trap_tsc (on) are read once, here, at the end of
+ * executable's text) and trap_tsc (on; never with a sanitizer either) are read once, here, at the end of
  * the runtime's constructor: after its own threads and handlers exist,
  * before the executable's constructors run.
  */
@@ -14,6 +14,7 @@
 #include "options.h"
 #include "real.h"
 #include "report.h"
+#include "sanitize.h"
 #include "trap.h"
 #include "world.h"
 
@@ -28,7 +29,9 @@ void detsim__trap_install(void) {
                 "run with trap_syscalls=0", DETSIM_TRAP_TEXT_RANGES_MAX);
     REAL(syscall)(SYS_exit_group, DETSIM_EXIT_USAGE);
   }
-  if (detsim__opt.trap_tsc) tsc_on = detsim__trap_tsc_install();
+  /* Not under a sanitizer: it starts its symbolizer with its own raw fork
+   * and exec, which inherit the TSC mode and die at their first rdtsc. */
+  if (detsim__opt.trap_tsc && detsim__sanitizer_name() == NULL) tsc_on = detsim__trap_tsc_install();
   if (want_syscalls) detsim__trap_syscalls_install(ranges, n);
 }
 
