@@ -33,7 +33,7 @@ int detsim__disk_open(int dirfd, const char *path, int flags, mode_t mode);
 ssize_t detsim__disk_pwritev(int fd, const struct iovec *iov, int iovcnt, off_t off, uintptr_t pc);
 /* After a read of a tracked descriptor: its time, and a corrupt fault's
  * bit flip or latent sector error (EIO); the read's result. */
-ssize_t detsim__disk_read_done(int fd, void *buf, ssize_t got);
+ssize_t detsim__disk_read_done(int fd, void *buf, ssize_t got, uintptr_t pc);
 int detsim__disk_close(int fd);
 int detsim__disk_ftruncate(int fd, off_t len, uintptr_t pc);
 int detsim__disk_fallocate(int fd, int mode, off_t off, off_t len, uintptr_t pc);

@@ -143,9 +143,8 @@ ssize_t detsim__disk_pwritev(int fd, const struct iovec *iov, int iovcnt, off_t 
   return w;
 }
 
-ssize_t detsim__disk_read_done(int fd, void *buf, ssize_t got) {
+ssize_t detsim__disk_read_done(int fd, void *buf, ssize_t got, uintptr_t pc) {
   if (got < 0 || detsim__self() == NULL) return got;
-  uintptr_t pc = (uintptr_t)__builtin_return_address(0);
   disk_take_time(DISK_OP_READ, (uint64_t)got, pc);
   if (got > 0 && disk_fault_hits(DETSIM_FAULT_CORRUPT)) {
     disk_fault_injected(DETSIM_FAULT_CORRUPT, pc);

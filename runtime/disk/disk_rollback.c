@@ -40,6 +40,9 @@ struct rec {
   struct disk_rec_head h;
   char *path, *path2;
   const char *pre;
+  unsigned char fate;     /* data records: enum fate, from the records after it */
+  bool durable;           /* name records: a later sync made it durable */
+  bool first_of_file;     /* data records: the first of its file */
 };
 
 struct range {
@@ -148,20 +151,9 @@ static void parent(const char *p, char *out, size_t n) {
   if (s && s != out) *s = '\0';
 }
 
-/* Whether a later record made name record i durable. */
-static bool name_durable(unsigned i) {
-  const struct rec *r = &recs[i];
-  char dir[PATH_MAX];
-  parent(r->h.type == DISK_REC_RENAME || r->h.type == DISK_REC_LINK ? r->path2 : r->path, dir, sizeof dir);
-  for (unsigned j = i + 1; j < n_recs; j++) {
-    unsigned t = recs[j].h.type;
-    if (t == DISK_REC_SYNCALL) return true;
-    /* ext4: any fsync commits the journal, with every name before it. */
-    if (detsim__disk.model == DISK_MODEL_EXT4 && (t == DISK_REC_FSYNC || t == DISK_REC_DIRSYNC)) return true;
-    if (t == DISK_REC_DIRSYNC && strcmp(recs[j].path, dir) == 0) return true;
-  }
-  return false;
-}
+static bool is_data(const struct rec *r) { return r->h.type == DISK_REC_WRITE || r->h.type == DISK_REC_SIZE; }
+
+static bool name_durable(unsigned i) { return recs[i].durable; }
 
 static int remove_one(const char *path, const struct stat *st, int type, struct FTW *ftw) {
   (void)st;
@@ -227,17 +219,73 @@ static uint64_t roll_names(void) {
 
 enum fate { FATE_DURABLE, FATE_FORCED_LOST, FATE_DRAWN };
 
-static bool is_data(const struct rec *r) { return r->h.type == DISK_REC_WRITE || r->h.type == DISK_REC_SIZE; }
 
-static enum fate fate_of(unsigned i) {
-  for (unsigned j = i + 1; j < n_recs; j++) {
-    const struct rec *r = &recs[j];
-    if (r->h.type == DISK_REC_SYNCALL) return FATE_DURABLE;
-    if (r->h.ino != recs[i].h.ino) continue;
-    if (r->h.type == DISK_REC_FSYNC) return FATE_DURABLE;
-    if (r->h.type == DISK_REC_FSYNC_FAIL) return FATE_FORCED_LOST;
+static enum fate fate_of(unsigned i) { return (enum fate)recs[i].fate; }
+
+/* The files' inodes met so far, for the passes below (open addressing). */
+#define INO_SLOTS (2 * DETSIM_DISK_SCAN_FILES_MAX)
+static struct {
+  uint64_t ino;
+  unsigned char state;
+  bool used;
+} inos[INO_SLOTS];
+
+static unsigned ino_slot(uint64_t ino) {
+  unsigned h = (unsigned)((ino * 0x9e3779b97f4a7c15ull) >> 40) % INO_SLOTS;
+  for (unsigned n = 0; n < INO_SLOTS; n++, h = (h + 1) % INO_SLOTS)
+    if (!inos[h].used || inos[h].ino == ino) {
+      if (!inos[h].used) inos[h].used = true, inos[h].ino = ino, inos[h].state = FATE_DRAWN;
+      return h;
+    }
+  too_many("disk_scan_files", INO_SLOTS);
+  return 0;
+}
+
+/* Each data record's fate is the first sync outcome of its file after it
+ * (newest to oldest: the last one seen); each name record is durable when
+ * a later sync covers it (ext4: any fsync commits the journal with every
+ * name before it; POSIX: a fsync of its directory). */
+static void classify(void) {
+  memset(inos, 0, sizeof inos);
+  bool all = false, any_sync = false;
+  static char synced_dirs[64][PATH_MAX];
+  unsigned n_dirs = 0;
+  bool dirs_overflow = false;
+  for (unsigned i = n_recs; i-- > 0;) {
+    struct rec *r = &recs[i];
+    switch (r->h.type) {
+    case DISK_REC_SYNCALL: all = true; break;
+    case DISK_REC_FSYNC:
+    case DISK_REC_FSYNC_FAIL:
+      inos[ino_slot(r->h.ino)].state = r->h.type == DISK_REC_FSYNC ? FATE_DURABLE : FATE_FORCED_LOST;
+      any_sync = true;
+      break;
+    case DISK_REC_DIRSYNC:
+      any_sync = true;
+      if (n_dirs < 64) snprintf(synced_dirs[n_dirs++], PATH_MAX, "%s", r->path);
+      else dirs_overflow = true; /* more synced directories than it tracks: counted as durable */
+      break;
+    case DISK_REC_WRITE:
+    case DISK_REC_SIZE: r->fate = all ? FATE_DURABLE : inos[ino_slot(r->h.ino)].state; break;
+    default: {
+      char dir[PATH_MAX];
+      parent(r->h.type == DISK_REC_RENAME || r->h.type == DISK_REC_LINK ? r->path2 : r->path, dir, sizeof dir);
+      bool d = all || dirs_overflow || (detsim__disk.model == DISK_MODEL_EXT4 && any_sync);
+      for (unsigned k = 0; k < n_dirs && !d; k++) d = strcmp(synced_dirs[k], dir) == 0;
+      r->durable = d;
+      break;
+    }
+    }
   }
-  return FATE_DRAWN;
+  /* The first record of each file, oldest first. */
+  memset(inos, 0, sizeof inos);
+  for (unsigned i = 0; i < n_recs; i++) {
+    struct rec *r = &recs[i];
+    if (!is_data(r)) continue;
+    unsigned s = ino_slot(r->h.ino);
+    r->first_of_file = inos[s].state != 1;
+    inos[s].state = 1;
+  }
 }
 
 /* The byte range a data record changed, with its pre-image's extent. */
@@ -390,13 +438,8 @@ static uint64_t roll_file(uint64_t ino) {
 static uint64_t roll_data(void) {
   uint64_t lost = 0;
   /* Each file once, in the order of its first record. */
-  for (unsigned i = 0; i < n_recs; i++) {
-    if (!is_data(&recs[i])) continue;
-    bool first = true;
-    for (unsigned j = 0; j < i && first; j++)
-      if (is_data(&recs[j]) && recs[j].h.ino == recs[i].h.ino) first = false;
-    if (first) lost += roll_file(recs[i].h.ino);
-  }
+  for (unsigned i = 0; i < n_recs; i++)
+    if (is_data(&recs[i]) && recs[i].first_of_file) lost += roll_file(recs[i].h.ino);
   return lost;
 }
 
@@ -413,6 +456,7 @@ void disk_rollback(uint64_t *lost_writes, uint64_t *lost_names) {
   n_files = 0;
   nftw(detsim__disk.data, scan_one, 16, FTW_PHYS);
   nftw(detsim__disk.journal_dir, scan_one, 16, FTW_PHYS);
+  classify();
   /* Data first, through the names as the crash left them; then names. */
   *lost_writes = roll_data();
   *lost_names = roll_names();

@@ -190,13 +190,13 @@ DETSIM_INTERCEPT_ALIAS(flock)
 
 DETSIM_EXPORT ssize_t __detsim_pread(int fd, void *buf, size_t n, off_t off) {
   ssize_t r = REAL(pread)(fd, buf, n, off);
-  return fd_on(fd) ? detsim__disk_read_done(fd, buf, r) : r;
+  return fd_on(fd) ? detsim__disk_read_done(fd, buf, r, PC()) : r;
 }
 DETSIM_INTERCEPT_ALIAS(pread)
 
 DETSIM_EXPORT ssize_t __detsim_pread64(int fd, void *buf, size_t n, off64_t off) {
   ssize_t r = REAL(pread64)(fd, buf, n, off);
-  return fd_on(fd) ? detsim__disk_read_done(fd, buf, r) : r;
+  return fd_on(fd) ? detsim__disk_read_done(fd, buf, r, PC()) : r;
 }
 DETSIM_INTERCEPT_ALIAS(pread64)
 

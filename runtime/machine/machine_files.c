@@ -42,6 +42,7 @@
 #include "prng.h"
 #include "real.h"
 #include "report.h"
+#include "stdio_sim.h"
 #include "world.h"
 
 /* glibc's fortified entry points have no public prototypes. */
@@ -459,9 +460,30 @@ static FILE *fopen_special(enum special k, const char *path, const char *mode, u
   return f;
 }
 
+/* A file of the simulated disk as a stream whose reads and writes are the
+ * disk's (stdio_sim.c's streams; fileno gives the descriptor): glibc's own
+ * stream would write through calls no interceptor sees. */
+static FILE *fopen_disk(const char *path, const char *mode) {
+  int flags = flags_of_mode(mode);
+  if (flags < 0) {
+    errno = EINVAL;
+    return NULL;
+  }
+  int fd = detsim__disk_open(AT_FDCWD, path, flags, 0666);
+  if (fd < 0) return NULL;
+  FILE *f = detsim__stdio_fdopen_real(fd, mode);
+  if (f == NULL) {
+    int e = errno;
+    detsim__disk_close(fd);
+    errno = e;
+  }
+  return f;
+}
+
 DETSIM_EXPORT FILE *__detsim_fopen(const char *path, const char *mode) {
   enum special k = special_for(AT_FDCWD, path);
   if (k != SP_NONE) return fopen_special(k, path, mode, PC());
+  if (disk_open(AT_FDCWD, path, 0, 0) && mode != NULL) return fopen_disk(path, mode);
   return REAL(fopen)(path, mode);
 }
 DETSIM_INTERCEPT_ALIAS(fopen)
@@ -469,6 +491,7 @@ DETSIM_INTERCEPT_ALIAS(fopen)
 DETSIM_EXPORT FILE *__detsim_fopen64(const char *path, const char *mode) {
   enum special k = special_for(AT_FDCWD, path);
   if (k != SP_NONE) return fopen_special(k, path, mode, PC());
+  if (disk_open(AT_FDCWD, path, 0, 0) && mode != NULL) return fopen_disk(path, mode);
   return REAL(fopen64)(path, mode);
 }
 DETSIM_INTERCEPT_ALIAS(fopen64)

@@ -333,14 +333,14 @@ static struct msghdr one_iov(struct iovec *iov, void *buf, size_t len) {
 
 /* A read of a real descriptor: the kernel's; on the simulated disk it takes
  * the disk's time and may meet a corrupt fault. */
-static ssize_t disk_read(int fd, void *buf, size_t len) {
+static ssize_t disk_read(int fd, void *buf, size_t len, uintptr_t pc) {
   ssize_t r = REAL(read)(fd, buf, len);
-  return detsim__self() != NULL && detsim__disk_fd_tracked(fd) ? detsim__disk_read_done(fd, buf, r) : r;
+  return detsim__self() != NULL && detsim__disk_fd_tracked(fd) ? detsim__disk_read_done(fd, buf, r, pc) : r;
 }
 
 DETSIM_EXPORT ssize_t __detsim_read(int fd, void *buf, size_t len) {
   DETSIM_CANCEL_POINT();
-  SOCK_ENTER(DETSIM_EV_net_recv, fd, clamp32(len), disk_read(fd, buf, len));
+  SOCK_ENTER(DETSIM_EV_net_recv, fd, clamp32(len), disk_read(fd, buf, len, net__pc));
   struct iovec iov;
   struct msghdr m = one_iov(&iov, buf, len);
   return leave(f, sim_recv(f, &m, 0, false));
@@ -356,6 +356,8 @@ DETSIM_EXPORT ssize_t __detsim___read_chk(int fd, void *buf, size_t len, size_t 
   return leave(f, sim_recv(f, &m, 0, false));
 }
 DETSIM_INTERCEPT_ALIAS(__read_chk)
+
+static ssize_t disk_read(int fd, void *buf, size_t len, uintptr_t pc);
 
 /* A write to a real descriptor: the kernel's, and the program's output
  * (output.h) unless the runtime itself wrote (its own messages). */
@@ -386,7 +388,15 @@ static struct net_file *enter_in_stream(enum detsim_event_kind kind, int fd, uin
 
 ssize_t detsim__fd_write(int fd, const void *buf, size_t len, uintptr_t pc) {
   if (net_fd_get(fd) == NULL) {
-    ssize_t r = REAL(write)(fd, buf, len);
+    ssize_t r;
+    if (detsim__self() != NULL && detsim__disk_fd_tracked(fd)) {
+      /* A stream's write (pc 0: under its lock) takes the disk's time
+       * without a preemption point. */
+      struct iovec one = { (void *)buf, len };
+      r = detsim__disk_pwritev(fd, &one, 1, -1, pc);
+    } else {
+      r = REAL(write)(fd, buf, len);
+    }
     int e = errno;
     if (r > 0 && !(pc != 0 && detsim__pc_in_runtime(pc))) detsim__output(fd, buf, (size_t)r, pc);
     errno = e;
@@ -401,7 +411,7 @@ ssize_t detsim__fd_write(int fd, const void *buf, size_t len, uintptr_t pc) {
 }
 
 ssize_t detsim__fd_read(int fd, void *buf, size_t len, uintptr_t pc) {
-  if (net_fd_get(fd) == NULL) return REAL(read)(fd, buf, len);
+  if (net_fd_get(fd) == NULL) return disk_read(fd, buf, len, pc);
   net__pc = pc ? pc : detsim__program_pc();
   struct net_file *f = pc ? enter(DETSIM_EV_net_recv, fd, clamp32(len)) : enter_in_stream(DETSIM_EV_net_recv, fd, clamp32(len));
   if (f == NULL) return REAL(read)(fd, buf, len);

@@ -3,7 +3,7 @@
  * it (oracle, in its own directory: no power loss touches it) what it made
  * durable, and after a restart checks the model's rules against it.
  *
- *   disk_node MODE MODEL   MODE: log names rename eio enospc corrupt;
+ *   disk_node MODE MODEL   MODE: log stdio names rename eio enospc corrupt;
  *                          MODEL: ext4 or posix (the rules it checks)
  *
  * A broken rule is a failed DETSIM_CHECK (class correctness); what the
@@ -149,6 +149,27 @@ static void log_run(void) {
     usleep(2000);
   }
   close(fd);
+}
+
+/* ---- stdio: the same log through a stream (fwrite, fflush, fsync of its
+ * fileno), which must be on the disk too ---- */
+
+static void stdio_run(void) {
+  FILE *f = fopen("disk/log", "a");
+  if (f == NULL) die("fopen log");
+  fsync_dir("disk");
+  unsigned char r[REC];
+  for (unsigned i = 0; i < RECORDS; i++) {
+    make(i, r);
+    if (fwrite(r, REC, 1, f) != 1 || fflush(f) != 0) die("fwrite");
+    note("w %u", i + 1);
+    if (i % 7 == 6) {
+      if (fsync(fileno(f)) != 0) die("fsync");
+      note("s %u", i + 1);
+    }
+    usleep(2000);
+  }
+  fclose(f);
 }
 
 /* ---- names: creates, a directory fsync every few ---- */
@@ -352,6 +373,7 @@ int main(int argc, char **argv) {
   bool restarted = load_oracle();
   if (!restarted) note("b %u", 0);
   if (!strcmp(mode, "log")) restarted ? log_check() : log_run();
+  else if (!strcmp(mode, "stdio")) restarted ? log_check() : stdio_run();
   else if (!strcmp(mode, "names")) restarted ? names_check() : names_run();
   else if (!strcmp(mode, "rename")) restarted ? rename_check() : rename_run();
   else if (!strcmp(mode, "eio")) restarted ? eio_check() : eio_run();
