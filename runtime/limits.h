@@ -256,5 +256,17 @@ _Static_assert((DETSIM_TRACE_EVENTS_DEFAULT & (DETSIM_TRACE_EVENTS_DEFAULT - 1))
  * libraries that the trap_syscalls filter allows; past it the run stops
  * with an error naming the limit (the filter would be incomplete). */
 #define DETSIM_TRAP_TEXT_RANGES_MAX 64
+/* The simulated disk (runtime/disk/, docs/disk.md): descriptor numbers whose
+ * answer (on the disk or not) is cached; the undo journal of one node, in
+ * bytes and records (past either the run ends with a clear error: sync() or
+ * syncfs() empties it); what one rollback after a power loss handles: files
+ * found under the data directory, records of one file, units (sectors or
+ * pages) of one file it draws a version for. */
+#define DETSIM_DISK_FDS_MAX 65536
+#define DETSIM_DISK_JOURNAL_BYTES_MAX (256ull << 20)
+#define DETSIM_DISK_RECORDS_MAX (1u << 20)
+#define DETSIM_DISK_SCAN_FILES_MAX 65536
+#define DETSIM_DISK_RECORDS_PER_FILE_MAX 65536
+#define DETSIM_DISK_UNITS_PER_FILE_MAX 65536
 
 #endif

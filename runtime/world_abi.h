@@ -25,7 +25,7 @@
 #include <stdint.h>
 
 #define DETSIM_WORLD_MAGIC 0x646c726f776d6973ull /* "simworld" */
-#define DETSIM_WORLD_VERSION 16u
+#define DETSIM_WORLD_VERSION 17u
 /* Far from where Linux places programs, heaps, libraries and stacks without
  * address randomization. */
 #define DETSIM_WORLD_ADDR 0x200000000000ull
@@ -47,6 +47,14 @@
 /* "FD,NODE": the world's memory file descriptor and this node's index. */
 #define DETSIM_WORLD_ENV "DETSIM_WORLD"
 #define DETSIM_WORLD_ARENA_CLASSES 40
+/* The simulated disk (runtime/disk/, docs/disk.md): the launcher gives each
+ * node its data directory (its working directory, or the scenario's `data`
+ * under it) and a directory for its undo journal beside it. */
+#define DETSIM_DISK_DIR_ENV "DETSIM_DISK_DIR"
+#define DETSIM_DISK_JOURNAL_ENV "DETSIM_DISK_JOURNAL"
+/* The storage fault kinds with windows (eio .. misdirected in
+ * fault_kinds.inc order). */
+#define DETSIM_DISK_FAULT_WINDOWS 5
 /* Sent by the launcher to the nodes of a failed world: print your last
  * events (a real-time signal the runtime reserves; SIGRTMAX - 3 is the
  * watchdog's). */
@@ -130,6 +138,16 @@ struct detsim_world_node {
    * a process that starts leads both, a forked one inherits its parent's,
    * setsid and setpgid change them.  0 before its process has its ids. */
   int32_t pgid, sid;
+  /* Its simulated disk (runtime/disk/): it lost power (a crash as a dead
+   * host at level 3), so its next incarnation rolls the disk back before
+   * its main, says so (rolled_back) and what it lost; the storage fault
+   * windows open on it (until, rate in ppm), by kind from eio on. */
+  uint32_t disk_lost_power;
+  uint32_t disk_rolled_back;
+  uint64_t disk_lost_writes, disk_lost_names;
+  uint64_t disk_until[DETSIM_DISK_FAULT_WINDOWS];
+  uint32_t disk_ppm[DETSIM_DISK_FAULT_WINDOWS];
+  uint32_t disk_pad;
 };
 
 /* Faults, drawn from the seed at the world's start (world_faults.c). */
@@ -258,6 +276,10 @@ struct detsim_world_shared {
   uint32_t exec_escapes, exec_outside_runs;
   char exec_escape_name[128];
   uint8_t exec_outside[DETSIM_WORLD_NODES_MAX];
+  /* Whether a storage fault beyond the envelope was injected
+   * (runtime/disk/): a failing run is then excused. */
+  uint32_t disk_beyond;
+  uint32_t disk_pad;
 };
 
 /* The arena starts here, after the header, page aligned. */

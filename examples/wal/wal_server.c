@@ -57,6 +57,11 @@
 #define WAL_CONNS_MAX 64
 #define WAL_COMPACT_EVERY_DEFAULT 16
 #define WAL_COMPACT_EVERY_MAX 1000000
+/* A disk that fails at start (EIO, a full disk) may come back, as a disk
+ * does after an operator frees space: the server tries this often, this
+ * far apart, before it gives up. */
+#define WAL_START_TRIES 50
+#define WAL_START_RETRY_US 200000
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static struct wal_state state;
@@ -212,12 +217,21 @@ int main(int argc, char **argv) {
     }
   }
   if (!port) usage();
-  dir_fd = open_dir(dir);
-  if (dir_fd < 0) return 1;
-  if (wal_snap_load(dir_fd, &state) != 0) return 1;
-  uint64_t snap_seq = state.seq;
+  uint64_t snap_seq = 0;
   struct wal_replay r;
-  if (wal_log_open(&wlog, dir_fd, &state, &r) != 0) return 1;
+  for (int tries = 1;; tries++) {
+    memset(&state, 0, sizeof state);
+    memset(&wlog, 0, sizeof wlog);
+    dir_fd = open_dir(dir);
+    if (dir_fd >= 0 && wal_snap_load(dir_fd, &state) == 0) {
+      snap_seq = state.seq;
+      if (wal_log_open(&wlog, dir_fd, &state, &r) == 0) break;
+    }
+    if (dir_fd >= 0) close(dir_fd);
+    if (tries == WAL_START_TRIES) return 1;
+    fprintf(stderr, "wal_server: start failed (try %d of %d); trying again\n", tries, WAL_START_TRIES);
+    usleep(WAL_START_RETRY_US);
+  }
   fprintf(stderr, "wal_server: recovered seq=%" PRIu64 " keys=%u (snapshot seq=%" PRIu64 ", %u log records, %u stale, %" PRIu64
           " torn bytes cut)\n",
           state.seq, state.n, snap_seq, r.records, r.stale, r.torn_bytes);

@@ -36,6 +36,7 @@
 #include "sched_internal.h"
 #include "trace.h"
 #include "trap.h"
+#include "disk.h"
 #include "world.h"
 
 void net_close_all(void);
@@ -192,6 +193,9 @@ __attribute__((constructor(101))) static void detsim_init(int argc, char **argv,
     /* The run's own region, for the children it may fork. */
     detsim__proc_map_own_region();
   }
+  /* Before the program's code: a node that lost power finds its disk as
+   * the crash left it. */
+  detsim__disk_init(seed);
   /* After the re-execution, so the file is read once. */
   if (detsim__opt.plan[0] && detsim__plan_load(detsim__opt.plan, seed, err, sizeof err) != 0) usage_error(err);
   if (detsim__opt.choices[0] && detsim__opt.plan[0]) usage_error("DETSIM_OPTIONS: choices= and plan= both decide the schedule: give one");

@@ -6,6 +6,7 @@
  * wherever it can and ends with the exit_group system call, which no
  * interceptor stands in front of.
  */
+#include "disk.h"
 #include "report.h"
 
 #include <dlfcn.h>
@@ -139,6 +140,8 @@ _Noreturn void detsim__finish(enum detsim_class cls, int exit_status, const char
     detsim__proc_end(cls == DETSIM_CLASS_crash ? detsim__proc_signal_status(sig) : (exit_status & 0xff) << 8);
     exit_now(cls == DETSIM_CLASS_crash ? 128 + sig : exit_status);
   }
+  /* A failure after a storage fault beyond the envelope is excused. */
+  cls = (enum detsim_class)detsim__disk_class((int)cls);
   /* What the program's streams still buffer is its output (exit flushes
    * it natively), and belongs in the history the trace and the result line
    * show; a crash loses it, as natively. */

@@ -37,6 +37,7 @@
 #include <unistd.h>
 #include <wchar.h>
 
+#include "disk.h"
 #include "limits.h"
 #include "net.h"
 #include "real.h"
@@ -163,6 +164,8 @@ static FILE *sim_fdopen(int fd, const char *mode) {
     errno = EINVAL;
     return NULL;
   }
+  /* An append stream writes at the end (the descriptor's O_APPEND does it);
+   * a fresh file stream starts where its descriptor is. */
   if (open_streams_n >= DETSIM_STDIO_SIM_STREAMS_MAX) {
     net_limit("stdio_sim_streams_max", DETSIM_STDIO_SIM_STREAMS_MAX,
               "too many streams fdopen()ed on simulated descriptors at once (EMFILE)");
@@ -187,8 +190,11 @@ static FILE *sim_fdopen(int fd, const char *mode) {
   return fp;
 }
 
+FILE *detsim__stdio_fdopen_real(int fd, const char *mode) { return sim_fdopen(fd, mode); }
+
 DETSIM_EXPORT FILE *__detsim_fdopen(int fd, const char *mode) {
-  if (net_fd_get(fd) == NULL) return REAL(fdopen)(fd, mode);
+  /* A file of the simulated disk too: its stream writes through the disk. */
+  if (net_fd_get(fd) == NULL && !(detsim__self() != NULL && detsim__disk_fd_tracked(fd))) return REAL(fdopen)(fd, mode);
   return sim_fdopen(fd, mode);
 }
 DETSIM_INTERCEPT_ALIAS(fdopen)

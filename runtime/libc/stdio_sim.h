@@ -11,6 +11,7 @@
 #ifndef DETSIM_STDIO_SIM_H
 #define DETSIM_STDIO_SIM_H
 
+#include <stdio.h>
 #include <stdint.h>
 #include <sys/types.h>
 
@@ -24,6 +25,9 @@ ssize_t detsim__fd_read(int fd, void *buf, size_t len, uintptr_t pc);
 
 /* Replaces stdin, stdout and stderr by the runtime's streams (at start). */
 void detsim__stdio_install(void);
+/* A stream of the runtime's over a real descriptor (a file of the
+ * simulated disk: fopen, fdopen), as fdopen makes one. */
+FILE *detsim__stdio_fdopen_real(int fd, const char *mode);
 /* Descriptor fd (0, 1 or 2) now names another file (dup2, dup3): a
  * standard stream not used yet takes the buffering glibc would give it. */
 void detsim__stdio_fd_changed(int fd);

@@ -37,10 +37,12 @@
 #include "check.h"
 #include "clock.h"
 #include "limits.h"
+#include "disk.h"
 #include "machine.h"
 #include "prng.h"
 #include "real.h"
 #include "report.h"
+#include "stdio_sim.h"
 #include "world.h"
 
 /* glibc's fortified entry points have no public prototypes. */
@@ -334,6 +336,14 @@ static mode_t mode_arg(int flags, va_list ap) {
 
 #define PC() ((uintptr_t)__builtin_return_address(0))
 
+/* A file of the simulated disk opened by a simulated thread (runtime/disk/);
+ * any other descriptor the runtime sees opened is asked about afresh. */
+static bool disk_open(int dirfd, const char *path, int flags, mode_t mode) {
+  (void)flags;
+  (void)mode;
+  return detsim__disk_on() && detsim__self() != NULL && detsim__disk_path_tracked(dirfd, path);
+}
+
 DETSIM_EXPORT int __detsim_open(const char *path, int flags, ...) {
   va_list ap;
   va_start(ap, flags);
@@ -341,7 +351,7 @@ DETSIM_EXPORT int __detsim_open(const char *path, int flags, ...) {
   va_end(ap);
   enum special k = special_for(AT_FDCWD, path);
   if (k != SP_NONE) return open_special(k, path, flags, PC());
-  return REAL(open)(path, flags, mode);
+  return disk_open(AT_FDCWD, path, flags, mode) ? detsim__disk_open(AT_FDCWD, path, flags, mode) : REAL(open)(path, flags, mode);
 }
 DETSIM_INTERCEPT_ALIAS(open)
 
@@ -352,7 +362,7 @@ DETSIM_EXPORT int __detsim_open64(const char *path, int flags, ...) {
   va_end(ap);
   enum special k = special_for(AT_FDCWD, path);
   if (k != SP_NONE) return open_special(k, path, flags, PC());
-  return REAL(open64)(path, flags, mode);
+  return disk_open(AT_FDCWD, path, flags, mode) ? detsim__disk_open(AT_FDCWD, path, flags, mode) : REAL(open64)(path, flags, mode);
 }
 DETSIM_INTERCEPT_ALIAS(open64)
 
@@ -363,7 +373,7 @@ DETSIM_EXPORT int __detsim_openat(int dirfd, const char *path, int flags, ...) {
   va_end(ap);
   enum special k = special_for(dirfd, path);
   if (k != SP_NONE) return open_special(k, path, flags, PC());
-  return REAL(openat)(dirfd, path, flags, mode);
+  return disk_open(dirfd, path, flags, mode) ? detsim__disk_open(dirfd, path, flags, mode) : REAL(openat)(dirfd, path, flags, mode);
 }
 DETSIM_INTERCEPT_ALIAS(openat)
 
@@ -374,35 +384,35 @@ DETSIM_EXPORT int __detsim_openat64(int dirfd, const char *path, int flags, ...)
   va_end(ap);
   enum special k = special_for(dirfd, path);
   if (k != SP_NONE) return open_special(k, path, flags, PC());
-  return REAL(openat64)(dirfd, path, flags, mode);
+  return disk_open(dirfd, path, flags, mode) ? detsim__disk_open(dirfd, path, flags, mode) : REAL(openat64)(dirfd, path, flags, mode);
 }
 DETSIM_INTERCEPT_ALIAS(openat64)
 
 DETSIM_EXPORT int __detsim___open_2(const char *path, int flags) {
   enum special k = special_for(AT_FDCWD, path);
   if (k != SP_NONE) return open_special(k, path, flags, PC());
-  return REAL(__open_2)(path, flags);
+  return disk_open(AT_FDCWD, path, flags, 0) ? detsim__disk_open(AT_FDCWD, path, flags, 0) : REAL(__open_2)(path, flags);
 }
 DETSIM_INTERCEPT_ALIAS(__open_2)
 
 DETSIM_EXPORT int __detsim___open64_2(const char *path, int flags) {
   enum special k = special_for(AT_FDCWD, path);
   if (k != SP_NONE) return open_special(k, path, flags, PC());
-  return REAL(__open64_2)(path, flags);
+  return disk_open(AT_FDCWD, path, flags, 0) ? detsim__disk_open(AT_FDCWD, path, flags, 0) : REAL(__open64_2)(path, flags);
 }
 DETSIM_INTERCEPT_ALIAS(__open64_2)
 
 DETSIM_EXPORT int __detsim___openat_2(int dirfd, const char *path, int flags) {
   enum special k = special_for(dirfd, path);
   if (k != SP_NONE) return open_special(k, path, flags, PC());
-  return REAL(__openat_2)(dirfd, path, flags);
+  return disk_open(dirfd, path, flags, 0) ? detsim__disk_open(dirfd, path, flags, 0) : REAL(__openat_2)(dirfd, path, flags);
 }
 DETSIM_INTERCEPT_ALIAS(__openat_2)
 
 DETSIM_EXPORT int __detsim___openat64_2(int dirfd, const char *path, int flags) {
   enum special k = special_for(dirfd, path);
   if (k != SP_NONE) return open_special(k, path, flags, PC());
-  return REAL(__openat64_2)(dirfd, path, flags);
+  return disk_open(dirfd, path, flags, 0) ? detsim__disk_open(dirfd, path, flags, 0) : REAL(__openat64_2)(dirfd, path, flags);
 }
 DETSIM_INTERCEPT_ALIAS(__openat64_2)
 
@@ -450,9 +460,30 @@ static FILE *fopen_special(enum special k, const char *path, const char *mode, u
   return f;
 }
 
+/* A file of the simulated disk as a stream whose reads and writes are the
+ * disk's (stdio_sim.c's streams; fileno gives the descriptor): glibc's own
+ * stream would write through calls no interceptor sees. */
+static FILE *fopen_disk(const char *path, const char *mode) {
+  int flags = flags_of_mode(mode);
+  if (flags < 0) {
+    errno = EINVAL;
+    return NULL;
+  }
+  int fd = detsim__disk_open(AT_FDCWD, path, flags, 0666);
+  if (fd < 0) return NULL;
+  FILE *f = detsim__stdio_fdopen_real(fd, mode);
+  if (f == NULL) {
+    int e = errno;
+    detsim__disk_close(fd);
+    errno = e;
+  }
+  return f;
+}
+
 DETSIM_EXPORT FILE *__detsim_fopen(const char *path, const char *mode) {
   enum special k = special_for(AT_FDCWD, path);
   if (k != SP_NONE) return fopen_special(k, path, mode, PC());
+  if (disk_open(AT_FDCWD, path, 0, 0) && mode != NULL) return fopen_disk(path, mode);
   return REAL(fopen)(path, mode);
 }
 DETSIM_INTERCEPT_ALIAS(fopen)
@@ -460,6 +491,7 @@ DETSIM_INTERCEPT_ALIAS(fopen)
 DETSIM_EXPORT FILE *__detsim_fopen64(const char *path, const char *mode) {
   enum special k = special_for(AT_FDCWD, path);
   if (k != SP_NONE) return fopen_special(k, path, mode, PC());
+  if (disk_open(AT_FDCWD, path, 0, 0) && mode != NULL) return fopen_disk(path, mode);
   return REAL(fopen64)(path, mode);
 }
 DETSIM_INTERCEPT_ALIAS(fopen64)

@@ -31,6 +31,7 @@
 #include <sys/sendfile.h>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/timerfd.h>
 #include <sys/uio.h>
 #include <unistd.h>
@@ -38,6 +39,8 @@
 #include "cancel.h"
 #include "clock.h"
 #include "machine.h"
+#include "disk.h"
+#include "world.h"
 #include "net.h"
 #include "output.h"
 #include "proc_ids.h"
@@ -331,9 +334,16 @@ static struct msghdr one_iov(struct iovec *iov, void *buf, size_t len) {
   return m;
 }
 
+/* A read of a real descriptor: the kernel's; on the simulated disk it takes
+ * the disk's time and may meet a corrupt fault. */
+static ssize_t disk_read(int fd, void *buf, size_t len, uintptr_t pc) {
+  ssize_t r = REAL(read)(fd, buf, len);
+  return detsim__self() != NULL && detsim__disk_fd_tracked(fd) ? detsim__disk_read_done(fd, buf, r, pc) : r;
+}
+
 DETSIM_EXPORT ssize_t __detsim_read(int fd, void *buf, size_t len) {
   DETSIM_CANCEL_POINT();
-  SOCK_ENTER(DETSIM_EV_net_recv, fd, clamp32(len), REAL(read)(fd, buf, len));
+  SOCK_ENTER(DETSIM_EV_net_recv, fd, clamp32(len), disk_read(fd, buf, len, net__pc));
   struct iovec iov;
   struct msghdr m = one_iov(&iov, buf, len);
   return leave(f, sim_recv(f, &m, 0, false));
@@ -350,10 +360,19 @@ DETSIM_EXPORT ssize_t __detsim___read_chk(int fd, void *buf, size_t len, size_t 
 }
 DETSIM_INTERCEPT_ALIAS(__read_chk)
 
+static ssize_t disk_read(int fd, void *buf, size_t len, uintptr_t pc);
+
 /* A write to a real descriptor: the kernel's, and the program's output
  * (output.h) unless the runtime itself wrote (its own messages). */
 static ssize_t real_write_out(int fd, const void *buf, size_t len, uintptr_t pc) {
-  ssize_t r = REAL(write)(fd, buf, len);
+  ssize_t r;
+  if (detsim__self() != NULL && detsim__disk_fd_tracked(fd)) {
+    struct iovec one = { (void *)buf, len };
+    r = detsim__disk_pwritev(fd, &one, 1, -1, pc);
+  } else {
+    if (detsim__in_world && !detsim__pc_in_runtime(pc)) detsim__disk_outside_write(fd);
+    r = REAL(write)(fd, buf, len);
+  }
   if (r > 0 && !detsim__pc_in_runtime(pc)) detsim__output(fd, buf, (size_t)r, pc);
   return r;
 }
@@ -372,7 +391,15 @@ static struct net_file *enter_in_stream(enum detsim_event_kind kind, int fd, uin
 
 ssize_t detsim__fd_write(int fd, const void *buf, size_t len, uintptr_t pc) {
   if (net_fd_get(fd) == NULL) {
-    ssize_t r = REAL(write)(fd, buf, len);
+    ssize_t r;
+    if (detsim__self() != NULL && detsim__disk_fd_tracked(fd)) {
+      /* A stream's write (pc 0: under its lock) takes the disk's time
+       * without a preemption point. */
+      struct iovec one = { (void *)buf, len };
+      r = detsim__disk_pwritev(fd, &one, 1, -1, pc);
+    } else {
+      r = REAL(write)(fd, buf, len);
+    }
     int e = errno;
     if (r > 0 && !(pc != 0 && detsim__pc_in_runtime(pc))) detsim__output(fd, buf, (size_t)r, pc);
     errno = e;
@@ -387,7 +414,7 @@ ssize_t detsim__fd_write(int fd, const void *buf, size_t len, uintptr_t pc) {
 }
 
 ssize_t detsim__fd_read(int fd, void *buf, size_t len, uintptr_t pc) {
-  if (net_fd_get(fd) == NULL) return REAL(read)(fd, buf, len);
+  if (net_fd_get(fd) == NULL) return disk_read(fd, buf, len, pc);
   net__pc = pc ? pc : detsim__program_pc();
   struct net_file *f = pc ? enter(DETSIM_EV_net_recv, fd, clamp32(len)) : enter_in_stream(DETSIM_EV_net_recv, fd, clamp32(len));
   if (f == NULL) return REAL(read)(fd, buf, len);
@@ -418,7 +445,13 @@ DETSIM_EXPORT ssize_t __detsim_readv(int fd, const struct iovec *iov, int iovcnt
 DETSIM_INTERCEPT_ALIAS(readv)
 
 static ssize_t real_writev_out(int fd, const struct iovec *iov, int iovcnt, uintptr_t pc) {
-  ssize_t r = REAL(writev)(fd, iov, iovcnt);
+  ssize_t r;
+  if (detsim__self() != NULL && detsim__disk_fd_tracked(fd)) {
+    r = detsim__disk_pwritev(fd, iov, iovcnt, -1, pc);
+  } else {
+    if (detsim__in_world && !detsim__pc_in_runtime(pc)) detsim__disk_outside_write(fd);
+    r = REAL(writev)(fd, iov, iovcnt);
+  }
   if (r > 0 && !detsim__pc_in_runtime(pc)) detsim__output_iov(fd, iov, iovcnt, (size_t)r, pc);
   return r;
 }
@@ -440,7 +473,14 @@ DETSIM_INTERCEPT_ALIAS(writev)
 DETSIM_EXPORT ssize_t __detsim_pwrite(int fd, const void *buf, size_t len, off_t offset) {
   uintptr_t pc = (uintptr_t)__builtin_return_address(0);
   if (net_fd_get(fd) != NULL) return fail(ESPIPE);
-  ssize_t r = REAL(pwrite)(fd, buf, len, offset);
+  ssize_t r;
+  if (detsim__self() != NULL && detsim__disk_fd_tracked(fd)) {
+    struct iovec one = { (void *)buf, len };
+    r = detsim__disk_pwritev(fd, &one, 1, offset, pc);
+  } else {
+    if (detsim__in_world && !detsim__pc_in_runtime(pc)) detsim__disk_outside_write(fd);
+    r = REAL(pwrite)(fd, buf, len, offset);
+  }
   int e = errno;
   if (r > 0 && !detsim__pc_in_runtime(pc)) detsim__output(fd, buf, (size_t)r, pc);
   errno = e;
@@ -452,7 +492,14 @@ DETSIM_EXPORT ssize_t __detsim_pwrite64(int fd, const void *buf, size_t len, off
   _Static_assert(sizeof(off64_t) == sizeof(off_t), "pwrite64 is pwrite on a 64-bit system");
   uintptr_t pc = (uintptr_t)__builtin_return_address(0);
   if (net_fd_get(fd) != NULL) return fail(ESPIPE);
-  ssize_t r = REAL(pwrite64)(fd, buf, len, offset);
+  ssize_t r;
+  if (detsim__self() != NULL && detsim__disk_fd_tracked(fd)) {
+    struct iovec one = { (void *)buf, len };
+    r = detsim__disk_pwritev(fd, &one, 1, offset, pc);
+  } else {
+    if (detsim__in_world && !detsim__pc_in_runtime(pc)) detsim__disk_outside_write(fd);
+    r = REAL(pwrite64)(fd, buf, len, offset);
+  }
   int e = errno;
   if (r > 0 && !detsim__pc_in_runtime(pc)) detsim__output(fd, buf, (size_t)r, pc);
   errno = e;
@@ -463,7 +510,13 @@ DETSIM_INTERCEPT_ALIAS(pwrite64)
 DETSIM_EXPORT ssize_t __detsim_pwritev(int fd, const struct iovec *iov, int iovcnt, off_t offset) {
   uintptr_t pc = (uintptr_t)__builtin_return_address(0);
   if (net_fd_get(fd) != NULL) return fail(ESPIPE);
-  ssize_t r = REAL(pwritev)(fd, iov, iovcnt, offset);
+  ssize_t r;
+  if (detsim__self() != NULL && detsim__disk_fd_tracked(fd)) {
+    r = offset < 0 ? (errno = EINVAL, -1) : detsim__disk_pwritev(fd, iov, iovcnt, offset, pc);
+  } else {
+    if (detsim__in_world && !detsim__pc_in_runtime(pc)) detsim__disk_outside_write(fd);
+    r = REAL(pwritev)(fd, iov, iovcnt, offset);
+  }
   int e = errno;
   if (r > 0 && !detsim__pc_in_runtime(pc)) detsim__output_iov(fd, iov, iovcnt, (size_t)r, pc);
   errno = e;
@@ -713,6 +766,7 @@ DETSIM_INTERCEPT_ALIAS(recvmmsg)
  * and succeeds as the file's unlink would have. */
 
 DETSIM_EXPORT int __detsim_unlink(const char *path) {
+  if (detsim__self() != NULL && detsim__disk_path_tracked(AT_FDCWD, path)) return detsim__disk_unlinkat(AT_FDCWD, path, 0);
   if (detsim__self() == NULL || path == NULL || !net_unix_unlink(path)) return REAL(unlink)(path);
   REAL(unlink)(path);
   return 0;
@@ -720,6 +774,7 @@ DETSIM_EXPORT int __detsim_unlink(const char *path) {
 DETSIM_INTERCEPT_ALIAS(unlink)
 
 DETSIM_EXPORT int __detsim_unlinkat(int dirfd, const char *path, int flags) {
+  if (detsim__self() != NULL && detsim__disk_path_tracked(dirfd, path)) return detsim__disk_unlinkat(dirfd, path, flags);
   bool from_cwd = path != NULL && (path[0] == '/' || dirfd == AT_FDCWD);
   if (detsim__self() == NULL || !from_cwd || (flags & AT_REMOVEDIR) || !net_unix_unlink(path))
     return REAL(unlinkat)(dirfd, path, flags);
@@ -729,6 +784,11 @@ DETSIM_EXPORT int __detsim_unlinkat(int dirfd, const char *path, int flags) {
 DETSIM_INTERCEPT_ALIAS(unlinkat)
 
 DETSIM_EXPORT int __detsim_remove(const char *path) {
+  if (detsim__self() != NULL && detsim__disk_path_tracked(AT_FDCWD, path)) {
+    struct stat st;
+    bool dir = lstat(path, &st) == 0 && S_ISDIR(st.st_mode);
+    return detsim__disk_unlinkat(AT_FDCWD, path, dir ? AT_REMOVEDIR : 0);
+  }
   if (detsim__self() == NULL || path == NULL || !net_unix_unlink(path)) return REAL(remove)(path);
   REAL(remove)(path);
   return 0;
@@ -740,7 +800,7 @@ DETSIM_INTERCEPT_ALIAS(remove)
 DETSIM_EXPORT int __detsim_close(int fd) {
   DETSIM_CANCEL_POINT();
   PC();
-  if (net_fd_get(fd) == NULL) return REAL(close)(fd);
+  if (net_fd_get(fd) == NULL) return detsim__disk_on() ? detsim__disk_close(fd) : REAL(close)(fd);
   net_enter(DETSIM_EV_net_close, net_fd_get(fd), 0);
   if (net_fd_get(fd) == NULL) return REAL(close)(fd);
   int r = net_fd_close(fd);
@@ -835,29 +895,13 @@ static int real_fcntl_done(int r, int cmd, uintptr_t arg) {
   return r;
 }
 
-int __detsim_nanosleep(const struct timespec *req, struct timespec *rem);
-
-/* How often a lock wait on a real file looks again, in virtual time. */
-#define REAL_LOCK_POLL_NS 1000000L
-
 /* F_SETLKW (and F_OFD_SETLKW) on a real file, inside the simulation: the
  * kernel's wait would block the whole world (the holder, another process of
- * it, could never run to release the lock), so the wait is a loop of
- * non-blocking tries with a virtual sleep between them, each a scheduling
- * point.  A signal ends it with EINTR, as it ends the kernel's wait.  Not
- * detected: a cycle of waits (the kernel's EDEADLK); its waiters poll on. */
-static int real_fcntl_setlkw(int fd, int cmd, uintptr_t arg) {
-  int try_cmd = cmd == F_SETLKW ? F_SETLK : F_OFD_SETLK;
-  for (;;) {
-    int r = REAL(fcntl)(fd, try_cmd, arg);
-    if (r == 0 || (errno != EAGAIN && errno != EACCES)) return r;
-    struct timespec poll_ts = { 0, REAL_LOCK_POLL_NS };
-    if (__detsim_nanosleep(&poll_ts, NULL) != 0) return -1;
-  }
-}
-
+ * it, could never run to release the lock), so it is the disk's lock wait
+ * (runtime/disk/): non-blocking tries, a simulated wait between them. */
 static int real_fcntl(int fd, int cmd, uintptr_t arg) {
-  if ((cmd == F_SETLKW || cmd == F_OFD_SETLKW) && detsim__self() != NULL) return real_fcntl_setlkw(fd, cmd, arg);
+  if ((cmd == F_SETLKW || cmd == F_OFD_SETLKW) && detsim__self() != NULL)
+    return detsim__disk_lock_wait(fd, cmd, (void *)arg, false);
   return real_fcntl_done(REAL(fcntl)(fd, cmd, arg), cmd, arg);
 }
 

@@ -25,6 +25,10 @@
  *  - steps: a node's CLOCK_REALTIME jumps, forward or back, as NTP steps a
  *    host's clock; waits and timers for an absolute realtime time follow
  *    it (sched.c), relative ones and CLOCK_MONOTONIC do not.
+ * At level 3 (radioactive) also storage faults, a window of each kind on a
+ * server's disk (runtime/disk/): EIO, a full disk, slow calls; beyond the
+ * envelope, corrupt reads and misdirected writes.  A crash as a dead host
+ * there is also a power loss (world_lifecycle.c).
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -84,10 +88,12 @@ _Static_assert(SKEW_DRIFT_MAX_PPB <= DETSIM_CLOCK_DRIFT_PPB_MAX, "a drawn drift 
 #define STEPS_MAX 3
 _Static_assert(SKEW_OFFSET_MAX_NS + STEPS_MAX * STEP_MAX_NS <= (uint64_t)DETSIM_CLOCK_OFFSET_NS_MAX,
                "a node's skew and all its steps stay an offset clock.c accepts");
-/* The datagram and short-I/O faults are one window each. */
+/* The datagram and short-I/O faults are one window each; so is each storage
+ * fault kind at level 3. */
 #define IO_WINDOWS_MAX 2
+#define DISK_WINDOWS_MAX DETSIM_DISK_FAULT_WINDOWS
 _Static_assert(2 * PARTITIONS_MAX + PAUSES_MAX + 2 * CRASHES_MAX + RESETS_MAX + CLOGS_MAX + SKEWED_NODES_MAX +
-                       3 * TERMS_MAX + IO_WINDOWS_MAX + STEPS_MAX <=
+                       3 * TERMS_MAX + IO_WINDOWS_MAX + STEPS_MAX + DISK_WINDOWS_MAX <=
                    DETSIM_WORLD_FAULTS_MAX,
                "a seed's whole swarm fits the schedule");
 
@@ -374,6 +380,22 @@ static void draw_short(uint64_t horizon) {
   S->short_ppm = (uint32_t)log_uniform(&r, 50000, 500000);
 }
 
+/* Level 3: a storage fault kind's window on one server's disk, in 1 seed
+ * of 2, at a rate drawn per seed (log-uniform; the beyond-envelope kinds
+ * rarer).  Its node is drawn among the servers a crash may pick (a client
+ * checks what the servers keep). */
+static void draw_disk(uint64_t horizon, uint32_t kind, const char *name, uint64_t ppm_lo, uint64_t ppm_hi) {
+  unsigned cands[DETSIM_WORLD_NODES_MAX], nc = crashable_nodes(cands);
+  struct detsim_rng r;
+  if (nc == 0 || !draw_window(&r, name, kind, horizon)) return;
+  struct detsim_world_fault *f = NULL;
+  for (unsigned i = 0; i < S->n_faults; i++)
+    if (S->faults[i].kind == kind) f = &S->faults[i];
+  CHECK(f != NULL);
+  f->node = cands[detsim__rng_below(&r, nc)];
+  f->arg = log_uniform(&r, ppm_lo, ppm_hi);
+}
+
 /* fault_drop: the drawn faults to leave out (bit i: group i), as a shrink
  * of a failing world tries subsets of its faults. */
 static void drop_groups(uint64_t mask) {
@@ -419,6 +441,13 @@ static void draw(void) {
   if (on & DETSIM_FAULTS_UDP) draw_udp(horizon);
   if (on & DETSIM_FAULTS_SHORT) draw_short(horizon);
   if (on & DETSIM_FAULTS_STEP) draw_steps(horizon);
+  if (S->level >= 3) {
+    if (on & DETSIM_FAULTS_EIO) draw_disk(horizon, DETSIM_FAULT_EIO, "eio", 5000, 200000);
+    if (on & DETSIM_FAULTS_ENOSPC) draw_disk(horizon, DETSIM_FAULT_ENOSPC, "enospc", 5000, 200000);
+    if (on & DETSIM_FAULTS_SLOW) draw_disk(horizon, DETSIM_FAULT_SLOW, "slow", 10000, 300000);
+    if (on & DETSIM_FAULTS_CORRUPT) draw_disk(horizon, DETSIM_FAULT_CORRUPT, "corrupt", 1000, 50000);
+    if (on & DETSIM_FAULTS_MISDIRECTED) draw_disk(horizon, DETSIM_FAULT_MISDIRECTED, "misdirected", 1000, 50000);
+  }
   drop_groups(detsim__opt.fault_drop);
   for (unsigned i = 0; i < S->n_faults; i++)
     if (S->faults[i].until > S->healed_at) S->healed_at = S->faults[i].until;
@@ -471,7 +500,9 @@ static void skew(const struct detsim_world_fault *f) {
 static void apply(const struct detsim_world_fault *f) {
   if (!applies(f)) return;
   if (f->kind == DETSIM_FAULT_RESET && !net_reset_connection(f->arg)) return;
-  S->fault_counts[f->kind]++;
+  /* A storage fault kind counts what it did to calls (runtime/disk/), not
+   * its window. */
+  if (f->kind < DETSIM_FAULT_EIO || f->kind > DETSIM_FAULT_MISDIRECTED) S->fault_counts[f->kind]++;
   /* The event first: a crash of this very node does not return. */
   detsim__event(DETSIM_EV_fault, detsim__self(), NULL, 0, fault_value(f));
   switch (f->kind) {
@@ -518,6 +549,16 @@ static void apply(const struct detsim_world_fault *f) {
   case DETSIM_FAULT_SHORT:
     S->short_until = f->until;
     break;
+  case DETSIM_FAULT_EIO:
+  case DETSIM_FAULT_ENOSPC:
+  case DETSIM_FAULT_SLOW:
+  case DETSIM_FAULT_CORRUPT:
+  case DETSIM_FAULT_MISDIRECTED: {
+    struct detsim_world_node *n = &S->nodes[f->node];
+    n->disk_until[f->kind - DETSIM_FAULT_EIO] = f->until;
+    n->disk_ppm[f->kind - DETSIM_FAULT_EIO] = (uint32_t)f->arg;
+    break;
+  }
   default:
     break;
   }

@@ -38,6 +38,9 @@ void detsim__world_crash(unsigned node, bool silent) {
   struct detsim_world_node *n = &S->nodes[node];
   CHECK_EQ(__atomic_load_n(&n->state, __ATOMIC_ACQUIRE), DETSIM_NODE_READY);
   n->down_silent = silent;
+  /* At level 3 a dead host is a power loss: its disk keeps only what was
+   * durable, as its next incarnation finds it (runtime/disk/). */
+  if (silent && S->level >= 3) n->disk_lost_power = 1;
   __atomic_store_n(&n->state, DETSIM_NODE_DOWN, __ATOMIC_RELEASE);
   net_node_crash(node, silent);
   /* Its peers' waits must look at what the crash said to them. */
@@ -70,6 +73,15 @@ void detsim__world_restart(unsigned node) {
   n->down_silent = 0;
   n->term_sent = 0;
   n->sig_inbox = 0;
+  if (n->disk_rolled_back) {
+    /* Its disk was rolled back before its main: what it lost is part of
+     * the history, at the restart's place. */
+    n->disk_rolled_back = 0;
+    S->fault_counts[DETSIM_FAULT_POWER_LOSS]++;
+    uint64_t w = n->disk_lost_writes < 0xffff ? n->disk_lost_writes : 0xffff;
+    uint64_t m = n->disk_lost_names < 0xffff ? n->disk_lost_names : 0xffff;
+    detsim__event(DETSIM_EV_disk_power_loss, detsim__self(), NULL, 0, (uint32_t)(w | m << 16));
+  }
   detsim__world_touch();
 }
 

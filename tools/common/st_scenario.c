@@ -348,6 +348,32 @@ static int parse_protect(struct parser *p, unsigned line, const char *text, cons
   return 0;
 }
 
+/* "data NAME PATH": the data directory of a node (or of every node of a
+ * group) declared above, relative to its own directory, which it narrows
+ * (docs/disk.md): files outside it are not on the simulated disk. */
+static int parse_data(struct parser *p, unsigned line, const char *text, const char *rest) {
+  char name[64], path[ST_SCENARIO_LINE_BYTES_MAX + 1], extra[2];
+  int n = sscanf(rest, " %63s %4096s %1s", name, path, extra);
+  if (n != 2) return fail(p, line, text, "want 'data NAME PATH' (a node or group declared above, a relative path)");
+  if (path[0] == '/') return fail(p, line, text, "data %s: the path is relative to the node's own directory", path);
+  for (const char *c = path; *c;) {
+    size_t k = strcspn(c, "/");
+    if (k == 2 && c[0] == '.' && c[1] == '.')
+      return fail(p, line, text, "data %s: '..' would leave the node's own directory", path);
+    c += k + (c[k] == '/');
+  }
+  bool found = false;
+  for (unsigned j = 0; j < p->s->n_nodes; j++) {
+    struct st_scenario_node *node = &p->s->nodes[j];
+    if (strcmp(node->name, name) != 0 && strcmp(node->group, name) != 0) continue;
+    free(node->data);
+    node->data = st_xstrdup(path);
+    found = true;
+  }
+  if (!found) return fail(p, line, text, "no node or group named '%s' above this line", name);
+  return 0;
+}
+
 static int parse_line(struct parser *p, unsigned line, char *text) {
   if (cut_comment(text) != 0) return fail(p, line, text, "unterminated quote");
   char word[16] = "";
@@ -363,7 +389,8 @@ static int parse_line(struct parser *p, unsigned line, char *text) {
   if (!strcmp(word, "level")) return parse_level(p, line, text, rest);
   if (!strcmp(word, "option") || !strcmp(word, "env")) return parse_setting(p, line, text, rest, word[0] == 'e');
   if (!strcmp(word, "protect")) return parse_protect(p, line, text, rest);
-  return fail(p, line, text, "unknown directive '%s' (want server, client, level, option, env or protect)", word);
+  if (!strcmp(word, "data")) return parse_data(p, line, text, rest);
+  return fail(p, line, text, "unknown directive '%s' (want server, client, level, option, env, protect or data)", word);
 }
 
 /* Splits data into NUL-terminated lines in place and parses each. */
@@ -428,6 +455,7 @@ void st_scenario_free(struct st_scenario *s) {
   for (unsigned i = 0; i < s->n_nodes; i++) {
     struct st_scenario_node *n = &s->nodes[i];
     free(n->program);
+    free(n->data);
     for (unsigned a = 0; n->argv && a < n->argc; a++) free(n->argv[a]);
     free(n->argv);
   }

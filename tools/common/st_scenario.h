@@ -34,6 +34,7 @@ struct st_scenario_node {
   char *program;                      /* resolved absolute path */
   char **argv;                        /* argv[0] = program as written, NULL-terminated, placeholders expanded */
   unsigned argc;
+  char *data;                         /* `data NAME PATH`: its data directory under its own; NULL: the whole */
 };
 
 struct st_scenario {

@@ -6,6 +6,7 @@
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdio.h>
@@ -27,7 +28,7 @@
 #define NODE_TAIL_LINES 30
 
 static const char usage[] =
-    "usage: simworld [--logs DIR] SCENARIO-FILE\n"
+    "usage: simworld [--logs DIR] [--level N] SCENARIO-FILE\n"
     "  Runs one seed of a scenario: every node a process of a simulation build,\n"
     "  all in one simulated world (scheduler, clock, network).  DETSIM_SEED picks\n"
     "  the seed (drawn when unset); DETSIM_OPTIONS goes to every node after the\n"
@@ -35,6 +36,8 @@ static const char usage[] =
     "    detsim: <class> seed=<seed> events=<n> history=<hex> ...\n"
     "  --logs DIR  keep each node's stdout and stderr in DIR/<node>.out/.err\n"
     "              (default: a temporary directory, kept only when the run fails)\n"
+    "  --level N   1|2|3 or sunny|stormy|radioactive, over the scenario's own\n"
+    "              (DETSIM_OPTIONS level= still wins)\n"
     "  Exit status: the class's (0 pass, 80 exit, 81 correctness, 82 crash,\n"
     "  83 deadlock, 86 inconclusive), 89 bad input, 3 a node cannot be run.\n";
 
@@ -194,12 +197,20 @@ static void print_faults(const struct detsim_world_shared *w) {
 int main(int argc, char **argv) {
   st_prog = "simworld";
   const char *logs = NULL, *path = NULL;
+  int level = 0;
   for (int i = 1; i < argc; i++) {
     if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
       fputs(usage, stdout);
       return 0;
     } else if (!strcmp(argv[i], "--logs") && i + 1 < argc) {
       logs = argv[++i];
+    } else if (!strcmp(argv[i], "--level") && i + 1 < argc) {
+      const char *v = argv[++i];
+      static const char *const names[] = { "sunny", "stormy", "radioactive" };
+      level = 0;
+      for (int k = 0; k < 3; k++)
+        if (!strcmp(v, names[k]) || (v[0] == '1' + k && v[1] == '\0')) level = k + 1;
+      if (level == 0) st_die(SW_EXIT_USAGE, "--level %s: want 1, 2, 3, sunny, stormy or radioactive", v);
     } else if (argv[i][0] == '-' && argv[i][1] != '\0') {
       st_die(SW_EXIT_USAGE, "unknown option %s (see --help)", argv[i]);
     } else if (path == NULL) {
@@ -216,6 +227,7 @@ int main(int argc, char **argv) {
   static struct st_scenario sc;
   char err[1024];
   if (st_scenario_load(path, &sc, err, sizeof err) != 0) st_die(SW_EXIT_USAGE, "%s", err);
+  if (level) sc.level = level;
   st_world_check_programs(&sc);
 
   static struct sw_run r;
@@ -234,6 +246,14 @@ int main(int argc, char **argv) {
   pin_to_current_cpu();
   char *replay = replay_command(seed, path);
   fprintf(stderr, "detsim: seed=%" PRIu64 " replay: %s\n", seed, replay);
+  sw_disks_create(&r);
+  /* Each node runs in a directory of its own: a relative trace path is
+   * the launcher's, made absolute for the nodes (the merge reads it here). */
+  char *node_trace = trace_path(r.options, seed);
+  char cwd[PATH_MAX];
+  if (node_trace && node_trace[0] != '/' && getcwd(cwd, sizeof cwd) != NULL)
+    r.node_options = st_xasprintf("%s%strace=%s/%s", r.options, r.options[0] ? ":" : "", cwd, node_trace);
+  free(node_trace);
   r.world = sw_world_create(&sc, seed, &r.fd);
   catch_outside_signals();
   sw_start_all(&r);
@@ -282,6 +302,9 @@ int main(int argc, char **argv) {
   char *trace = trace_base && (failed || traced) && !as_expected ? sw_trace_merge(&r, trace_base, replay) : NULL;
   if (trace_base) sw_trace_parts_remove(&r, trace_base);
   if (trace) st_buf_printf(&extra, " trace=%s", trace);
+  /* The nodes' disks go with a passing run; a failing one keeps them
+   * beside its logs (simrun keeps a bounded number of those). */
+  if (!failed) sw_disks_remove(&r);
   if (failed || logs) st_buf_printf(&extra, " logs=%s", r.log_dir);
   else remove_logs(&r);
   if (w->n_checks > 0) {

@@ -11,6 +11,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <ftw.h>
 #include <limits.h>
 #include <linux/futex.h>
 #include <signal.h>
@@ -19,6 +20,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -82,7 +84,7 @@ static void spawn(struct sw_run *r, unsigned i) {
   char *out = log_path(r, i, "out"), *err = log_path(r, i, "err");
   char *world_env = st_xasprintf("%s=%d,%u", DETSIM_WORLD_ENV, r->fd, i);
   char *seed_env = st_xasprintf("DETSIM_SEED=%llu", (unsigned long long)r->seed);
-  char *opt_env = st_xasprintf("DETSIM_OPTIONS=%s", r->options);
+  char *opt_env = st_xasprintf("DETSIM_OPTIONS=%s", r->node_options ? r->node_options : r->options);
   r->world->nodes[i].state = DETSIM_NODE_STARTING;
   r->world->nodes[i].wake = 0;
   r->world->nodes[i].kill_me = 0;
@@ -103,6 +105,12 @@ static void spawn(struct sw_run *r, unsigned i) {
     putenv(seed_env);
     putenv(opt_env);
     for (unsigned k = 0; k < r->sc->n_env; k++) putenv(r->sc->env[k]);
+    if (chdir(r->node_dir[i]) != 0) {
+      dprintf(2, "simworld: cannot enter %s: %s\n", r->node_dir[i], strerror(errno));
+      _exit(127);
+    }
+    setenv(DETSIM_DISK_DIR_ENV, r->data_dir[i], 1);
+    setenv(DETSIM_DISK_JOURNAL_ENV, r->journal_dir[i], 1);
     execve(node->program, node->argv, environ);
     dprintf(2, "simworld: cannot run %s: %s\n", node->program, strerror(errno));
     _exit(127);
@@ -220,6 +228,57 @@ static void print_blocked(void *ctx, unsigned node, const char *rest, size_t len
 void sw_print_blocked(const struct sw_run *r) {
   fprintf(stderr, "simworld: every blocked thread of the world:\n");
   each_marked_line(r, "detsim: blocked: ", print_blocked, NULL);
+}
+
+static int remove_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw) {
+  (void)st;
+  (void)flag;
+  (void)ftw;
+  remove(path);
+  return 0;
+}
+
+static void remove_tree(const char *path) {
+  if (path) nftw(path, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+static void make_dir(const char *path) {
+  if (mkdir(path, 0755) != 0 && errno != EEXIST) st_die(ST_EXIT_HARNESS, "cannot make %s: %s", path, strerror(errno));
+}
+
+void sw_disks_create(struct sw_run *r) {
+  char abs[PATH_MAX];
+  if (realpath(r->log_dir, abs) == NULL) st_die(ST_EXIT_HARNESS, "%s: %s", r->log_dir, strerror(errno));
+  for (unsigned i = 0; i < r->sc->n_nodes; i++) {
+    const struct st_scenario_node *n = &r->sc->nodes[i];
+    r->node_dir[i] = st_xasprintf("%s/node-%s", abs, n->name);
+    r->journal_dir[i] = st_xasprintf("%s/.disk-%s", abs, n->name);
+    /* Fresh per run: a --logs directory may hold another seed's. */
+    remove_tree(r->node_dir[i]);
+    remove_tree(r->journal_dir[i]);
+    make_dir(r->node_dir[i]);
+    make_dir(r->journal_dir[i]);
+    if (n->data) {
+      r->data_dir[i] = st_xasprintf("%s/%s", r->node_dir[i], n->data);
+      /* Each component, as mkdir -p. */
+      for (char *c = r->data_dir[i] + strlen(r->node_dir[i]) + 1; *c; c++)
+        if (*c == '/') {
+          *c = '\0';
+          make_dir(r->data_dir[i]);
+          *c = '/';
+        }
+      make_dir(r->data_dir[i]);
+    } else {
+      r->data_dir[i] = st_xstrdup(r->node_dir[i]);
+    }
+  }
+}
+
+void sw_disks_remove(struct sw_run *r) {
+  for (unsigned i = 0; i < r->sc->n_nodes; i++) {
+    remove_tree(r->node_dir[i]);
+    remove_tree(r->journal_dir[i]);
+  }
 }
 
 /* Starts node i and waits until it is parked in the world. */

@@ -22,6 +22,7 @@ struct sw_run {
   const struct st_scenario *sc;
   uint64_t seed;
   const char *options;     /* DETSIM_OPTIONS for every node */
+  char *node_options;      /* as given to the nodes (NULL: options) */
   char *log_dir;
   int fd;                  /* the world's memory */
   struct detsim_world_shared *world;
@@ -29,9 +30,19 @@ struct sw_run {
   int outside_death;       /* a node that died outside the simulation, or -1 */
   int outside_status;
   bool dumped[DETSIM_WORLD_NODES_MAX]; /* this incarnation wrote its part */
+  /* Each node's own directory (its working directory, fresh per run) and
+   * its data directory and undo journal's (runtime/disk/). */
+  char *node_dir[DETSIM_WORLD_NODES_MAX];
+  char *data_dir[DETSIM_WORLD_NODES_MAX];
+  char *journal_dir[DETSIM_WORLD_NODES_MAX];
 };
 
 struct detsim_world_shared *sw_world_create(const struct st_scenario *sc, uint64_t seed, int *fd_out);
+/* Makes every node's directories under the log directory: node-NAME (its
+ * working directory and simulated disk) and .disk-NAME (its journal). */
+void sw_disks_create(struct sw_run *r);
+/* Removes them (a passing run); a failing one keeps them with its logs. */
+void sw_disks_remove(struct sw_run *r);
 void sw_start_all(struct sw_run *r);
 /* Waits for the world's end: 0, -1 when a node died outside it, or
  * SW_OUTSIDE_SIGNAL when a real signal from outside the simulation came

@@ -1,0 +1,444 @@
+/* A world test node on the simulated disk: it runs a workload on its data
+ * directory (disk/, the scenario's `data`), notes in an oracle file outside
+ * it (oracle, in its own directory: no power loss touches it) what it made
+ * durable, and after a restart checks the model's rules against it.
+ *
+ *   disk_node MODE MODEL   MODE: log stdio overwrite names rename eio enospc corrupt;
+ *                          MODEL: ext4 or posix (the rules it checks)
+ *
+ * A broken rule is a failed DETSIM_CHECK (class correctness); what the
+ * model may do but need not (lose an unsynced write) is a DETSIM_SOMETIMES
+ * the test wants reached in some seed.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "detsim.h"
+
+#define REC 64
+#define RECORDS 300
+
+static bool posix_model;
+
+static uint32_t sum(const unsigned char *p, size_t n) {
+  uint32_t h = 2166136261u;
+  for (size_t i = 0; i < n; i++) h = (h ^ p[i]) * 16777619u;
+  return h;
+}
+
+static void make(unsigned seq, unsigned char out[REC]) {
+  memset(out, 0, REC);
+  memcpy(out, "RECD", 4);
+  memcpy(out + 4, &seq, 4);
+  for (int i = 8; i < REC - 4; i++) out[i] = (unsigned char)(seq * 31 + (unsigned)i);
+  uint32_t h = sum(out, REC - 4);
+  memcpy(out + REC - 4, &h, 4);
+}
+
+/* 1 valid record number seq, 0 all zeros, -1 anything else. */
+static int classify(const unsigned char *p, unsigned seq) {
+  unsigned char want[REC];
+  make(seq, want);
+  if (memcmp(p, want, REC) == 0) return 1;
+  for (int i = 0; i < REC; i++)
+    if (p[i]) return -1;
+  return 0;
+}
+
+static void die(const char *what) {
+  fprintf(stderr, "disk_node: %s: %s\n", what, strerror(errno));
+  exit(2);
+}
+
+static void note(const char *fmt, unsigned v) {
+  FILE *f = fopen("oracle", "a");
+  if (!f) die("oracle");
+  fprintf(f, fmt, v);
+  fputc('\n', f);
+  fclose(f);
+}
+
+/* The oracle's lines, in order: a letter and a count. */
+struct ev {
+  char kind;
+  unsigned n;
+};
+static struct ev evs[4096];
+static unsigned n_evs;
+
+static bool load_oracle(void) {
+  FILE *f = fopen("oracle", "r");
+  if (!f) return false;
+  char k;
+  unsigned n;
+  while (n_evs < 4096 && fscanf(f, " %c %u", &k, &n) == 2) evs[n_evs++] = (struct ev){ k, n };
+  fclose(f);
+  return true;
+}
+
+static unsigned last(char kind) {
+  unsigned v = 0;
+  for (unsigned i = 0; i < n_evs; i++)
+    if (evs[i].kind == kind && evs[i].n > v) v = evs[i].n;
+  return v;
+}
+
+static void write_all(int fd, const unsigned char *p, size_t n, bool retry_eio) {
+  while (n > 0) {
+    ssize_t w = write(fd, p, n);
+    if (w < 0 && retry_eio && errno == EIO) continue;
+    if (w < 0) die("write");
+    p += w;
+    n -= (size_t)w;
+  }
+}
+
+static void fsync_dir(const char *dir) {
+  int d = open(dir, O_RDONLY | O_DIRECTORY);
+  if (d < 0 || fsync(d) != 0) die("fsync of a directory");
+  close(d);
+}
+
+/* ---- log: appends, an fsync every few; synced records survive ---- */
+
+static void log_check(void) {
+  unsigned synced = last('s'), written = last('w');
+  int fd = open("disk/log", O_RDONLY);
+  struct stat st;
+  if (fd < 0 || fstat(fd, &st) != 0) die("log after restart");
+  unsigned slots = (unsigned)(st.st_size / REC);
+  bool zeros = false, bad = false;
+  unsigned char buf[REC];
+  for (unsigned k = 0; k < slots; k++) {
+    if (pread(fd, buf, REC, (off_t)k * REC) != REC) die("pread");
+    int c = classify(buf, k);
+    if (c == 0) zeros = true;
+    if (c < 0 || (c == 0 && k < synced)) bad = true;
+    if (c != 1 && k < synced) fprintf(stderr, "disk_node: synced record %u lost (class %d)\n", k, c);
+  }
+  close(fd);
+  DETSIM_CHECK(slots >= synced, "synced appends keep their size");
+  DETSIM_CHECK(!bad, "synced records survive, the rest whole or zeros");
+  DETSIM_CHECK(st.st_size % REC == 0 && slots <= written, "no bytes past what was written");
+  if (!posix_model) DETSIM_CHECK(!zeros, "ext4: an append's data is there before its size");
+  else DETSIM_SOMETIMES(zeros, "posix: a size survived without its data");
+  DETSIM_SOMETIMES(slots < written, "unsynced appends lost");
+  DETSIM_SOMETIMES(slots == written && written > synced, "unsynced appends kept");
+}
+
+static void log_run(void) {
+  int fd = open("disk/log", O_WRONLY | O_CREAT | O_APPEND, 0644);
+  if (fd < 0) die("open log");
+  fsync_dir("disk"); /* the log's name is durable from the start */
+  unsigned char r[REC];
+  for (unsigned i = 0; i < RECORDS; i++) {
+    make(i, r);
+    write_all(fd, r, REC, false);
+    note("w %u", i + 1);
+    if (i % 7 == 6) {
+      if (fsync(fd) != 0) die("fsync");
+      note("s %u", i + 1);
+    }
+    usleep(2000);
+  }
+  close(fd);
+}
+
+/* ---- stdio: the same log through a stream (fwrite, fflush, fsync of its
+ * fileno), which must be on the disk too ---- */
+
+static void stdio_run(void) {
+  FILE *f = fopen("disk/log", "a");
+  if (f == NULL) die("fopen log");
+  fsync_dir("disk");
+  unsigned char r[REC];
+  for (unsigned i = 0; i < RECORDS; i++) {
+    make(i, r);
+    if (fwrite(r, REC, 1, f) != 1 || fflush(f) != 0) die("fwrite");
+    note("w %u", i + 1);
+    if (i % 7 == 6) {
+      if (fsync(fileno(f)) != 0) die("fsync");
+      note("s %u", i + 1);
+    }
+    usleep(2000);
+  }
+  fclose(f);
+}
+
+/* ---- overwrite: records rewritten in place (slot = seq % SLOTS); each
+ * slot must read back as one whole version, never older than the last
+ * synced one: undo never clobbers a newer surviving write ---- */
+
+#define SLOTS 16
+
+static void overwrite_check(void) {
+  unsigned synced = last('s'), written = last('w');
+  if (synced < SLOTS) return; /* the crash came before the slots were filled and synced: nothing promised */
+  int fd = open("disk/slots", O_RDONLY);
+  if (fd < 0) die("slots after restart");
+  bool older = false;
+  unsigned char buf[REC];
+  for (unsigned slot = 0; slot < SLOTS; slot++) {
+    unsigned seq = 0;
+    bool whole = pread(fd, buf, REC, (off_t)slot * REC) == REC;
+    if (whole) {
+      memcpy(&seq, buf + 4, 4);
+      whole = classify(buf, seq) == 1 && seq % SLOTS == slot && seq < written;
+    }
+    DETSIM_CHECK(whole, "each slot holds one whole version of its own");
+    /* The newest version of the slot written before the last fsync. */
+    unsigned floor = synced > 0 ? (synced - 1) - ((synced - 1 + SLOTS - slot) % SLOTS) : 0;
+    DETSIM_CHECK(!whole || seq >= floor, "a slot is never older than its last synced version");
+    unsigned newest = (written - 1) - ((written - 1 + SLOTS - slot) % SLOTS);
+    if (whole && seq < newest) older = true;
+  }
+  close(fd);
+  DETSIM_SOMETIMES(older, "an unsynced overwrite undone");
+}
+
+static void overwrite_run(void) {
+  int fd = open("disk/slots", O_RDWR | O_CREAT, 0644);
+  if (fd < 0) die("open slots");
+  unsigned char r[REC];
+  for (unsigned i = 0; i < SLOTS; i++) {
+    make(i, r);
+    if (pwrite(fd, r, REC, (off_t)i * REC) != REC) die("pwrite");
+  }
+  if (fsync(fd) != 0) die("fsync");
+  fsync_dir("disk");
+  note("w %u", SLOTS);
+  note("s %u", SLOTS);
+  for (unsigned t = SLOTS; t < RECORDS; t++) {
+    make(t, r);
+    if (pwrite(fd, r, REC, (off_t)(t % SLOTS) * REC) != REC) die("pwrite");
+    note("w %u", t + 1);
+    if (t % 9 == 8) {
+      if (fdatasync(fd) != 0) die("fdatasync");
+      note("s %u", t + 1);
+    }
+    usleep(2000);
+  }
+  close(fd);
+}
+
+/* ---- names: creates, a directory fsync every few ---- */
+
+static void names_check(void) {
+  unsigned synced = last('d'), created = last('c');
+  bool gap = false, missing_after_gap = false, lost = false, any_missing = false;
+  for (unsigned k = 0; k < created; k++) {
+    char p[64];
+    snprintf(p, sizeof p, "disk/n-%u", k);
+    bool there = access(p, F_OK) == 0;
+    DETSIM_CHECK(there || k >= synced, "a name synced by its directory's fsync survives");
+    if (!there) any_missing = true;
+    if (!there && k >= synced) lost = true;
+    if (there && gap) missing_after_gap = true;
+    if (!there) gap = true;
+  }
+  if (!posix_model) DETSIM_CHECK(!missing_after_gap, "ext4: the names that survive are an in-order prefix");
+  else DETSIM_SOMETIMES(missing_after_gap, "posix: a later name survived an earlier one");
+  DETSIM_SOMETIMES(lost, "unsynced names lost");
+  DETSIM_SOMETIMES(!any_missing && created > synced, "unsynced names kept");
+}
+
+static void names_run(void) {
+  for (unsigned i = 0; i < RECORDS; i++) {
+    char p[64];
+    snprintf(p, sizeof p, "disk/n-%u", i);
+    int fd = open(p, O_WRONLY | O_CREAT | O_EXCL, 0644);
+    if (fd < 0) die("create");
+    close(fd);
+    note("c %u", i + 1);
+    if (i % 5 == 4) {
+      fsync_dir("disk");
+      note("d %u", i + 1);
+    }
+    usleep(2000);
+  }
+}
+
+/* ---- rename: a new version fsynced, renamed over the current one ---- */
+
+static int version_of(const char *path) {
+  int fd = open(path, O_RDONLY);
+  if (fd < 0) return -1;
+  unsigned char buf[REC];
+  ssize_t n = read(fd, buf, REC);
+  close(fd);
+  unsigned seq;
+  if (n != REC) return -2;
+  memcpy(&seq, buf + 4, 4);
+  return classify(buf, seq) == 1 ? (int)seq : -2;
+}
+
+static void rename_check(void) {
+  unsigned synced = last('d'), renamed = last('r');
+  int cur = version_of("disk/cur"), tmp = version_of("disk/tmp");
+  DETSIM_CHECK(cur >= 0 || tmp >= 0, "rename is atomic: the old name or the new one holds a whole version");
+  /* tmp may be a version not fsynced yet (the crash came before); cur only
+   * ever names an fsynced one. */
+  DETSIM_CHECK(cur != -2, "an fsynced file renamed is whole");
+  DETSIM_CHECK(cur < 0 || (unsigned)cur >= synced, "a rename synced by its directory's fsync survives");
+  DETSIM_SOMETIMES(cur >= 0 && (unsigned)cur < renamed, "an unsynced rename undone");
+  DETSIM_SOMETIMES(cur >= 0 && (unsigned)cur == renamed && renamed > synced, "an unsynced rename kept");
+}
+
+static void put_version(const char *path, unsigned v) {
+  int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  if (fd < 0) die("open version");
+  unsigned char r[REC];
+  make(v, r);
+  write_all(fd, r, REC, false);
+  if (fsync(fd) != 0) die("fsync version");
+  close(fd);
+}
+
+static void rename_run(void) {
+  put_version("disk/cur", 0);
+  fsync_dir("disk");
+  note("d %u", 0);
+  for (unsigned v = 1; v <= RECORDS / 2; v++) {
+    put_version("disk/tmp", v);
+    if (rename("disk/tmp", "disk/cur") != 0) die("rename");
+    note("r %u", v);
+    if (v % 10 == 0) {
+      fsync_dir("disk");
+      note("d %u", v);
+    }
+    usleep(2000);
+  }
+}
+
+/* ---- eio: a failed fsync retried; what it held may be gone ---- */
+
+static void eio_check(void) {
+  int fd = open("disk/log", O_RDONLY);
+  struct stat st;
+  if (fd < 0 || fstat(fd, &st) != 0) die("log after restart");
+  unsigned slots = (unsigned)(st.st_size / REC), written = last('w');
+  bool lost_behind_failure = false;
+  unsigned char buf[REC];
+  for (unsigned k = 0; k < written; k++) {
+    /* The first sync outcome after record k was written. */
+    char first = 0;
+    for (unsigned i = 0; i < n_evs && !first; i++)
+      if ((evs[i].kind == 's' || evs[i].kind == 'f') && evs[i].n >= k + 1) first = evs[i].kind;
+    bool there = k < slots && pread(fd, buf, REC, (off_t)k * REC) == REC && classify(buf, k) == 1;
+    DETSIM_CHECK(there || first != 's', "a record synced by a clean fsync survives");
+    if (!there && first == 'f') lost_behind_failure = true;
+  }
+  close(fd);
+  unsigned fails = 0;
+  for (unsigned i = 0; i < n_evs; i++) fails += evs[i].kind == 'f';
+  fprintf(stderr, "disk_node: after the restart: %u records written, %u on disk, %u failed fsyncs%s\n", written, slots,
+          fails, lost_behind_failure ? ", a record behind one lost" : "");
+  DETSIM_SOMETIMES(lost_behind_failure, "a record behind a failed fsync is lost though its retry returned 0");
+}
+
+static void eio_run(void) {
+  int fd = open("disk/log", O_WRONLY | O_CREAT | O_APPEND, 0644);
+  if (fd < 0) die("open log");
+  fsync(fd);
+  fsync_dir("disk");
+  unsigned char r[REC];
+  for (unsigned i = 0; i < RECORDS; i++) {
+    make(i, r);
+    write_all(fd, r, REC, true);
+    note("w %u", i + 1);
+    if (i % 4 == 3) {
+      if (fsync(fd) != 0) {
+        if (errno != EIO) die("fsync");
+        DETSIM_SOMETIMES(true, "fsync failed with EIO");
+        note("f %u", i + 1);
+        DETSIM_CHECK(fsync(fd) == 0, "a retried fsync returns 0, as Linux");
+      } else {
+        note("s %u", i + 1);
+      }
+    }
+    usleep(2000);
+  }
+  close(fd);
+}
+
+/* ---- enospc: failed and short writes; the file holds what they took ---- */
+
+static void enospc_run(void) {
+  int fd = open("disk/log", O_RDWR | O_CREAT | O_TRUNC, 0644);
+  if (fd < 0) die("open log");
+  unsigned char r[REC];
+  size_t total = 0;
+  for (unsigned i = 0; i < RECORDS; i++) {
+    make(i, r);
+    size_t done = 0;
+    while (done < REC) {
+      ssize_t w = write(fd, r + done, REC - done);
+      if (w < 0 && errno == ENOSPC) {
+        DETSIM_SOMETIMES(true, "a write failed with ENOSPC");
+        usleep(1000);
+        continue;
+      }
+      if (w < 0) die("write");
+      DETSIM_SOMETIMES((size_t)w < REC - done, "a short write");
+      done += (size_t)w;
+    }
+    total += REC;
+    usleep(1000);
+  }
+  unsigned char buf[REC];
+  bool same = true;
+  for (unsigned i = 0; i < RECORDS; i++)
+    if (pread(fd, buf, REC, (off_t)i * REC) != REC || classify(buf, i) != 1) same = false;
+  struct stat st;
+  fstat(fd, &st);
+  DETSIM_CHECK(same && (size_t)st.st_size == total, "the file holds exactly what the writes took");
+  close(fd);
+}
+
+/* ---- corrupt: reads back and trusts nothing it cannot check ---- */
+
+static void corrupt_run(void) {
+  int fd = open("disk/log", O_RDWR | O_CREAT | O_TRUNC, 0644);
+  if (fd < 0) die("open log");
+  unsigned char r[REC], buf[REC];
+  for (unsigned i = 0; i < RECORDS; i++) {
+    make(i, r);
+    write_all(fd, r, REC, false);
+    ssize_t n = pread(fd, buf, REC, (off_t)i * REC);
+    if (n != REC || memcmp(buf, r, REC) != 0) {
+      fprintf(stderr, "disk_node: record %u reads back wrong (%s)\n", i, n < 0 ? strerror(errno) : "bytes");
+      exit(5); /* the program's own check found it: a failure the fault excuses */
+    }
+    usleep(1000);
+  }
+  close(fd);
+}
+
+int main(int argc, char **argv) {
+  if (argc != 3) {
+    fprintf(stderr, "usage: disk_node log|names|rename|eio|enospc|corrupt ext4|posix\n");
+    return 2;
+  }
+  const char *mode = argv[1];
+  posix_model = strcmp(argv[2], "posix") == 0;
+  bool restarted = load_oracle();
+  if (!restarted) note("b %u", 0);
+  if (!strcmp(mode, "log")) restarted ? log_check() : log_run();
+  else if (!strcmp(mode, "stdio")) restarted ? log_check() : stdio_run();
+  else if (!strcmp(mode, "overwrite")) restarted ? overwrite_check() : overwrite_run();
+  else if (!strcmp(mode, "names")) restarted ? names_check() : names_run();
+  else if (!strcmp(mode, "rename")) restarted ? rename_check() : rename_run();
+  else if (!strcmp(mode, "eio")) restarted ? eio_check() : eio_run();
+  else if (!strcmp(mode, "enospc")) { if (!restarted) enospc_run(); }
+  else if (!strcmp(mode, "corrupt")) { if (!restarted) corrupt_run(); }
+  else return 2;
+  /* Stay up: the client ends the world. */
+  for (;;) sleep(100);
+}
