@@ -1,6 +1,6 @@
 /* Work counting: virtual time for the instructions a thread runs between
  * yield points, so that a thread busy computing advances the clock as it
- * would advance real time (runtime/time/event_cost.h prices them).
+ * would advance real time (runtime/time/time.h prices them).
  *
  * Every instrumented function adds, before each call and before each
  * terminator, the number of instructions run since the previous such point

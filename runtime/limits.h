@@ -40,7 +40,7 @@
  * reused, and they are 16-bit in trace records. */
 #define DETSIM_MAX_THREADS_CREATED 60000
 
-/* Virtual pids and tids (proc_ids.h) are never reused in a run: the
+/* Virtual pids and tids (proc/proc.h) are never reused in a run: the
  * counter stops at Linux's largest pid_max (2^22), and a run that would
  * need one more ends as inconclusive with limit=pid_max.  Threads created
  * per process are bounded far below (DETSIM_MAX_THREADS_CREATED), so only

@@ -118,7 +118,7 @@ struct detsim_world_node {
                               comes to it */
   struct detsim_node_clock clock; /* kept across restarts: the same host */
   char name[DETSIM_WORLD_NAME_BYTES];
-  int32_t vpid;            /* its process's virtual pid (runtime/proc/proc_ids.h);
+  int32_t vpid;            /* its process's virtual pid (runtime/proc/proc.h);
                               `pid` above is the kernel's */
   int32_t sig_from[64];    /* the sender's virtual pid of each signal in sig_inbox */
   /* A process made by fork (world_proc.c; 0 for a node of the scenario,
@@ -134,7 +134,7 @@ struct detsim_world_node {
    * process last took it (a standard signal keeps its first instance's
    * siginfo): its pid, CLD_* code and status; code 0 when none. */
   int32_t chld_pid, chld_code, chld_status;
-  /* Its process group and session (virtual ids; runtime/proc/proc_ids.h):
+  /* Its process group and session (virtual ids; runtime/proc/proc.h):
    * a process that starts leads both, a forked one inherits its parent's,
    * setsid and setpgid change them.  0 before its process has its ids. */
   int32_t pgid, sid;

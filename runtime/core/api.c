@@ -8,14 +8,13 @@
 #define __DETSIM__ 1 /* the runtime implements the simulation-build API */
 #define DETSIM_RUNTIME_INTERNAL_ 1 /* no registering constructor of its own */
 #include "include/detsim.h"
-#include "real.h"
-#include "prng.h"
-#include "report.h"
-#include "sched_internal.h"
-#include "signal.h"
-#include "event_cost.h"
-#include "trace.h"
-#include "world.h"
+#include "intercept/intercept.h"
+#include "core/core.h"
+#include "sched/sched.h"
+#include "signal/signal.h"
+#include "time/time.h"
+#include "trace/trace.h"
+#include "world/world.h"
 
 DETSIM_EXPORT void __detsim_yield_access(void *addr, uint32_t kind) {
   detsim__yield_aux(DETSIM_EV_access, addr, (uintptr_t)__builtin_return_address(0), kind);

@@ -18,26 +18,18 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "clock.h"
-#include "event_cost.h"
-#include "options.h"
-#include "outside_signal.h"
-#include "choices.h"
-#include "fuzz_cov.h"
-#include "plan.h"
-#include "prng.h"
-#include "proc.h"
-#include "proc_exec.h"
-#include "proc_ids.h"
-#include "real.h"
-#include "report.h"
-#include "sanitize.h"
-#include "stdio_sim.h"
-#include "sched_internal.h"
-#include "trace.h"
-#include "trap.h"
-#include "disk.h"
-#include "world.h"
+#include "time/time.h"
+#include "core/core.h"
+#include "signal/signal.h"
+#include "fuzz/fuzz.h"
+#include "trace/trace.h"
+#include "proc/proc.h"
+#include "intercept/intercept.h"
+#include "sanitize/sanitize.h"
+#include "libc/libc.h"
+#include "sched/sched.h"
+#include "disk/disk.h"
+#include "world/world.h"
 
 void net_close_all(void);
 void net_node_crash(unsigned node, bool silent);

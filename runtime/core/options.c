@@ -3,8 +3,8 @@
  * Runs in the runtime's constructor, before the program's code: no locks,
  * no threads, and errors are returned as text for the caller to print.
  */
-#include "options.h"
-#include "machine.h"
+#include "core/core.h"
+#include "machine/machine.h"
 
 #include <errno.h>
 #include <stdio.h>

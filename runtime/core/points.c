@@ -26,11 +26,11 @@
 #define DETSIM_RUNTIME_INTERNAL_ 1
 #include "include/detsim.h"
 #include "limits.h"
-#include "real.h"
-#include "report.h"
-#include "sched_internal.h"
-#include "trace.h"
-#include "world.h"
+#include "intercept/intercept.h"
+#include "core/core.h"
+#include "sched/sched.h"
+#include "trace/trace.h"
+#include "world/world.h"
 
 static struct {
   struct detsim_point *start, *stop;

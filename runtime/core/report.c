@@ -6,8 +6,8 @@
  * wherever it can and ends with the exit_group system call, which no
  * interceptor stands in front of.
  */
-#include "disk.h"
-#include "report.h"
+#include "disk/disk.h"
+#include "core/core.h"
 
 #include <dlfcn.h>
 #include <inttypes.h>
@@ -21,21 +21,15 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "check.h"
-#include "clock.h"
-#include "options.h"
-#include "outside_signal.h"
-#include "output.h"
-#include "stdio_sim.h"
-#include "choices.h"
-#include "fuzz_cov.h"
-#include "plan.h"
-#include "proc.h"
-#include "proc_exec.h"
-#include "real.h"
-#include "sched_internal.h"
-#include "trace.h"
-#include "world.h"
+#include "time/time.h"
+#include "signal/signal.h"
+#include "trace/trace.h"
+#include "libc/libc.h"
+#include "fuzz/fuzz.h"
+#include "proc/proc.h"
+#include "intercept/intercept.h"
+#include "sched/sched.h"
+#include "world/world.h"
 
 static const char *const class_names[DETSIM_CLASS_COUNT] = {
 #define DETSIM_CLASS(name, status, desc) #name,

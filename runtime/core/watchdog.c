@@ -7,7 +7,7 @@
  * with a signal, prints it, and ends the run as inconclusive.
  *
  * It also ends a run that a real signal from outside stopped, when the
- * thread holding the baton cannot (outside_signal.h): it waits on that
+ * thread holding the baton cannot (signal/signal.h): it waits on that
  * signal's word between its looks, so it starts even with watchdog_s=0.
  */
 #include <inttypes.h>
@@ -19,15 +19,14 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "options.h"
-#include "outside_signal.h"
-#include "proc.h"
-#include "real.h"
-#include "report.h"
-#include "sanitize.h"
-#include "sched_internal.h"
-#include "trace.h"
-#include "world.h"
+#include "core/core.h"
+#include "signal/signal.h"
+#include "proc/proc.h"
+#include "intercept/intercept.h"
+#include "sanitize/sanitize.h"
+#include "sched/sched.h"
+#include "trace/trace.h"
+#include "world/world.h"
 
 #define WATCHDOG_POLL_MS 100
 /* How long the stuck thread gets to answer with its backtrace. */

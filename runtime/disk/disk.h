@@ -1,3 +1,8 @@
+/* disk/: the one header of the runtime's disk part; other parts
+ * include this and nothing else of the folder. */
+#ifndef DETSIM_DISK_PART_H
+#define DETSIM_DISK_PART_H
+
 /* The simulated disk of a node (docs/disk.md).
  *
  * A node's files are real files under its data directory; the runtime adds
@@ -7,8 +12,6 @@
  * and may meet a storage fault.  After a crash as a dead host, the next
  * incarnation rolls the journal back as the seed draws before its main runs.
  */
-#ifndef DETSIM_DISK_H
-#define DETSIM_DISK_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -64,4 +67,93 @@ _Noreturn void detsim__disk_unsupported(const char *what);
  * was injected is excused: the class the run ends with. */
 int detsim__disk_class(int cls);
 
-#endif
+/* Shared by the files of runtime/disk/ only. */
+
+#include <limits.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+
+enum disk_model { DISK_MODEL_EXT4, DISK_MODEL_POSIX };
+
+struct disk_config {
+  char data[PATH_MAX];      /* the data directory, resolved; "" for none */
+  size_t data_len;
+  char journal_dir[PATH_MAX]; /* the node's journal and undo links; "" when
+                                 nothing is journaled (no crash can lose) */
+  bool journal;
+  enum disk_model model;
+  uint64_t seed;
+};
+extern struct disk_config detsim__disk;
+
+/* ---- the undo journal (disk_journal.c) ----
+ * One record per modifying call, appended before the call runs, in a file
+ * of the node's journal directory; its processes run one at a time, and a
+ * crash happens while the node is parked, so no record is ever half
+ * written.  Records say what to undo (pre-images, old sizes, old names)
+ * and what became durable (syncs). */
+enum disk_rec {
+  DISK_REC_WRITE = 1,   /* ino, path; off, len; old_size; pre-image of [off, min(off+len, old_size)) */
+  DISK_REC_SIZE,        /* ino, path; off = the new size; old_size; pre-image of [new, old) when shrinking */
+  DISK_REC_FSYNC,       /* ino: its data and size are durable */
+  DISK_REC_FSYNC_FAIL,  /* ino: its unsynced data is gone for crash purposes */
+  DISK_REC_DIRSYNC,     /* path: the names of that directory are durable */
+  DISK_REC_SYNCALL,     /* everything is durable */
+  DISK_REC_CREATE,      /* path (len 1: a directory) */
+  DISK_REC_UNLINK,      /* path; path2 = its undo link ("" for a directory) */
+  DISK_REC_RENAME,      /* path -> path2; pre = the undo link of a replaced file */
+  DISK_REC_LINK,        /* path (old) -> path2 (new name) */
+};
+
+struct disk_rec_head {
+  uint32_t magic, type;
+  uint64_t ino;
+  int64_t off;
+  uint64_t len;
+  int64_t old_size;
+  uint32_t path_len, path2_len;
+  uint64_t pre_len;
+};
+#define DISK_REC_MAGIC 0x6b736964u /* "disk" */
+
+void disk_journal_write(uint64_t ino, const char *path, int64_t off, uint64_t len, int64_t old_size, int readfd);
+void disk_journal_size(uint64_t ino, const char *path, int64_t new_size, int64_t old_size, int readfd);
+void disk_journal_mark(enum disk_rec type, uint64_t ino, const char *path);
+void disk_journal_name(enum disk_rec type, const char *path, const char *path2, const char *extra, uint64_t len);
+/* Hard-links `path` into the journal directory (so an unlinked or replaced
+ * file can come back); its name there into out, "" when it is no file. */
+void disk_journal_keep(const char *path, char *out, size_t size);
+/* Everything is durable: the journal and the undo links go. */
+void disk_journal_reset(void);
+/* After a power loss: rolls the disk back as the seed draws (disk_rollback.c),
+ * counting what was lost. */
+void disk_rollback(uint64_t *lost_writes, uint64_t *lost_names);
+
+/* ---- paths (disk_config.c) ---- */
+/* `path` from dirfd as an absolute path with symlinks of its directory
+ * resolved; false when it cannot be made. */
+bool disk_resolve(int dirfd, const char *path, char *out, size_t size);
+bool disk_under(const char *abs);
+/* The path of a descriptor's file (readlink of /proc/self/fd). */
+bool disk_fd_path(int fd, char *out, size_t size);
+/* Ends the run: a limit of the disk was reached, or a call the model does
+ * not cover was made on a file under the data directory. */
+_Noreturn void disk_fail(const char *what);
+
+/* ---- the disk's model and faults (disk_model.c) ---- */
+enum disk_op { DISK_OP_WRITE, DISK_OP_READ, DISK_OP_SYNC, DISK_OP_META };
+/* A yield point that takes the virtual time the operation costs. */
+void disk_take_time(enum disk_op op, uint64_t bytes, uintptr_t pc);
+/* Storage faults of this host's open windows: whether this call meets one
+ * (the kind's index in fault_kinds.inc), drawn from the node's stream. */
+bool disk_fault_hits(unsigned kind);
+uint64_t disk_fault_draw(uint64_t n);
+/* An injected storage fault: its event and its count. */
+void disk_fault_injected(unsigned kind, uintptr_t pc);
+/* The file's times after a modifying call: the virtual clock's. */
+void disk_touch_fd(int fd);
+void disk_touch_path(const char *abs);
+
+#endif /* DETSIM_DISK_PART_H */

@@ -12,11 +12,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "clock.h"
-#include "disk_internal.h"
-#include "real.h"
-#include "sched.h"
-#include "world.h"
+#include "time/time.h"
+#include "disk/disk.h"
+#include "intercept/intercept.h"
+#include "sched/sched.h"
+#include "world/world.h"
 
 static int fail_with(int e) {
   errno = e;

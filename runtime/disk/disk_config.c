@@ -16,13 +16,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "disk_internal.h"
+#include "disk/disk.h"
 #include "limits.h"
-#include "options.h"
-#include "real.h"
-#include "report.h"
-#include "sched.h"
-#include "world.h"
+#include "core/core.h"
+#include "intercept/intercept.h"
+#include "sched/sched.h"
+#include "world/world.h"
 
 struct disk_config detsim__disk;
 

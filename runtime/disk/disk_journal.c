@@ -1,4 +1,4 @@
-/* The undo journal of a node's disk (disk_internal.h).
+/* The undo journal of a node's disk (disk/disk.h).
  *
  * Appended with the real write(2), before the call it describes runs, to
  * <journal dir>/journal; undo links (files an unlink or a rename would
@@ -16,9 +16,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "disk_internal.h"
+#include "disk/disk.h"
 #include "limits.h"
-#include "real.h"
+#include "intercept/intercept.h"
 
 static int journal_fd = -1;
 static uint64_t journal_bytes; /* what this process knows of its size */

@@ -15,13 +15,12 @@
 #include <sys/stat.h>
 #include <time.h>
 
-#include "clock.h"
-#include "disk_internal.h"
-#include "prng.h"
-#include "real.h"
-#include "sched.h"
-#include "sched_internal.h"
-#include "world.h"
+#include "time/time.h"
+#include "disk/disk.h"
+#include "core/core.h"
+#include "intercept/intercept.h"
+#include "sched/sched.h"
+#include "world/world.h"
 
 #define S detsim__ws
 #define PPM 1000000u

@@ -27,14 +27,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "check.h"
-#include "disk_internal.h"
+#include "core/core.h"
+#include "disk/disk.h"
 #include "limits.h"
-#include "prng.h"
-#include "real.h"
-#include "report.h"
-#include "sched.h"
-#include "world.h"
+#include "intercept/intercept.h"
+#include "sched/sched.h"
+#include "world/world.h"
 
 struct rec {
   struct disk_rec_head h;

@@ -12,9 +12,9 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
-#include "disk.h"
-#include "real.h"
-#include "sched.h"
+#include "disk/disk.h"
+#include "intercept/intercept.h"
+#include "sched/sched.h"
 
 #define PC() ((uintptr_t)__builtin_return_address(0))
 

@@ -1,6 +1,6 @@
-/* Choice mode (choices.h): the file's bytes, held in memory and taken in
+/* Choice mode (fuzz/fuzz.h): the file's bytes, held in memory and taken in
  * order by the scheduler's decisions. */
-#include "choices.h"
+#include "fuzz/fuzz.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -1,19 +1,17 @@
-/* Fuzz mode's coverage (fuzz_cov.h).  The compiler's coverage module
+/* Fuzz mode's coverage (fuzz/fuzz.h).  The compiler's coverage module
  * constructors (-fsanitize-coverage=inline-8bit-counters) hand their
  * counter ranges to __sanitizer_cov_8bit_counters_init, defined here; the
  * runtime itself is not instrumented, so the counters are the program's. */
-#include "fuzz_cov.h"
+#include "fuzz/fuzz.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <string.h>
 #include <unistd.h>
 
-#include "choices.h"
 #include "fuzz_abi.h"
-#include "options.h"
-#include "real.h"
-#include "report.h"
+#include "core/core.h"
+#include "intercept/intercept.h"
 
 bool detsim__fuzz_on;
 

@@ -15,9 +15,9 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "net.h"
-#include "real.h"
-#include "world.h"
+#include "net/net.h"
+#include "intercept/intercept.h"
+#include "world/world.h"
 
 #define SINGLE_NODE_HOSTNAME "localhost"
 

@@ -14,9 +14,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "real.h"
-#include "report.h"
-#include "sched_internal.h"
+#include "intercept/intercept.h"
+#include "core/core.h"
+#include "sched/sched.h"
 
 static void end_now(int status) {
   if (!detsim__running()) return;
@@ -54,7 +54,7 @@ static void unsupported(const char *name, const char *why, unsigned *warned) {
 #define UNSUPPORTED_NOTE(name) \
   __attribute__((unused)) static unsigned warned_##name; \
   __attribute__((unused)) static const char *const why_##name =
-#include "unsupported_notes.h"
+#include "unsupported_notes.inc"
 
 DETSIM_EXPORT sem_t *__detsim_sem_open(const char *name, int oflag, ...) {
   unsupported("sem_open", why_sem_open, &warned_sem_open);

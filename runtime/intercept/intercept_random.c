@@ -9,10 +9,10 @@
 #include <string.h>
 #include <sys/random.h>
 
-#include "prng.h"
-#include "real.h"
-#include "sched_internal.h"
-#include "world.h"
+#include "core/core.h"
+#include "intercept/intercept.h"
+#include "sched/sched.h"
+#include "world/world.h"
 
 /* Linux returns at most this many bytes from one getrandom call. */
 #define DETSIM_GETRANDOM_BYTES_MAX 33554431u

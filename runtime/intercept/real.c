@@ -8,7 +8,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "real.h"
+#include "intercept/intercept.h"
 
 /* dlsym frees the error string a failed lookup left behind (any lookup, the
  * sanitizer runtime's own too) with free(); a sanitizer's free calls

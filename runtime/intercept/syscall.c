@@ -20,11 +20,10 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "net.h"
-#include "real.h"
-#include "report.h"
-#include "sched.h"
-#include "syscall.h"
+#include "net/net.h"
+#include "intercept/intercept.h"
+#include "core/core.h"
+#include "sched/sched.h"
 
 uintptr_t detsim__sys_caller;
 
@@ -50,7 +49,7 @@ long detsim__sys_gettid(const long a[6]) {
 }
 
 detsim_thread *detsim__sys_thread_of_tid(pid_t tid) {
-  /* Threads' ids are the world's (proc_ids.h), as gettid gives them. */
+  /* Threads' ids are the world's (proc/proc.h), as gettid gives them. */
   return detsim__thread_of_tid(tid);
 }
 

@@ -37,10 +37,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "clock.h"
-#include "net.h"
-#include "real.h"
-#include "syscall.h"
+#include "time/time.h"
+#include "net/net.h"
+#include "intercept/intercept.h"
 
 #define DECL(name) extern __typeof__(name) __detsim_##name;
 DECL(read) DECL(write) DECL(close) DECL(poll) DECL(readv) DECL(writev) DECL(pipe) DECL(pipe2) DECL(select)

@@ -10,8 +10,8 @@
 #include <stdbool.h>
 #include <sys/syscall.h>
 
-#include "sched_internal.h"
-#include "syscall.h"
+#include "sched/sched.h"
+#include "intercept/intercept.h"
 
 /* The commands the simulated kernel answers to in MEMBARRIER_CMD_QUERY. */
 #define MEMBARRIER_SIMULATED                                                                       \

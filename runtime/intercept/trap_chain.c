@@ -1,4 +1,4 @@
-/* A synchronous fault the trap handlers do not answer (trap.h).
+/* A synchronous fault the trap handlers do not answer (intercept/intercept.h).
  *
  * The fault belongs to the instruction that raised it, as on Linux: if the
  * program set a handler for that signal (its simulated disposition, from
@@ -15,9 +15,8 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "real.h"
-#include "signal.h"
-#include "trap.h"
+#include "intercept/intercept.h"
+#include "signal/signal.h"
 
 /* The kernel's default action (the process ends by the signal): the real
  * disposition back to SIG_DFL, the signal unblocked and sent again. */

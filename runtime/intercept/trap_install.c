@@ -1,4 +1,4 @@
-/* The run-time net's set-up and its one rule about exec (trap.h).
+/* The run-time net's set-up and its one rule about exec (intercept/intercept.h).
  *
  * trap_syscalls (auto: on in a world's processes, where exec is not
  * simulated, and off in a one-process run, where an exec replaces the run;
@@ -11,12 +11,10 @@
 #include <sys/syscall.h>
 
 #include "limits.h"
-#include "options.h"
-#include "real.h"
-#include "report.h"
-#include "sanitize.h"
-#include "trap.h"
-#include "world.h"
+#include "core/core.h"
+#include "intercept/intercept.h"
+#include "sanitize/sanitize.h"
+#include "world/world.h"
 
 static bool tsc_on;
 

@@ -1,4 +1,4 @@
-/* The text the seccomp filter allows system calls from (trap.h).
+/* The text the seccomp filter allows system calls from (intercept/intercept.h).
  *
  * Read once, at install time, from dl_iterate_phdr: the executable
  * (PF_X) PT_LOAD segments of libc, the dynamic loader, the vDSO, the
@@ -12,7 +12,7 @@
 #include <link.h>
 #include <string.h>
 
-#include "trap.h"
+#include "intercept/intercept.h"
 
 /* Base names (up to the first '.', or "-" for the loader) of the objects
  * whose text may make real system calls. */

@@ -1,5 +1,5 @@
 /* System call instructions outside libc and the runtime, caught at run
- * time (trap.h).
+ * time (intercept/intercept.h).
  *
  * A seccomp filter (installed with PR_SET_NO_NEW_PRIVS, on every thread at
  * once) allows each system call whose instruction pointer lies in the text
@@ -34,11 +34,8 @@
 #include <unistd.h>
 
 #include "limits.h"
-#include "options.h"
-#include "real.h"
-#include "report.h"
-#include "syscall.h"
-#include "trap.h"
+#include "core/core.h"
+#include "intercept/intercept.h"
 
 /* SECCOMP_RET_DATA of our traps (si_errno), to tell them from the
  * program's own filters'. */

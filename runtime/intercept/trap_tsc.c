@@ -1,4 +1,4 @@
-/* rdtsc and rdtscp read virtual time (trap.h).
+/* rdtsc and rdtscp read virtual time (intercept/intercept.h).
  *
  * prctl(PR_SET_TSC, PR_TSC_SIGSEGV) makes both instructions fault on every
  * thread created afterwards (the mode is per thread and inherited), so it
@@ -25,9 +25,8 @@
 #include <time.h>
 #include <ucontext.h>
 
-#include "real.h"
-#include "sched.h"
-#include "trap.h"
+#include "intercept/intercept.h"
+#include "sched/sched.h"
 
 extern int __detsim_clock_gettime(clockid_t id, struct timespec *ts);
 extern int __detsim_sched_getcpu(void);

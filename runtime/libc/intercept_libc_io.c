@@ -18,8 +18,8 @@
 #include <syslog.h>
 
 #include "limits.h"
-#include "net.h"
-#include "real.h"
+#include "net/net.h"
+#include "intercept/intercept.h"
 
 /* ---- syslog: the message would go to a real unix socket ---- */
 

@@ -21,7 +21,7 @@
 #include <unistd.h>
 
 #include "limits.h"
-#include "real.h"
+#include "intercept/intercept.h"
 
 #define PASSWD_FILE "/etc/passwd"
 #define GROUP_FILE "/etc/group"

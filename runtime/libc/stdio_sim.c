@@ -1,9 +1,9 @@
-/* stdio streams whose I/O goes through the simulation (see stdio_sim.h).
+/* stdio streams whose I/O goes through the simulation (see libc/libc.h).
  *
  * Each stream is a glibc cookie stream (fopencookie) over one descriptor:
  *  - read and write are the interceptors' (a simulated descriptor blocks,
  *    gives EINTR and EAGAIN as the simulation does; a real one is the
- *    kernel's, and a write to it is output, output.h);
+ *    kernel's, and a write to it is output, trace/trace.h);
  *  - a write callback writes everything or stops at the first error, as
  *    glibc's own file streams do (a cookie stream's short write would set
  *    the error flag at once);
@@ -17,13 +17,13 @@
  *    (4096 for sockets and pipes) when smaller than BUFSIZ; a terminal's
  *    stdin and stdout are line-buffered; stderr is unbuffered.
  * glibc's stream lock is a real lock, held across these callbacks: so they
- * are no preemption points (stdio_sim.h), and only a thread that must wait
+ * are no preemption points (libc/libc.h), and only a thread that must wait
  * in a stream on a simulated descriptor (a full pipe, no data yet) lets
  * others run while it holds the lock; one of them using the same stream
  * meanwhile waits in the kernel (the watchdog names it).
  */
-#include "stdio_sim.h"
-#include "machine.h"
+#include "libc/libc.h"
+#include "machine/machine.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -37,11 +37,11 @@
 #include <unistd.h>
 #include <wchar.h>
 
-#include "disk.h"
+#include "disk/disk.h"
 #include "limits.h"
-#include "net.h"
-#include "real.h"
-#include "sched.h"
+#include "net/net.h"
+#include "intercept/intercept.h"
+#include "sched/sched.h"
 
 struct sim_stream {
   FILE *fp;

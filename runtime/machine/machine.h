@@ -1,3 +1,8 @@
+/* machine/: the one header of the runtime's machine part; other parts
+ * include this and nothing else of the folder. */
+#ifndef DETSIM_MACHINE_PART_H
+#define DETSIM_MACHINE_PART_H
+
 /* The machine a program sees: CPUs, scheduling policies, CPU time, and the
  * files that are sources of randomness or machine identity.
  *
@@ -20,8 +25,6 @@
  * never reshuffles the scheduler's); before the simulation runs, and for
  * the runtime's own calls, everything is real.
  */
-#ifndef DETSIM_MACHINE_H
-#define DETSIM_MACHINE_H
 
 #include <pthread.h>
 #include <stdbool.h>
@@ -32,7 +35,7 @@
 #include <sys/uio.h>
 #include <time.h>
 
-#include "sched_internal.h"
+#include "sched/sched.h"
 
 /* ---- machine_cpu.c ---- */
 
@@ -102,4 +105,4 @@ void detsim__devrandom_release(struct net_file *f);
  * stream, or NULL with errno), false for any other path (stdio_sim.c). */
 bool detsim__machine_freopen(const char *path, const char *mode, FILE *stream, FILE **out);
 
-#endif
+#endif /* DETSIM_MACHINE_PART_H */

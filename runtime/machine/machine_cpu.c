@@ -22,15 +22,13 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
-#include "check.h"
-#include "clock.h"
+#include "core/core.h"
+#include "time/time.h"
 #include "limits.h"
-#include "machine.h"
-#include "proc_ids.h"
-#include "options.h"
-#include "prng.h"
-#include "real.h"
-#include "world.h"
+#include "machine/machine.h"
+#include "proc/proc.h"
+#include "intercept/intercept.h"
+#include "world/world.h"
 
 /* ---- the CPU set ---- */
 

@@ -24,10 +24,10 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "clock.h"
-#include "machine.h"
-#include "options.h"
-#include "real.h"
+#include "time/time.h"
+#include "machine/machine.h"
+#include "core/core.h"
+#include "intercept/intercept.h"
 
 uint64_t detsim__process_cpu_ns;
 

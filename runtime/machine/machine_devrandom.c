@@ -18,12 +18,11 @@
 #include <string.h>
 #include <sys/random.h>
 
-#include "check.h"
-#include "machine.h"
-#include "net.h"
-#include "prng.h"
-#include "real.h"
-#include "world.h"
+#include "core/core.h"
+#include "machine/machine.h"
+#include "net/net.h"
+#include "intercept/intercept.h"
+#include "world/world.h"
 
 struct devrandom {
   int accmode; /* O_RDONLY, O_WRONLY or O_RDWR */

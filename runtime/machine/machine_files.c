@@ -34,16 +34,14 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "check.h"
-#include "clock.h"
+#include "core/core.h"
+#include "time/time.h"
 #include "limits.h"
-#include "disk.h"
-#include "machine.h"
-#include "prng.h"
-#include "real.h"
-#include "report.h"
-#include "stdio_sim.h"
-#include "world.h"
+#include "disk/disk.h"
+#include "machine/machine.h"
+#include "intercept/intercept.h"
+#include "libc/libc.h"
+#include "world/world.h"
 
 /* glibc's fortified entry points have no public prototypes. */
 int __open_2(const char *path, int flags);

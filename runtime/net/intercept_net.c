@@ -36,20 +36,18 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
-#include "cancel.h"
-#include "clock.h"
-#include "machine.h"
-#include "disk.h"
-#include "world.h"
-#include "net.h"
-#include "output.h"
-#include "proc_ids.h"
-#include "stdio_sim.h"
-#include "real.h"
-#include "sanitize.h"
-#include "sched.h"
-#include "sched_internal.h"
-#include "signal.h"
+#include "sched/sched.h"
+#include "time/time.h"
+#include "machine/machine.h"
+#include "disk/disk.h"
+#include "world/world.h"
+#include "net/net.h"
+#include "trace/trace.h"
+#include "proc/proc.h"
+#include "libc/libc.h"
+#include "intercept/intercept.h"
+#include "sanitize/sanitize.h"
+#include "signal/signal.h"
 
 /* glibc's fortify entry points have no public prototypes. */
 ssize_t __read_chk(int fd, void *buf, size_t nbytes, size_t buflen);
@@ -363,7 +361,7 @@ DETSIM_INTERCEPT_ALIAS(__read_chk)
 static ssize_t disk_read(int fd, void *buf, size_t len, uintptr_t pc);
 
 /* A write to a real descriptor: the kernel's, and the program's output
- * (output.h) unless the runtime itself wrote (its own messages). */
+ * (trace/trace.h) unless the runtime itself wrote (its own messages). */
 static ssize_t real_write_out(int fd, const void *buf, size_t len, uintptr_t pc) {
   ssize_t r;
   if (detsim__self() != NULL && detsim__disk_fd_tracked(fd)) {

@@ -13,9 +13,9 @@
 #include <string.h>
 #include <sys/un.h>
 
-#include "check.h"
-#include "net.h"
-#include "world.h"
+#include "core/core.h"
+#include "net/net.h"
+#include "world/world.h"
 
 static const uint8_t v4_prefix[12] = { 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff };
 

@@ -18,10 +18,10 @@
 #include <string.h>
 #include <sys/epoll.h>
 
-#include "check.h"
-#include "clock.h"
-#include "net.h"
-#include "world.h"
+#include "core/core.h"
+#include "time/time.h"
+#include "net/net.h"
+#include "world/world.h"
 
 struct epoll_reg {
   int fd;

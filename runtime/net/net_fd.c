@@ -28,19 +28,15 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "check.h"
-#include "clock.h"
-#include "machine.h"
-#include "net.h"
-#include "world.h"
-#include "options.h"
-#include "prng.h"
-#include "proc.h"
-#include "proc_exec.h"
-#include "real.h"
-#include "report.h"
-#include "sched_internal.h"
-#include "signal.h"
+#include "core/core.h"
+#include "time/time.h"
+#include "machine/machine.h"
+#include "net/net.h"
+#include "world/world.h"
+#include "proc/proc.h"
+#include "intercept/intercept.h"
+#include "sched/sched.h"
+#include "signal/signal.h"
 
 static struct net_file *fd_table[DETSIM_NET_FD_NUMBER_MAX];
 static bool fd_cloexec_bits[DETSIM_NET_FD_NUMBER_MAX];

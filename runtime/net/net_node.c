@@ -22,9 +22,9 @@
 #include <errno.h>
 #include <stdlib.h>
 
-#include "check.h"
-#include "clock.h"
-#include "net_sock_internal.h"
+#include "core/core.h"
+#include "time/time.h"
+#include "net/net.h"
 
 /* The sockets of `node` with a descriptor (a backlog's children go with
  * their listener), marked dead_host or not as `dead`, in list order. */

@@ -15,10 +15,10 @@
 #include <sys/eventfd.h>
 #include <sys/ioctl.h>
 
-#include "check.h"
-#include "clock.h"
-#include "net.h"
-#include "world.h"
+#include "core/core.h"
+#include "time/time.h"
+#include "net/net.h"
+#include "world/world.h"
 
 struct net_pipe {
   struct net_stream s;

@@ -14,10 +14,10 @@
 #include <string.h>
 #include <sys/select.h>
 
-#include "check.h"
-#include "clock.h"
-#include "net.h"
-#include "real.h"
+#include "core/core.h"
+#include "time/time.h"
+#include "net/net.h"
+#include "intercept/intercept.h"
 
 bool net_poll_has_sim(struct pollfd *fds, unsigned long nfds) {
   for (unsigned long i = 0; i < nfds; i++)

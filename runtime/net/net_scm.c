@@ -1,4 +1,4 @@
-/* Descriptors in flight over simulated unix sockets (net_scm.h).
+/* Descriptors in flight over simulated unix sockets (net/net.h).
  *
  * Rules of this file:
  *  - A message's reference to a simulated file is one of the file's
@@ -9,7 +9,7 @@
  *  - The errors and the control buffer's arithmetic are Linux's
  *    (net/core/scm.c: __scm_send, scm_detach_fds).
  */
-#include "net_scm.h"
+#include "net/net.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -17,13 +17,11 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
-#include "check.h"
+#include "core/core.h"
 #include "limits.h"
-#include "net.h"
-#include "proc_ids.h"
-#include "real.h"
-#include "report.h"
-#include "world.h"
+#include "proc/proc.h"
+#include "intercept/intercept.h"
+#include "world/world.h"
 
 /* A message's real duplicates sit high in the table, out of the way of the
  * lowest free numbers the program sees (as natively, where a descriptor in

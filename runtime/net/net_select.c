@@ -18,9 +18,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "check.h"
-#include "net.h"
-#include "real.h"
+#include "core/core.h"
+#include "net/net.h"
+#include "intercept/intercept.h"
 
 #define WORD_BITS (CHAR_BIT * sizeof(unsigned long))
 

@@ -14,11 +14,11 @@
 #include <string.h>
 #include <sys/signalfd.h>
 
-#include "check.h"
-#include "net.h"
-#include "world.h"
-#include "sched_internal.h"
-#include "signal.h"
+#include "core/core.h"
+#include "net/net.h"
+#include "world/world.h"
+#include "sched/sched.h"
+#include "signal/signal.h"
 
 struct net_signalfd {
   uint64_t mask;

@@ -35,15 +35,12 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "check.h"
-#include "clock.h"
-#include "net.h"
-#include "world.h"
-#include "options.h"
-#include "real.h"
-#include "report.h"
+#include "core/core.h"
+#include "time/time.h"
+#include "net/net.h"
+#include "world/world.h"
+#include "intercept/intercept.h"
 
-#include "net_sock_internal.h"
 
 /* Every bound socket (listeners, clients with a port, unix paths). */
 struct net_sock *net__bound_list_local;

@@ -13,9 +13,9 @@
 #include <sys/time.h>
 #include <unistd.h>
 
-#include "net_sock_internal.h"
-#include "options.h"
-#include "proc_ids.h"
+#include "net/net.h"
+#include "core/core.h"
+#include "proc/proc.h"
 
 static bool is_unix(const struct net_sock *s) { return s->domain == AF_UNIX; }
 

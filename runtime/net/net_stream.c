@@ -10,11 +10,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sanitize.h"
-#include "check.h"
-#include "net.h"
-#include "world.h"
-#include "report.h"
+#include "sanitize/sanitize.h"
+#include "core/core.h"
+#include "net/net.h"
+#include "world/world.h"
 
 void net_stream_init(struct net_stream *s, uint64_t cap, uint64_t latency_ns) {
   memset(s, 0, sizeof *s);

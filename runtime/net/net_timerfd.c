@@ -9,7 +9,7 @@
  * can run, virtual time jumps straight to it.
  *
  * Times are nanoseconds since the start of the run on the node's clocks
- * (clock.h: virtual time itself, unless the node's clocks drift), so a
+ * (time/time.h: virtual time itself, unless the node's clocks drift), so a
  * timer's periods are the node's and every clock measures relative times
  * alike; only a deadline handed to the scheduler becomes virtual time.  The
  * timer's clock only matters for TFD_TIMER_ABSTIME, which reads it through
@@ -28,10 +28,10 @@
 #include <string.h>
 #include <sys/timerfd.h>
 
-#include "check.h"
-#include "clock.h"
-#include "net.h"
-#include "world.h"
+#include "core/core.h"
+#include "time/time.h"
+#include "net/net.h"
+#include "world/world.h"
 
 struct net_timerfd {
   clockid_t clock;

@@ -19,11 +19,10 @@
 #include <string.h>
 #include <sys/socket.h>
 
-#include "sanitize.h"
-#include "check.h"
-#include "clock.h"
-#include "net_sock_internal.h"
-#include "options.h"
+#include "sanitize/sanitize.h"
+#include "core/core.h"
+#include "time/time.h"
+#include "net/net.h"
 
 /* The largest UDP payload over IPv4 (65535 - IP and UDP headers). */
 #define UDP_PAYLOAD_MAX 65507u

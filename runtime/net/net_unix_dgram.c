@@ -21,11 +21,10 @@
 #include <string.h>
 #include <sys/socket.h>
 
-#include "check.h"
-#include "clock.h"
-#include "net_sock_internal.h"
-#include "options.h"
-#include "sched.h"
+#include "core/core.h"
+#include "time/time.h"
+#include "net/net.h"
+#include "sched/sched.h"
 
 void net_unix_dgram_pair(struct net_sock *a, struct net_sock *b) {
   struct net_upair *p = detsim__net_calloc(1, sizeof *p);

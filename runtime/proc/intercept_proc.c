@@ -10,14 +10,11 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "cancel.h"
-#include "proc.h"
-#include "proc_exec.h"
-#include "real.h"
-#include "report.h"
-#include "sched_internal.h"
-#include "trap.h"
-#include "world.h"
+#include "sched/sched.h"
+#include "proc/proc.h"
+#include "intercept/intercept.h"
+#include "core/core.h"
+#include "world/world.h"
 
 #define PC() ((uintptr_t)__builtin_return_address(0))
 

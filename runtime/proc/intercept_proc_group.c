@@ -2,7 +2,7 @@
  * "Sessions and groups"): setsid, setpgid, setpgrp, and the terminal's
  * foreground group (tcgetpgrp, tcsetpgrp, tcgetsid).
  *
- * A process's group and session live in its slot of the world (proc_ids.h),
+ * A process's group and session live in its slot of the world (proc/proc.h),
  * so kill(-pgid), killpg and waitpid(-pgid) of every process see a change
  * at once.  The errors are Linux's (kernel/sys.c, setpgid and setsid), in
  * its order.  Changing a group is a yield point: a parent's
@@ -17,11 +17,11 @@
 #include <termios.h>
 #include <unistd.h>
 
-#include "net.h"
-#include "proc_ids.h"
-#include "real.h"
-#include "sched_internal.h"
-#include "world.h"
+#include "net/net.h"
+#include "proc/proc.h"
+#include "intercept/intercept.h"
+#include "sched/sched.h"
+#include "world/world.h"
 
 #define S detsim__ws
 #define PC() ((uintptr_t)__builtin_return_address(0))

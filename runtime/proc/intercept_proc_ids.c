@@ -1,4 +1,4 @@
-/* Interceptors: the ids a process asks about itself (proc_ids.h).
+/* Interceptors: the ids a process asks about itself (proc/proc.h).
  *
  * None of these is a yield point: they read the simulation's state and
  * never block, as the kernel's answers never change under a process.
@@ -13,10 +13,10 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "proc_ids.h"
-#include "real.h"
-#include "sched_internal.h"
-#include "world.h"
+#include "proc/proc.h"
+#include "intercept/intercept.h"
+#include "sched/sched.h"
+#include "world/world.h"
 
 DETSIM_EXPORT pid_t __detsim_getpid(void) {
   if (!detsim__proc_ids_ready() || detsim__internal()) return REAL(getpid)();

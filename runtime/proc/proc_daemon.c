@@ -25,12 +25,11 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
-#include "proc.h"
-#include "proc_ids.h"
-#include "real.h"
-#include "report.h"
-#include "sched_internal.h"
-#include "world.h"
+#include "proc/proc.h"
+#include "intercept/intercept.h"
+#include "core/core.h"
+#include "sched/sched.h"
+#include "world/world.h"
 
 #define S detsim__ws
 #define PC() ((uintptr_t)__builtin_return_address(0))

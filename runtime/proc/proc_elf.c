@@ -1,4 +1,4 @@
-/* Whether an executable is a simulation build (proc_exec.h): the question
+/* Whether an executable is a simulation build (proc/proc.h): the question
  * simworld asks of its nodes' binaries (tools/common/st_elf.c), answered
  * the same way: the loader's view, a DT_NEEDED entry naming libdetsim_rt.
  * Read with pread, without mapping, from a file the exec is about to run. */
@@ -14,8 +14,8 @@
 #include <unistd.h>
 
 #include "limits.h"
-#include "proc_exec.h"
-#include "real.h"
+#include "proc/proc.h"
+#include "intercept/intercept.h"
 
 #define RUNTIME_NEEDED "libdetsim_rt"
 /* A dynamic section or program header table larger than this is no

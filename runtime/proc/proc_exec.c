@@ -1,4 +1,4 @@
-/* exec in a process of the simulation (proc_exec.h, docs/processes.md).
+/* exec in a process of the simulation (proc/proc.h, docs/processes.md).
  *
  * Rules of this file:
  *  - The old image decides and writes the hand-over while it holds the
@@ -25,23 +25,16 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "check.h"
-#include "clock.h"
+#include "core/core.h"
+#include "time/time.h"
 #include "limits.h"
-#include "net.h"
-#include "options.h"
-#include "plan.h"
-#include "proc.h"
-#include "proc_exec.h"
-#include "proc_ids.h"
-#include "real.h"
-#include "report.h"
-#include "sched_core.h"
-#include "sched_internal.h"
-#include "signal.h"
-#include "trace.h"
-#include "trap.h"
-#include "world.h"
+#include "net/net.h"
+#include "trace/trace.h"
+#include "proc/proc.h"
+#include "intercept/intercept.h"
+#include "sched/sched.h"
+#include "signal/signal.h"
+#include "world/world.h"
 
 #define S detsim__ws
 

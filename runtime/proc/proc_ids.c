@@ -1,4 +1,4 @@
-/* Virtual process and thread ids (proc_ids.h).
+/* Virtual process and thread ids (proc/proc.h).
  *
  * Rules of this file:
  *  - The counter is the world's (in its shared header) in a world, this
@@ -7,16 +7,14 @@
  *    (intercept_proc_ids.c) fall back to REAL themselves before the ids
  *    exist.
  */
-#include "proc_ids.h"
+#include "proc/proc.h"
 
 #include <inttypes.h>
 #include <stdio.h>
 
-#include "check.h"
+#include "core/core.h"
 #include "limits.h"
-#include "proc.h"
-#include "report.h"
-#include "world.h"
+#include "world/world.h"
 
 #define S detsim__ws
 

@@ -2,7 +2,7 @@
  * (docs/processes.md).
  *
  * Rules of this file:
- *  - Each is the runtime's fork (proc.h) and exec (proc_exec.h), so the
+ *  - Each is the runtime's fork (proc.h) and exec (proc/proc.h), so the
  *    child is a process of the world and the binary follows exec's rules:
  *    a simulation build goes on in the child's slot; any other one is an
  *    escape (refused, or run outside with exec_native=1).  The binary is
@@ -25,14 +25,11 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "check.h"
+#include "core/core.h"
 #include "limits.h"
-#include "options.h"
-#include "proc.h"
-#include "proc_exec.h"
-#include "real.h"
-#include "report.h"
-#include "sched_internal.h"
+#include "proc/proc.h"
+#include "intercept/intercept.h"
+#include "sched/sched.h"
 
 #define PC() ((uintptr_t)__builtin_return_address(0))
 

@@ -14,14 +14,12 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "cancel.h"
-#include "check.h"
-#include "proc.h"
-#include "proc_ids.h"
-#include "real.h"
-#include "sched_internal.h"
-#include "signal.h"
-#include "world.h"
+#include "sched/sched.h"
+#include "core/core.h"
+#include "proc/proc.h"
+#include "intercept/intercept.h"
+#include "signal/signal.h"
+#include "world/world.h"
 
 #define S detsim__ws
 
@@ -32,7 +30,7 @@ struct wait_query {
 };
 
 /* Whether child slot j is one waitpid's pid -1, 0 or -pgid asks for
- * (virtual groups: proc_ids.h). */
+ * (virtual groups: proc/proc.h). */
 static bool in_group(pid_t pid, unsigned j) {
   if (pid == -1) return true;
   return detsim__proc_pgid_of_node(j) == (pid == 0 ? detsim__proc_pgid() : -pid);

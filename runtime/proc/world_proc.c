@@ -28,23 +28,17 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "check.h"
-#include "clock.h"
+#include "core/core.h"
+#include "time/time.h"
 #include "limits.h"
-#include "net.h"
-#include "options.h"
-#include "choices.h"
-#include "plan.h"
-#include "proc.h"
-#include "proc_exec.h"
-#include "proc_ids.h"
-#include "real.h"
-#include "report.h"
-#include "sched_core.h"
-#include "sched_internal.h"
-#include "signal.h"
-#include "trace.h"
-#include "world.h"
+#include "net/net.h"
+#include "fuzz/fuzz.h"
+#include "trace/trace.h"
+#include "proc/proc.h"
+#include "intercept/intercept.h"
+#include "sched/sched.h"
+#include "signal/signal.h"
+#include "world/world.h"
 
 #define S detsim__ws
 
@@ -234,7 +228,7 @@ pid_t detsim__proc_fork(uintptr_t pc) {
   n->state = DETSIM_NODE_STARTING;
   n->host1 = detsim__host_index + 1;
   n->parent = (int32_t)detsim__node_index;
-  /* The world's next id (proc_ids.h), taken by the baton holder. */
+  /* The world's next id (proc/proc.h), taken by the baton holder. */
   n->vpid = detsim__proc_alloc();
   n->pgid = detsim__proc_pgid();
   n->sid = detsim__proc_sid();

@@ -5,10 +5,10 @@
 #include <string.h>
 
 #include "limits.h"
-#include "real.h"
-#include "report.h"
-#include "sched.h"
-#include "sanitize.h"
+#include "intercept/intercept.h"
+#include "core/core.h"
+#include "sched/sched.h"
+#include "sanitize/sanitize.h"
 
 /* Weak: present only when the program is linked with a sanitizer. */
 extern void __sanitizer_set_death_callback(void (*callback)(void)) __attribute__((weak));

@@ -1,3 +1,8 @@
+/* sanitize/: the one header of the runtime's sanitize part; other parts
+ * include this and nothing else of the folder. */
+#ifndef DETSIM_SANITIZE_PART_H
+#define DETSIM_SANITIZE_PART_H
+
 /* Running under a compiler-rt sanitizer (ASan, LSan, UBSan, TSan).
  *
  * The sanitizer's runtime is a shared library of its own (detsim-cc links
@@ -6,8 +11,6 @@
  * pthread_self) reach our interceptors too.  Those internal calls are not
  * the program's: they must neither yield nor move virtual time, or a thread
  * would be switched out while holding the sanitizer's locks. */
-#ifndef DETSIM_SANITIZE_H
-#define DETSIM_SANITIZE_H
 
 #include <stdbool.h>
 #include <pthread.h>
@@ -65,4 +68,4 @@ static inline void detsim__hb_release(const volatile void *obj) {
   if (__tsan_release) __tsan_release((void *)(uintptr_t)obj);
 }
 
-#endif
+#endif /* DETSIM_SANITIZE_PART_H */

@@ -1,4 +1,4 @@
-/* Interceptors and machinery of thread cancellation (cancel.h has the
+/* Interceptors and machinery of thread cancellation (sched/sched.h has the
  * semantics).
  *
  * Rules of this file:
@@ -6,17 +6,16 @@
  *    ones are never changed, and no real cancel is ever sent, so the real
  *    thread is only ever left by the real pthread_exit the runtime calls.
  *  - A request is acted on only by the thread itself (it is never made to
- *    act from another thread), at the points cancel.h names; every request
+ *    act from another thread), at the points sched/sched.h names; every request
  *    and every act is an event, so a replay checks them.
  */
-#include "cancel.h"
+#include "sched/sched.h"
 
 #include <errno.h>
 #include <pthread.h>
 
-#include "check.h"
-#include "real.h"
-#include "sched_internal.h"
+#include "core/core.h"
+#include "intercept/intercept.h"
 
 #define PC() ((uintptr_t)__builtin_return_address(0))
 

@@ -6,11 +6,10 @@
 #include <stdlib.h>
 #include <threads.h>
 
-#include "cancel.h"
-#include "clock.h"
-#include "real.h"
-#include "sanitize.h"
-#include "sched_internal.h"
+#include "sched/sched.h"
+#include "time/time.h"
+#include "intercept/intercept.h"
+#include "sanitize/sanitize.h"
 
 DETSIM_EXPORT int __detsim_pthread_create(pthread_t *out, const pthread_attr_t *attr,
                                           void *(*start)(void *), void *arg) {

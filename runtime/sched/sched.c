@@ -9,11 +9,11 @@
  *    thread makes the node's choice (sched_world.c).
  *  - Every decision draws from W.rng (the seed's "scheduler" stream) in an
  *    order fixed by the history, so a seed replays exactly; in choice mode
- *    from the choices file's bytes first (choices.h).
+ *    from the choices file's bytes first (fuzz/fuzz.h).
  *  - Blocked threads wait on predicates that the scheduler evaluates when it
  *    picks; a thread whose deadline passed is runnable and sees ETIMEDOUT.
  */
-#include "sched.h"
+#include "sched/sched.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -24,27 +24,18 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "cancel.h"
-#include "check.h"
-#include "clock.h"
-#include "event_cost.h"
+#include "core/core.h"
+#include "time/time.h"
 #include "limits.h"
-#include "machine.h"
-#include "options.h"
-#include "outside_signal.h"
-#include "choices.h"
+#include "machine/machine.h"
+#include "signal/signal.h"
+#include "fuzz/fuzz.h"
 #include "fuzz_abi.h"
-#include "fuzz_cov.h"
-#include "plan.h"
-#include "prng.h"
-#include "proc_ids.h"
-#include "real.h"
-#include "sanitize.h"
-#include "report.h"
-#include "sched_core.h"
-#include "sched_internal.h"
-#include "signal.h"
-#include "world.h"
+#include "trace/trace.h"
+#include "proc/proc.h"
+#include "intercept/intercept.h"
+#include "sanitize/sanitize.h"
+#include "world/world.h"
 
 struct detsim_world W;
 
@@ -282,7 +273,7 @@ static detsim_thread *find_candidate(detsim_thread **cands, unsigned n, uint32_t
 }
 
 /* Some candidate must run.  A plan's default is the first in slot order;
- * any other choice is recorded (plan.h). */
+ * any other choice is recorded (trace/trace.h). */
 static detsim_thread *pick(detsim_thread **cands, unsigned n) {
   CHECK_GE(n, 1);
   detsim_thread *me = W.current;

@@ -8,16 +8,14 @@
 #include <linux/futex.h>
 #include <sys/syscall.h>
 
-#include "check.h"
-#include "clock.h"
-#include "net.h"
-#include "posix_timer.h"
-#include "real.h"
-#include "report.h"
-#include "sched_core.h"
-#include "signal.h"
-#include "trace.h"
-#include "world.h"
+#include "core/core.h"
+#include "time/time.h"
+#include "net/net.h"
+#include "intercept/intercept.h"
+#include "sched/sched.h"
+#include "signal/signal.h"
+#include "trace/trace.h"
+#include "world/world.h"
 
 /* Which thread of this node is likely to run first when the world comes
  * back for this node's own reasons: the first that can run, else the one

@@ -14,15 +14,13 @@
 #include <sys/time.h>
 #include <unistd.h>
 
-#include "cancel.h"
-#include "check.h"
-#include "posix_timer.h"
-#include "proc_ids.h"
-#include "real.h"
-#include "report.h"
-#include "sched_internal.h"
-#include "signal.h"
-#include "world.h"
+#include "sched/sched.h"
+#include "core/core.h"
+#include "time/time.h"
+#include "proc/proc.h"
+#include "intercept/intercept.h"
+#include "signal/signal.h"
+#include "world/world.h"
 
 #define PC() ((uintptr_t)__builtin_return_address(0))
 

@@ -1,4 +1,4 @@
-/* Real signals from outside the simulation (outside_signal.h).
+/* Real signals from outside the simulation (signal/signal.h).
  *
  * Rules of this file:
  *  - The handler is async-signal-safe: it records the signal (the first
@@ -13,7 +13,7 @@
  *    hold it: the node posts the signal in the world's header and rings;
  *    the launcher asks every node to flush and ends the world (simworld).
  */
-#include "outside_signal.h"
+#include "signal/signal.h"
 
 #include <limits.h>
 #include <linux/futex.h>
@@ -24,10 +24,10 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "real.h"
-#include "report.h"
-#include "sched_internal.h"
-#include "world.h"
+#include "intercept/intercept.h"
+#include "core/core.h"
+#include "sched/sched.h"
+#include "world/world.h"
 
 /* How long the baton holder has to meet an event and end the run itself. */
 #define OUTSIDE_GRACE_MS 500

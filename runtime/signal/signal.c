@@ -7,14 +7,14 @@
  *    before the runtime starts, by a library's constructor: nothing runs
  *    concurrently then).
  *  - A standard signal has at most one pending instance per target; a
- *    real-time one queues its instances (signal_queue.h), the first in the
+ *    real-time one queues its instances (signal/signal.h), the first in the
  *    target's slot as a standard one's, the later ones in the queue.
  *  - The interval timers post their signal lazily: an expired timer counts
  *    as pending from its expiry on, and is folded into the pending set
  *    whenever the set is read to be changed, so expiry needs no event of its
  *    own and happens at the same point of every run of the seed.
  */
-#include "signal.h"
+#include "signal/signal.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -23,16 +23,12 @@
 #include <ucontext.h>
 #include <unistd.h>
 
-#include "check.h"
-#include "posix_timer.h"
-#include "proc_ids.h"
-#include "report.h"
-#include "sched.h"
-#include "proc.h"
-#include "signal_queue.h"
-#include "proc_exec.h"
-#include "trace.h"
-#include "world.h"
+#include "core/core.h"
+#include "time/time.h"
+#include "proc/proc.h"
+#include "sched/sched.h"
+#include "trace/trace.h"
+#include "world/world.h"
 
 uint64_t detsim__sig_shared;
 uint64_t detsim__sig_sent;

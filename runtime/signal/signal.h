@@ -1,3 +1,68 @@
+/* signal/: the one header of the runtime's signal part; other parts
+ * include this and nothing else of the folder. */
+#ifndef DETSIM_SIGNAL_PART_H
+#define DETSIM_SIGNAL_PART_H
+
+/* Real signals from outside the simulation (outside_signal.c).
+ *
+ * A SIGTERM, SIGINT, SIGHUP, SIGQUIT or SIGALRM that the kernel delivers
+ * (a CI's timeout, an orchestrator, Ctrl-C, simrun --timeout) is never a
+ * simulated one: it ends the run as `inconclusive` with
+ * `reason=signal signal=SIG...` on the result line, stdio flushed.  The
+ * program's own handlers for those signals are simulated and only run for
+ * signals sent inside the simulation.
+ */
+
+#include <stdint.h>
+
+/* The signal that came, once (0: none yet); a futex word the watchdog
+ * waits on. */
+extern uint32_t detsim__outside_sig;
+
+/* Installs the real handlers (init, before the program runs). */
+void detsim__outside_install(void);
+/* The thread holding the baton met an event after the signal came: ends
+ * the run there, where stdio can be flushed as at an exit. */
+_Noreturn void detsim__outside_end_at_event(void);
+/* The watchdog thread saw the signal: gives the holder a moment to end
+ * the run at its next event, else ends it itself (a thread stuck outside
+ * the simulation), or in a world tells the launcher. */
+void detsim__outside_watch(void);
+/* Flushes stdout and stderr unless a thread holds their locks: from a
+ * thread that must not block (the watchdog, a signal handler). */
+void detsim__outside_flush_stdio(void);
+
+/* The queue of real-time signals (signal.c's second and later instances).
+ *
+ * A standard signal is pending once per target whatever is sent; a
+ * real-time one (32 and up, as the kernel counts) queues every instance
+ * with its own siginfo, and they are taken in the order sent.  signal.c
+ * keeps the first pending instance of each signal in the target's slot (as
+ * for a standard signal); the later ones wait here, in one FIFO for the
+ * whole process, bounded by DETSIM_MAX_QUEUED_SIGNALS (a send beyond fails
+ * with EAGAIN, as Linux's does beyond RLIMIT_SIGPENDING).
+ */
+
+#include <stdbool.h>
+
+#include "sched/sched.h"
+
+/* Whether sig queues its instances. */
+static inline bool detsim__sig_queues(int sig) { return sig >= 32; }
+
+/* Appends an instance for `to` (NULL: the process); false when the queue
+ * is full. */
+bool detsim__sigq_push(const detsim_thread *to, int sig, struct detsim_sig_info info);
+/* Takes the oldest queued instance of sig for `to` into *out; false if none. */
+bool detsim__sigq_pop(const detsim_thread *to, int sig, struct detsim_sig_info *out);
+/* Drops the queued instances of sig (0: every signal) for `to`; to_any:
+ * for every target. */
+void detsim__sigq_drop(const detsim_thread *to, bool to_any, int sig);
+/* Whether a queued instance of sig for `to` came from POSIX timer `timer`. */
+bool detsim__sigq_holds_timer(const detsim_thread *to, int sig, int timer);
+/* Timer `timer` was deleted: its queued signals stay, no longer its. */
+void detsim__sigq_orphan_timer(int timer);
+
 /* Signals inside the simulation.
  *
  * No simulated signal is ever a real one: the dispositions, the masks, the
@@ -13,16 +78,13 @@
  * does not block it and reaches a yield point (or is picked while blocked)
  * takes it, so the schedule decides, from the seed.
  */
-#ifndef DETSIM_SIGNAL_H
-#define DETSIM_SIGNAL_H
 
 #include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <sys/time.h>
 
-#include "clock.h"
-#include "sched_internal.h"
+#include "time/time.h"
 
 /* Signals 1..64 as bits 0..63 of a mask. */
 #define DETSIM_SIGNALS 64
@@ -131,4 +193,4 @@ static inline uint64_t detsim__sig_next_timer(void) {
   return detsim__sig_timer_at > detsim__now_ns() ? detsim__sig_timer_at : DETSIM_NO_DEADLINE;
 }
 
-#endif
+#endif /* DETSIM_SIGNAL_PART_H */

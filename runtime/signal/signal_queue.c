@@ -1,12 +1,12 @@
-/* The queue of real-time signals (signal_queue.h).  Only the baton holder
+/* The queue of real-time signals (signal/signal.h).  Only the baton holder
  * touches it.  Linear scans: it holds at most DETSIM_MAX_QUEUED_SIGNALS
  * entries, and only real-time signals sent while one is already pending
  * enter it. */
-#include "signal_queue.h"
+#include "signal/signal.h"
 
 #include <string.h>
 
-#include "check.h"
+#include "core/core.h"
 #include "limits.h"
 
 struct queued {

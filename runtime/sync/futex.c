@@ -25,10 +25,10 @@
 #include <string.h>
 #include <time.h>
 
-#include "check.h"
-#include "clock.h"
-#include "sched_internal.h"
-#include "syscall.h"
+#include "core/core.h"
+#include "time/time.h"
+#include "sched/sched.h"
+#include "intercept/intercept.h"
 
 struct futex_waiter {
   bool used;

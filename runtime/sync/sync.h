@@ -1,3 +1,43 @@
+/* sync/: the one header of the runtime's sync part; other parts
+ * include this and nothing else of the folder. */
+#ifndef DETSIM_SYNC_PART_H
+#define DETSIM_SYNC_PART_H
+
+/* The limits of the synchronization primitives (sync_*.c).
+ *
+ * Kept apart from limits.h (the lead's) only so that the sync files have one
+ * owner; each limit is named with its unit and says why it has its value.
+ */
+
+#include <limits.h>
+#include <semaphore.h>
+
+/* Times one thread may hold a recursive mutex at once; one more lock gives
+ * EAGAIN (glibc's bound is UINT_MAX).  A million is deeper than any real
+ * recursion (the stack runs out first), and small enough that a test can
+ * reach the EAGAIN path in well under a second. */
+#define DETSIM_MUTEX_RECURSION_MAX (1u << 20)
+
+/* Read locks held on one rwlock at once: the 31 bits of the state word that
+ * are not the write bit.  One more gives EAGAIN, as POSIX says. */
+#define DETSIM_RWLOCK_READERS_MAX 0x7fffffffu
+
+/* Threads a barrier can count: as glibc, at most INT_MAX (init gives EINVAL
+ * above it), so the arrival counter never wraps. */
+#define DETSIM_BARRIER_COUNT_MAX ((unsigned)INT_MAX)
+
+/* A semaphore's value: POSIX's SEM_VALUE_MAX (sem_post gives EOVERFLOW). */
+#define DETSIM_SEM_VALUE_MAX ((unsigned)SEM_VALUE_MAX)
+
+/* Owner ids of threads outside the simulation: this bit set, the kernel tid
+ * in the low bits.  Simulated thread ids stay below 65535 (limits.h), and
+ * Linux tids below 2^22 (PID_MAX_LIMIT), so the two ranges never meet. */
+#define DETSIM_SYNC_OUTSIDE_ID_BIT 0x80000000u
+
+_Static_assert(DETSIM_MUTEX_RECURSION_MAX < UINT_MAX, "the recursion count is a 32-bit word");
+_Static_assert(DETSIM_RWLOCK_READERS_MAX < DETSIM_SYNC_OUTSIDE_ID_BIT, "readers fit below the write bit");
+_Static_assert(DETSIM_SEM_VALUE_MAX <= 0xffffffffu, "a semaphore's value is a 32-bit word");
+
 /* The synchronization primitives: object layouts and what the sync_*.c files
  * share.
  *
@@ -65,17 +105,15 @@
  *  sem_t (32 bytes)
  *    0  value   0..SEM_VALUE_MAX
  */
-#ifndef DETSIM_SYNC_H
-#define DETSIM_SYNC_H
 
 #include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <time.h>
 
-#include "real.h"
-#include "sanitize.h"
-#include "sched.h"
+#include "intercept/intercept.h"
+#include "sanitize/sanitize.h"
+#include "sched/sched.h"
 
 /* A 32-bit word inside a user's object, read through a type that may alias
  * whatever glibc declared there. */
@@ -160,4 +198,4 @@ int detsim__cond_destroy(pthread_cond_t *c);
 /* Once. */
 int detsim__once(pthread_once_t *once, void (*routine)(void));
 
-#endif
+#endif /* DETSIM_SYNC_PART_H */

@@ -14,10 +14,9 @@
 #include <errno.h>
 #include <string.h>
 
-#include "check.h"
-#include "sched.h"
-#include "sync.h"
-#include "sync_limits.h"
+#include "core/core.h"
+#include "sched/sched.h"
+#include "sync/sync.h"
 
 #define COUNT(b) detsim__sync_word((b), DETSIM_BARRIER_COUNT)
 #define ARRIVED(b) detsim__sync_word((b), DETSIM_BARRIER_ARRIVED)

@@ -9,9 +9,9 @@
 #include <errno.h>
 #include <threads.h>
 
-#include "check.h"
-#include "sched.h"
-#include "sync.h"
+#include "core/core.h"
+#include "sched/sched.h"
+#include "sync/sync.h"
 
 static int thrd_code(int err) {
   switch (err) {

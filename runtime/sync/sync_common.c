@@ -9,12 +9,11 @@
 #include <threads.h>
 #include <unistd.h>
 
-#include "check.h"
-#include "clock.h"
-#include "real.h"
-#include "sched.h"
-#include "sync.h"
-#include "sync_limits.h"
+#include "core/core.h"
+#include "time/time.h"
+#include "intercept/intercept.h"
+#include "sched/sched.h"
+#include "sync/sync.h"
 
 /* The layouts fit the objects, and the fields glibc's static initializers set
  * are where sync.h says. */

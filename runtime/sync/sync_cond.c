@@ -21,11 +21,10 @@
 #include <errno.h>
 #include <string.h>
 
-#include "cancel.h"
-#include "check.h"
-#include "real.h"
-#include "sched.h"
-#include "sync.h"
+#include "sched/sched.h"
+#include "core/core.h"
+#include "intercept/intercept.h"
+#include "sync/sync.h"
 
 #define CLOCK_W(c) detsim__sync_word((c), DETSIM_COND_CLOCK)
 #define WAITERS(c) detsim__sync_word((c), DETSIM_COND_WAITERS)

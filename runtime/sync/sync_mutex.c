@@ -20,11 +20,10 @@
 #include <errno.h>
 #include <string.h>
 
-#include "check.h"
-#include "real.h"
-#include "sched.h"
-#include "sync.h"
-#include "sync_limits.h"
+#include "core/core.h"
+#include "intercept/intercept.h"
+#include "sched/sched.h"
+#include "sync/sync.h"
 
 #define OWNER(m) detsim__sync_word((m), DETSIM_MUTEX_OWNER)
 #define DEPTH(m) detsim__sync_word((m), DETSIM_MUTEX_DEPTH)

@@ -20,11 +20,10 @@
 #include <errno.h>
 #include <string.h>
 
-#include "check.h"
-#include "real.h"
-#include "sched.h"
-#include "sync.h"
-#include "sync_limits.h"
+#include "core/core.h"
+#include "intercept/intercept.h"
+#include "sched/sched.h"
+#include "sync/sync.h"
 
 #define STATE(rw) detsim__sync_word((rw), DETSIM_RWLOCK_STATE)
 #define WWAIT(rw) detsim__sync_word((rw), DETSIM_RWLOCK_WWAIT)

@@ -12,11 +12,9 @@
 #include <semaphore.h>
 #include <string.h>
 
-#include "cancel.h"
-#include "check.h"
-#include "sched.h"
-#include "sync.h"
-#include "sync_limits.h"
+#include "sched/sched.h"
+#include "core/core.h"
+#include "sync/sync.h"
 
 #define VALUE(s) detsim__sync_word((s), DETSIM_SEM_VALUE)
 

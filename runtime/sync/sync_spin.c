@@ -8,9 +8,9 @@
  */
 #include <errno.h>
 
-#include "check.h"
-#include "sched.h"
-#include "sync.h"
+#include "core/core.h"
+#include "sched/sched.h"
+#include "sync/sync.h"
 
 #define OWNER(s) detsim__sync_word((s), DETSIM_SPIN_OWNER)
 

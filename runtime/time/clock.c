@@ -2,17 +2,16 @@
  *
  * Only the baton holder moves the clock.  Readers outside the simulation
  * (a library's constructor before the runtime started) read without moving it.
- * A skewed node (clock.h) reads it through its own rate and offset; every
+ * A skewed node (time/time.h) reads it through its own rate and offset; every
  * conversion is exact integer arithmetic, so runs agree to the nanosecond.
  */
-#include "clock.h"
+#include "time/time.h"
 
 #include <errno.h>
 
-#include "check.h"
+#include "core/core.h"
 #include "limits.h"
-#include "machine.h"
-#include "options.h"
+#include "machine/machine.h"
 #include "world_abi.h"
 
 /* CLOCK_REALTIME starts at 2024-01-01T00:00:00Z plus a per-seed offset of up

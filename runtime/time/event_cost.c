@@ -1,8 +1,8 @@
 /* The cost model's table, filled once from event_costs.inc and the options. */
-#include "event_cost.h"
+#include "time/time.h"
 
-#include "options.h"
-#include "real.h" /* DETSIM_EXPORT */
+#include "core/core.h"
+#include "intercept/intercept.h"
 
 uint64_t detsim__event_cost_ns[DETSIM_EV_COUNT];
 DETSIM_EXPORT __thread uint64_t __detsim_work __attribute__((tls_model("initial-exec")));

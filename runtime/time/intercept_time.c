@@ -12,13 +12,12 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "cancel.h"
-#include "clock.h"
-#include "machine.h"
-#include "options.h"
-#include "real.h"
-#include "sanitize.h"
-#include "sched_internal.h"
+#include "sched/sched.h"
+#include "time/time.h"
+#include "machine/machine.h"
+#include "core/core.h"
+#include "intercept/intercept.h"
+#include "sanitize/sanitize.h"
 
 static int sim_clock_read(clockid_t id, struct timespec *ts, uintptr_t pc) {
   detsim_thread *self = detsim__self();

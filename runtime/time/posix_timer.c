@@ -1,4 +1,4 @@
-/* POSIX timers on virtual time (posix_timer.h).
+/* POSIX timers on virtual time (time/time.h).
  *
  * Rules of this file:
  *  - Times are virtual ns, as the interval timers' (signal.c): a relative
@@ -9,7 +9,7 @@
  *  - A timer's signal is posted by detsim__ptimer_fold at the first look at
  *    the pending set after its expiry, at the same point of every run.
  */
-#include "posix_timer.h"
+#include "time/time.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -17,11 +17,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "check.h"
-#include "clock.h"
+#include "core/core.h"
 #include "limits.h"
-#include "sched.h"
-#include "signal.h"
+#include "sched/sched.h"
+#include "signal/signal.h"
 
 struct ptimer {
   bool live;

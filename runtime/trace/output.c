@@ -1,4 +1,4 @@
-/* The program's output as part of its history (see output.h).
+/* The program's output as part of its history (see trace/trace.h).
  *
  * Rules:
  *  - An output event is recorded, never a yield point: a write to a real
@@ -11,7 +11,7 @@
  *    what the process inherited), the length and the bytes.  The fd number
  *    itself is the event's object: shown in traces, not hashed.
  */
-#include "output.h"
+#include "trace/trace.h"
 
 #include <dlfcn.h>
 #include <libunwind.h>
@@ -20,9 +20,8 @@
 #include <stdio.h>
 #include <sys/uio.h>
 
-#include "net.h"
-#include "sched_internal.h"
-#include "trace.h"
+#include "net/net.h"
+#include "sched/sched.h"
 
 static uint64_t digest = 0x6f75747075742121ull; /* "output!!" */
 

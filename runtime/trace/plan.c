@@ -1,6 +1,6 @@
-/* Schedule plans (plan.h): loading plan=, answering the scheduler's
+/* Schedule plans (trace/trace.h): loading plan=, answering the scheduler's
  * decision points from it, recording plan_out= and writing it. */
-#include "plan.h"
+#include "trace/trace.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -11,9 +11,8 @@
 #include <unistd.h>
 
 #include "limits.h"
-#include "options.h"
-#include "report.h"
-#include "sched.h"
+#include "core/core.h"
+#include "sched/sched.h"
 
 struct plan_entry {
   uint64_t step;

@@ -3,7 +3,7 @@
  * Called on every event by the baton holder only, so it needs no locking;
  * the fast path is a hash fold and one 32-byte store.
  */
-#include "trace.h"
+#include "trace/trace.h"
 
 #include <dlfcn.h>
 #include <fcntl.h>
@@ -15,12 +15,11 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "check.h"
-#include "clock.h"
+#include "core/core.h"
+#include "time/time.h"
 #include "limits.h"
-#include "prng.h"
-#include "sched.h"
-#include "world.h"
+#include "sched/sched.h"
+#include "world/world.h"
 #include "world_trace_part.h"
 
 static const char *const event_names[DETSIM_EV_COUNT] = {

@@ -1,3 +1,84 @@
+/* trace/: the one header of the runtime's trace part; other parts
+ * include this and nothing else of the folder. */
+#ifndef DETSIM_TRACE_PART_H
+#define DETSIM_TRACE_PART_H
+
+/* What the program writes out of the simulation (output.c).
+ *
+ * Every write of the program to a real descriptor (stdout, stderr, a file),
+ * by write, writev, dprintf or stdio, is an `output` event whose value is a
+ * hash of its bytes, and goes into the run's output digest (`output=` on the
+ * result line).  So a replay that prints something else diverges, and
+ * simreplay names the first write that differs, with its call site.
+ */
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* n bytes the program wrote to real descriptor fd, from call site pc (0:
+ * find the program's frame, for writes that stdio made on its behalf).
+ * Writes of the runtime itself, of libraries it calls, from threads outside
+ * the simulation, and under suppression (DETSIM_VERIFY) do not count. */
+void detsim__output(int fd, const void *buf, size_t n, uintptr_t pc);
+/* The same for the first n bytes of a writev's iovecs (one event). */
+struct iovec;
+void detsim__output_iov(int fd, const struct iovec *iov, int iovcnt, size_t n, uintptr_t pc);
+/* The digest of everything counted so far. */
+uint64_t detsim__output_digest(void);
+/* The call site of the program's innermost frame outside libc and the
+ * runtime (0 when none is found). */
+uintptr_t detsim__program_pc(void);
+/* True for an address inside the runtime library itself. */
+int detsim__pc_in_runtime(uintptr_t pc);
+
+/* Schedule plans: a run's scheduling decisions as data.
+ *
+ * A plan lists only the decisions that differ from the plan strategy's
+ * default: at a yield point, keep running the current thread; when some
+ * thread must be picked, the first runnable one in slot order; when one
+ * waiter of several is woken, the first.  Each entry names where the
+ * decision is taken, as the deciding thread and its own event count (its
+ * step), its kind and the thread it chose.  A thread's steps are a property
+ * of its own code path, so dropping another decision from a plan leaves
+ * this one where it was; global event numbers would all shift.
+ *
+ * DETSIM_OPTIONS=plan_out=FILE records the decisions of any run (random
+ * walk, PCT or a plan) and writes them when it ends; DETSIM_OPTIONS=plan=FILE
+ * replays one.  Replaying the whole recorded plan takes the recorded
+ * history; replaying a subset of it is still a well-defined run, which is
+ * what simreplay --shrink searches (entries whose decision point no longer
+ * comes, or whose thread cannot run there, are passed over).
+ *
+ * The file (text, line-oriented; '#' lines are comments for people and tools):
+ *   # detsim plan 1
+ *   seed N
+ *   switch T STEP U          at thread T's event number STEP, run thread U
+ *   wake T STEP U            at thread T's step STEP, wake thread U of the
+ *                            waiters (thread ids as in the trace)
+ *   end COUNT                the number of entries: a truncated file is refused
+ * A '#' after an entry starts a comment (the runtime notes the global event
+ * number there).
+ */
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+enum detsim_plan_kind { DETSIM_PLAN_SWITCH = 0, DETSIM_PLAN_WAKE = 1 };
+
+/* Loads DETSIM_OPTIONS plan=; on a bad file writes the reason to err and
+ * returns -1 (the run has not started). */
+int detsim__plan_load(const char *path, uint64_t seed, char *err, size_t errlen);
+/* A plan is being replayed (the plan strategy). */
+extern bool detsim__plan_replaying;
+/* The thread id the plan chose at this decision point of thread `thread`
+ * at its step `step`, or 0 for the default. */
+uint32_t detsim__plan_take(uint32_t thread, uint64_t step, enum detsim_plan_kind kind);
+/* Records a decision that differs from the default (when plan_out is set). */
+void detsim__plan_record(uint32_t thread, uint64_t step, enum detsim_plan_kind kind, uint32_t chosen);
+/* Writes plan_out (once; signal-safe: write(2) only). */
+void detsim__plan_write_out(const char *class_name, uint64_t events, uint64_t history);
+
 /* History: the hash over every event, and the bounded trace of the last ones.
  *
  * Each event is folded into a 64-bit history hash (what replay compares) and
@@ -6,15 +87,12 @@
  * kind, the thread id and small values the simulation chose (never
  * addresses, which differ between builds and runs).
  */
-#ifndef DETSIM_TRACE_H
-#define DETSIM_TRACE_H
 
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "clock.h"
-#include "prng.h"
-#include "world_abi.h" /* DETSIM_HISTORY_START */
+#include "core/core.h"
+#include "world_abi.h"
 
 enum detsim_event_kind {
 #define DETSIM_EVENT(name, desc) DETSIM_EV_##name,
@@ -44,6 +122,9 @@ struct detsim_trace_state {
   unsigned shift;      /* log2 of the ring's size */
 };
 extern struct detsim_trace_state detsim__trace;
+
+/* The clock stamps each event; time/ itself needs the event kinds above. */
+#include "time/time.h"
 
 /* Which lap of the ring event n is written in (never 0): a record's pad.
  * In a world a node records only its own events, so a slot may hold an
@@ -94,4 +175,4 @@ int detsim__trace_write(const char *path);
 void detsim__trace_print_tail(int fd, unsigned n);
 void detsim__trace_init(uint64_t capacity);
 
-#endif
+#endif /* DETSIM_TRACE_PART_H */

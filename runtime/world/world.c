@@ -15,7 +15,7 @@
  *    Either picks one of the node's threads (or passes the world on) with
  *    the same scheduler code (sched.c's dispatch_choice).
  */
-#include "world.h"
+#include "world/world.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -30,17 +30,15 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "check.h"
-#include "clock.h"
+#include "core/core.h"
+#include "time/time.h"
 #include "limits.h"
-#include "options.h"
-#include "outside_signal.h"
-#include "proc_exec.h"
-#include "real.h"
-#include "report.h"
-#include "sanitize.h"
-#include "sched_internal.h"
-#include "trace.h"
+#include "signal/signal.h"
+#include "proc/proc.h"
+#include "intercept/intercept.h"
+#include "sanitize/sanitize.h"
+#include "sched/sched.h"
+#include "trace/trace.h"
 
 bool detsim__in_world;
 unsigned detsim__node_index;

@@ -1,3 +1,8 @@
+/* world/: the one header of the runtime's world part; other parts
+ * include this and nothing else of the folder. */
+#ifndef DETSIM_WORLD_PART_H
+#define DETSIM_WORLD_PART_H
+
 /* This process as a node of a world of several (world_abi.h).
  *
  * A program run alone is a world of one node, and none of this is active:
@@ -6,8 +11,6 @@
  * the other nodes (sched.c), and this module moves the world's baton and
  * history between processes.
  */
-#ifndef DETSIM_WORLD_H
-#define DETSIM_WORLD_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -182,4 +185,4 @@ uint32_t detsim__world_node_ip(unsigned node);
 /* The node named `name`, or -1. */
 int detsim__world_node_by_name(const char *name);
 
-#endif
+#endif /* DETSIM_WORLD_PART_H */

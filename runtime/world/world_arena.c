@@ -14,9 +14,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "check.h"
-#include "report.h"
-#include "world.h"
+#include "core/core.h"
+#include "world/world.h"
 
 #define S detsim__ws
 #define BLOCK_HEADER 16u

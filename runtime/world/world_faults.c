@@ -33,15 +33,12 @@
 #include <inttypes.h>
 #include <stdio.h>
 
-#include "check.h"
-#include "net.h"
-#include "clock.h"
-#include "options.h"
-#include "report.h"
-#include "prng.h"
-#include "sched_internal.h"
-#include "trace.h"
-#include "world.h"
+#include "core/core.h"
+#include "net/net.h"
+#include "time/time.h"
+#include "sched/sched.h"
+#include "trace/trace.h"
+#include "world/world.h"
 
 #define S detsim__ws
 

@@ -7,11 +7,10 @@
  * order its threads make the calls, so a seed replays.  Only traffic
  * between two nodes is touched: a host's loopback loses nothing.
  */
-#include "check.h"
-#include "clock.h"
-#include "prng.h"
-#include "sched.h"
-#include "world.h"
+#include "core/core.h"
+#include "time/time.h"
+#include "sched/sched.h"
+#include "world/world.h"
 
 #define S detsim__ws
 #define PPM 1000000u

@@ -15,15 +15,14 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "check.h"
-#include "clock.h"
-#include "net.h"
-#include "proc_ids.h"
-#include "real.h"
-#include "report.h"
-#include "sched_internal.h"
-#include "signal.h"
-#include "world.h"
+#include "core/core.h"
+#include "time/time.h"
+#include "net/net.h"
+#include "proc/proc.h"
+#include "intercept/intercept.h"
+#include "sched/sched.h"
+#include "signal/signal.h"
+#include "world/world.h"
 
 #define S detsim__ws
 

@@ -14,10 +14,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "options.h"
-#include "report.h"
-#include "trace.h"
-#include "world.h"
+#include "core/core.h"
+#include "trace/trace.h"
+#include "world/world.h"
 #include "world_trace_part.h"
 
 struct out {

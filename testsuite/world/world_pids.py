@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""A world's pids (runtime/proc/proc_ids.h) across crashes and restarts.
+"""A world's pids (runtime/proc/proc.h) across crashes and restarts.
 
   world_pids.py BIN_DIR DIR
 

@@ -12,7 +12,7 @@ enum st_class {
 };
 
 /* The runtime's exit status for bad DETSIM_SEED / DETSIM_OPTIONS
- * (runtime/core/report.h, DETSIM_EXIT_USAGE). */
+ * (runtime/core/core.h, DETSIM_EXIT_USAGE). */
 #define ST_RUNTIME_EXIT_USAGE 89
 
 const char *st_class_name(int cls);

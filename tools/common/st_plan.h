@@ -1,4 +1,4 @@
-/* Schedule plan files (runtime/trace/plan.h has the format): read, written and
+/* Schedule plan files (runtime/trace/trace.h has the format): read, written and
  * checked by simreplay --shrink and by a replay of a plan file.  The reader
  * is as strict as the runtime's: a truncated or edited file is refused,
  * naming its line. */

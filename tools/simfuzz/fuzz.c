@@ -8,7 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../../runtime/fuzz/fuzz_abi.h"
+#include "../../runtime/fuzz_abi.h"
 #include "simfuzz.h"
 #include "st_classes.h"
 #include "st_outcome.h"

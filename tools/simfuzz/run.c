@@ -14,7 +14,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "../../runtime/fuzz/fuzz_abi.h"
+#include "../../runtime/fuzz_abi.h"
 #include "simfuzz.h"
 #include "st_outcome.h"
 #include "st_util.h"

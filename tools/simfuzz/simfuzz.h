@@ -2,7 +2,7 @@
  * with libFuzzer (docs/fuzzing.md).
  *
  * libFuzzer owns main and the loop; simfuzz is its callbacks.  Each input
- * is a choices file (runtime/fuzz/fuzz_abi.h): the target, a detsim-cc
+ * is a choices file (runtime/fuzz_abi.h): the target, a detsim-cc
  * --fuzz build, runs as a supervised child with DETSIM_OPTIONS
  * choices=<input>:fuzz_out=<file>, and the program counters it writes
  * there (and, with --schedule-features, its scheduling features) are copied

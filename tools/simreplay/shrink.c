@@ -1,7 +1,7 @@
 /* --shrink: the fewest scheduling decisions that still fail the same way.
  *
  * 1. Run the seed once, recording its decisions as a schedule plan
- *    (DETSIM_OPTIONS plan_out=, runtime/trace/plan.h): every switch and wake the
+ *    (DETSIM_OPTIONS plan_out=, runtime/trace/trace.h): every switch and wake the
  *    plan strategy would not have taken by default.
  * 2. Replay that plan (plan=) and require the same class and signature: a
  *    plan that does not reproduce its own failure means the program has

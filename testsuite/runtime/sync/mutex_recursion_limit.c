@@ -1,5 +1,5 @@
 /* A recursive mutex's depth is bounded: locking past
- * DETSIM_MUTEX_RECURSION_MAX (runtime/sync/sync_limits.h: 2^20) gives EAGAIN,
+ * DETSIM_MUTEX_RECURSION_MAX (runtime/sync/sync.h: 2^20) gives EAGAIN,
  * and the mutex is still held exactly that many times. */
 #include "sync_test.h"
 

@@ -1,6 +1,6 @@
 /* Callers outside the simulation: outside_lib.c's constructor ran before
  * the runtime started and used every primitive; its results must be
- * POSIX's, with an outside owner id (bit 31 set, runtime/sync/sync_limits.h) in
+ * POSIX's, with an outside owner id (bit 31 set, runtime/sync/sync.h) in
  * the mutex.  Then the simulated main thread uses the same mutex. */
 #include "sync_test.h"
 

@@ -1,3 +1,8 @@
+/* time/: the one header of the runtime's time part; other parts
+ * include this and nothing else of the folder. */
+#ifndef DETSIM_TIME_PART_H
+#define DETSIM_TIME_PART_H
+
 /* Virtual time.
  *
  * One virtual clock per world, in nanoseconds since the run started.  It moves
@@ -16,8 +21,6 @@
  * until T ends when the node's clock reads T.  Virtual time itself, and so
  * every deadline, timer and arrival inside the runtime, stays one clock.
  */
-#ifndef DETSIM_CLOCK_H
-#define DETSIM_CLOCK_H
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -83,4 +86,74 @@ void detsim__clock_follow(const struct detsim_node_clock *skew);
 void detsim__clock_advance_to(uint64_t ns);
 static inline void detsim__clock_advance_by(uint64_t ns) { detsim__clock.now_ns += ns; }
 
-#endif
+/* The cost model: the virtual time each kind of event takes (event_costs.inc). */
+
+#include <stdint.h>
+
+#include "trace/trace.h"
+
+/* What the calling thread's instrumented code ran (passes/work.c adds to
+ * it: IR instructions), and what of it the clock has been advanced for. */
+extern __thread uint64_t __detsim_work __attribute__((tls_model("initial-exec")));
+extern __thread uint64_t detsim__work_seen __attribute__((tls_model("initial-exec")));
+extern uint64_t detsim__work_ps_left;
+extern uint64_t detsim__work_ps_per_instr;
+
+/* The virtual ns the work done since the last call took (cost_model). */
+static inline uint64_t detsim__work_ns(void) {
+  uint64_t w = __detsim_work;
+  uint64_t ps = (w - detsim__work_seen) * detsim__work_ps_per_instr + detsim__work_ps_left;
+  detsim__work_seen = w;
+  detsim__work_ps_left = ps % 1000;
+  return ps / 1000;
+}
+
+/* Filled from the options (cost_model, yield_step_ns) before the first event. */
+extern uint64_t detsim__event_cost_ns[DETSIM_EV_COUNT];
+void detsim__event_cost_init(void);
+
+/* POSIX timers (timer_create and its family) on virtual time.
+ *
+ * A timer is a clock, its next expiry, an interval, and how it notifies.
+ * SIGEV_SIGNAL and SIGEV_THREAD_ID post their signal lazily, as the
+ * interval timers do (signal.c): an expired timer's signal counts as
+ * pending from its expiry on, and is posted when the pending set is read to
+ * be changed.  While its signal is still pending, later expiries are
+ * overruns (si_overrun, timer_getoverrun), as in Linux.  SIGEV_THREAD gets
+ * a helper thread that waits for each expiry and starts a detached thread
+ * running the function (glibc's way).  SIGEV_NONE only keeps time.
+ * Every function here runs holding the baton.
+ */
+
+#include <signal.h>
+#include <stdint.h>
+#include <time.h>
+
+/* sched/ includes this part (through trace/): a forward name breaks the cycle. */
+typedef struct detsim_thread detsim_thread;
+
+/* The calls; each returns 0 (or the overrun count) or an errno value,
+ * negated for timer_getoverrun. */
+int detsim__ptimer_create(clockid_t clock, const struct sigevent *sev, timer_t *out);
+int detsim__ptimer_settime(timer_t id, int flags, const struct itimerspec *value, struct itimerspec *old);
+int detsim__ptimer_gettime(timer_t id, struct itimerspec *out);
+int detsim__ptimer_getoverrun(timer_t id);
+int detsim__ptimer_delete(timer_t id);
+/* The timer's number in trace events (its index + 1; 0 for an unknown id). */
+uint32_t detsim__ptimer_number(timer_t id);
+
+/* For signal.c: the earliest expiry of a timer that sends a signal
+ * (DETSIM_NO_DEADLINE when none), the signals of those expired by now for
+ * thread t (NULL: the process's only), posting them, and the end of a
+ * timer's overrun count when its signal is taken (returns the count). */
+uint64_t detsim__ptimer_next(void);
+uint64_t detsim__ptimer_due_bits(const detsim_thread *t);
+void detsim__ptimer_fold(void);
+int detsim__ptimer_taken(int timer);
+/* This node's CLOCK_REALTIME stepped: timers armed at an absolute realtime
+ * time expire when the clock reads it (time/time.h). */
+void detsim__ptimer_clock_stepped(void);
+/* si_timerid of a timer's signal. */
+int detsim__ptimer_kernel_id(int timer);
+
+#endif /* DETSIM_TIME_PART_H */

@@ -1,3 +1,8 @@
+/* libc/: the one header of the runtime's libc part; other parts
+ * include this and nothing else of the folder. */
+#ifndef DETSIM_LIBC_PART_H
+#define DETSIM_LIBC_PART_H
+
 /* stdio on the simulation's descriptors (stdio_sim.c), and the descriptor
  * calls it makes (intercept_net.c).
  *
@@ -8,15 +13,13 @@
  * them redirects the stream, as in the kernel), and every fdopen of a
  * simulated descriptor.
  */
-#ifndef DETSIM_STDIO_SIM_H
-#define DETSIM_STDIO_SIM_H
 
 #include <stdio.h>
 #include <stdint.h>
 #include <sys/types.h>
 
 /* read/write on fd as the interceptors do them (simulated or real; a real
- * write is output, output.h), on behalf of the program at call site pc.
+ * write is output, trace/trace.h), on behalf of the program at call site pc.
  * pc 0: a stdio stream's call, made while glibc holds the stream's lock:
  * the site is found from the stack, and the call is no preemption point
  * (it blocks only when it must). */
@@ -37,4 +40,4 @@ void detsim__stdio_fd_changed(int fd);
  * (a simulated write could yield or block with the run half-ended). */
 void detsim__stdio_end(void);
 
-#endif
+#endif /* DETSIM_LIBC_PART_H */

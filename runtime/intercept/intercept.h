@@ -1,3 +1,99 @@
+/* intercept/: the one header of the runtime's intercept part; other parts
+ * include this and nothing else of the folder. */
+#ifndef DETSIM_INTERCEPT_PART_H
+#define DETSIM_INTERCEPT_PART_H
+
+/* REAL(name): the libc function the runtime intercepts.
+ *
+ * The runtime exports interceptors under libc's own names, so inside the
+ * runtime a plain call to e.g. pthread_mutex_lock would call the interceptor
+ * again.  Every call to a function the runtime intercepts goes through
+ * REAL(name) instead, which is the next definition in the lookup order
+ * (libc's), found once with dlsym(RTLD_NEXT).  For pthread_cond_* the 2.3.2
+ * symbol version is the current one and must be asked for by version.
+ */
+
+#include <stddef.h>
+
+void *detsim__real_lookup(const char *name, const char *version);
+
+/* The first definition of `name` in the global lookup order (a sanitizer's
+ * interceptor comes before ours), or NULL. */
+void *detsim__first_definition(const char *name);
+
+/* Declares `static typeof(&name) detsim__real_<name>` resolved on first use. */
+#define REAL(name) \
+  (__extension__({ \
+    static __typeof__(&name) detsim__real_##name##_p; \
+    if (__builtin_expect(detsim__real_##name##_p == NULL, 0)) \
+      detsim__real_##name##_p = (__typeof__(&name))detsim__real_lookup(#name, NULL); \
+    detsim__real_##name##_p; \
+  }))
+
+#define REAL_VERSIONED(name, version) \
+  (__extension__({ \
+    static __typeof__(&name) detsim__real_##name##_p; \
+    if (__builtin_expect(detsim__real_##name##_p == NULL, 0)) \
+      detsim__real_##name##_p = (__typeof__(&name))detsim__real_lookup(#name, version); \
+    detsim__real_##name##_p; \
+  }))
+
+/* Interceptor definition helpers: the pass calls __detsim_<name>, uninstrumented
+ * libraries call <name>; both reach the same code. */
+#define DETSIM_EXPORT __attribute__((visibility("default")))
+#define DETSIM_INTERCEPT_ALIAS(name) \
+  DETSIM_EXPORT __typeof__(name) name __attribute__((alias("__detsim_" #name)));
+
+/* System calls by number inside the simulation (syscall_table.def).
+ *
+ * __detsim_syscall (syscall.c) dispatches on the table; each ROUTE and
+ * SIMULATED line has a detsim__sys_<name> here, which takes the six raw
+ * arguments and returns as syscall(2) does: the result, or -1 with errno.
+ * They run on a simulated thread holding the baton (the dispatcher sends
+ * every other caller to the kernel).
+ */
+
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "sched/sched.h"
+
+#define DETSIM_SYSCALL_ROUTE(name) long detsim__sys_##name(const long a[6]);
+#define DETSIM_SYSCALL_SIMULATED(name) long detsim__sys_##name(const long a[6]);
+#define DETSIM_SYSCALL_NOSYS(name)
+#define DETSIM_SYSCALL_PASSTHROUGH(name)
+#define DETSIM_SYSCALL_UNSUPPORTED(name)
+#define DETSIM_SYSCALL(number, name, cls, fds, note) DETSIM_SYSCALL_##cls(name)
+#include "syscall_table.def"
+#undef DETSIM_SYSCALL
+#undef DETSIM_SYSCALL_ROUTE
+#undef DETSIM_SYSCALL_SIMULATED
+#undef DETSIM_SYSCALL_NOSYS
+#undef DETSIM_SYSCALL_PASSTHROUGH
+#undef DETSIM_SYSCALL_UNSUPPORTED
+
+/* The calling thread's id as gettid() shows it to the program (the owner
+ * word of a PI futex, tgkill's target). */
+pid_t detsim__sys_self_tid(void);
+
+/* The live simulated thread with that id (as gettid shows ids), NULL if none. */
+detsim_thread *detsim__sys_thread_of_tid(pid_t tid);
+
+/* The program's call site of the raw call being simulated (for events). */
+extern uintptr_t detsim__sys_caller;
+
+/* A raw call the simulation does not carry out: reported once per `name`
+ * (then quietly), with `why`; the caller fails with an errno. */
+void detsim__sys_report(const char *name, const char *why);
+
+/* syscall(number, a...) called from `caller`: the dispatch above for a
+ * simulated thread, the kernel for every other caller (a raw system call
+ * instruction caught at run time comes in here, trap_syscall.c). */
+long detsim__syscall_from(uintptr_t caller, long number, const long a[6]);
+
+/* Sets errno and returns -1: the raw ABI's failure. */
+long detsim__sys_fail(int err);
+
 /* The run-time net under the program: instructions that leave the
  * simulation without calling anything the pass or the interposition sees.
  *
@@ -14,14 +110,12 @@
  *                   own handler (its simulated disposition), else the
  *                   handler that was there before (the crash report).
  */
-#ifndef DETSIM_TRAP_H
-#define DETSIM_TRAP_H
 
 #include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "event_cost.h"
+#include "time/time.h"
 
 /* The simulated time-stamp counter's frequency: cycles per virtual second. */
 #define DETSIM_TSC_HZ 3000000000ull
@@ -94,4 +188,4 @@ bool detsim__trap_in_vdso(uintptr_t pc);
  * else `previous` (the real action before ours), else the default. */
 void detsim__trap_chain(int sig, siginfo_t *si, void *uctx, const struct sigaction *previous);
 
-#endif
+#endif /* DETSIM_INTERCEPT_PART_H */

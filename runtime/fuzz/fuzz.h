@@ -1,0 +1,39 @@
+/* fuzz/: the one header of the runtime's fuzz part; other parts
+ * include this and nothing else of the folder. */
+#ifndef DETSIM_FUZZ_PART_H
+#define DETSIM_FUZZ_PART_H
+
+/* Choice mode (DETSIM_OPTIONS=choices=FILE): the scheduler's decisions
+ * taken from a file's bytes, then from the seed (fuzz_abi.h has the
+ * encoding).  This is how a fuzzer's input drives a run. */
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* Loads the file; on a bad one writes the reason to err and returns -1. */
+int detsim__choices_load(const char *path, char *err, size_t errlen);
+/* Choice mode is on (a file was loaded, perhaps empty). */
+extern bool detsim__choices_on;
+/* The next byte, if any is left. */
+bool detsim__choices_next(uint8_t *byte);
+/* Bytes taken so far, and the file's length. */
+uint64_t detsim__choices_used(void);
+uint64_t detsim__choices_len(void);
+
+/* Fuzz mode's coverage (fuzz_abi.h): the program's inline 8-bit counters
+ * (detsim-cc --fuzz) and the scheduling features, written to fuzz_out at
+ * the run's end for simfuzz. */
+
+#include <stdbool.h>
+#include <stdint.h>
+
+/* fuzz_out is set: count scheduling features. */
+extern bool detsim__fuzz_on;
+/* A switch from the thread last at yield site `from` to the one last at
+ * `to` (program counters). */
+void detsim__fuzz_switch(uintptr_t from, uintptr_t to);
+/* Writes fuzz_out (once; signal-safe: open/write only). */
+void detsim__fuzz_write_out(void);
+
+#endif /* DETSIM_FUZZ_PART_H */
