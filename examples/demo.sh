@@ -123,4 +123,5 @@ for line in open("wal.jsonl"):
   simrun --level 3 --seeds "$wal_seeds" --options faults=$in_envelope wal.scenario
 fi
 
-step "done: the bank race (seed $seed) and the cluster's stale read (seed $kv_seed) were found, replay exactly, and the fixed builds pass (files in $work)"
+wal_found=${wal_seed:+, the WAL ack before fsync (seed $wal_seed, level 3)}
+step "done: the bank race (seed $seed), the cluster's stale read (seed $kv_seed)$wal_found were found, replay exactly, and the fixed builds pass (files in $work)"
