@@ -176,7 +176,10 @@ def node_replay(bins, d):
     for seed in ("2", "7"):
         with tempfile.TemporaryDirectory() as tmp:
             logs = os.path.join(tmp, "logs")
-            code, out, err = run([sw, "--logs", logs, "listen_none.scenario"], env={"DETSIM_SEED": seed}, cwd=d)
+            # No trace: a failing world would leave one in d (the replay
+            # line carries the option along).
+            code, out, err = run([sw, "--logs", logs, "listen_none.scenario"],
+                                 env={"DETSIM_SEED": seed, "DETSIM_OPTIONS": "trace=none"}, cwd=d)
             first = RESULT_RE.findall(err)
             if code != 80 or not first:
                 fail(f"seed {seed}: want the client's refusal (exit), got status {code}:\n{err}")
@@ -186,7 +189,7 @@ def node_replay(bins, d):
                 m = line_re.match(head)
                 if not m or m.group(1) != seed:
                     fail(f"seed {seed}: {node}.err's first line is not the world's replay: {head!r}")
-                if "simworld /" not in m.group(2) or not m.group(2).endswith("listen_none.scenario"):
+                if "DETSIM_OPTIONS=trace=none" not in m.group(2) or "simworld /" not in m.group(2) or not m.group(2).endswith("listen_none.scenario"):
                     fail(f"seed {seed}: {node}'s replay does not name the scenario by an absolute path: {head!r}")
             # Run as written, from another directory, with the tools on PATH.
             path = bins + os.pathsep + os.environ.get("PATH", "")
