@@ -25,7 +25,7 @@
 #include <stdint.h>
 
 #define DETSIM_WORLD_MAGIC 0x646c726f776d6973ull /* "simworld" */
-#define DETSIM_WORLD_VERSION 17u
+#define DETSIM_WORLD_VERSION 18u
 /* Far from where Linux places programs, heaps, libraries and stacks without
  * address randomization. */
 #define DETSIM_WORLD_ADDR 0x200000000000ull
@@ -44,6 +44,8 @@
 /* Nodes in one world, and so addresses 127.0.1.1 .. 127.0.1.64. */
 #define DETSIM_WORLD_NODES_MAX 64
 #define DETSIM_WORLD_NAME_BYTES 32
+/* The world's replay command, NUL included (a longer one is cut). */
+#define DETSIM_WORLD_REPLAY_BYTES 4096
 /* "FD,NODE": the world's memory file descriptor and this node's index. */
 #define DETSIM_WORLD_ENV "DETSIM_WORLD"
 #define DETSIM_WORLD_ARENA_CLASSES 40
@@ -148,6 +150,11 @@ struct detsim_world_node {
   uint64_t disk_until[DETSIM_DISK_FAULT_WINDOWS];
   uint32_t disk_ppm[DETSIM_DISK_FAULT_WINDOWS];
   uint32_t disk_pad;
+  /* The scenario's `start NAME after NODE listens`: 1 + NODE's index
+   * while this node is held (parked, never a candidate), 0 once NODE's
+   * first listen released it (or when it starts at once). */
+  uint32_t after1;
+  uint32_t after_pad;
 };
 
 /* Faults, drawn from the seed at the world's start (world_faults.c). */
@@ -280,6 +287,10 @@ struct detsim_world_shared {
    * (runtime/disk/): a failing run is then excused. */
   uint32_t disk_beyond;
   uint32_t disk_pad;
+  /* The command that replays the whole world (the launcher's first line,
+   * its scenario path absolute): a node's own first line names it, as a
+   * node cannot be replayed alone.  Empty: the node prints none. */
+  char replay[DETSIM_WORLD_REPLAY_BYTES];
 };
 
 /* The arena starts here, after the header, page aligned. */

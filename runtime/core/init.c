@@ -88,6 +88,15 @@ static size_t append_shell_word(char *buf, size_t used, size_t cap, const char *
 
 static void first_line(uint64_t seed, int argc, char **argv, const char *options) {
   char line[DETSIM_CMDLINE_BYTES_MAX + 256];
+  if (detsim__world_hosts() && detsim__ws->replay[0]) {
+    /* A node of a launcher's world: its own command line would run it
+     * alone, outside the world, which is not this run. */
+    int n = snprintf(line, sizeof line, "detsim: seed=%" PRIu64 " replay (needs the world): %.*s\n", seed,
+                     DETSIM_WORLD_REPLAY_BYTES, detsim__ws->replay);
+    ssize_t r = write(2, line, n < 0 ? 0 : (size_t)n < sizeof line ? (size_t)n : sizeof line - 1);
+    (void)r;
+    return;
+  }
   size_t used = (size_t)snprintf(line, sizeof line, "detsim: seed=%" PRIu64 " replay: DETSIM_SEED=%" PRIu64, seed, seed);
   if (options && options[0]) {
     char opt[DETSIM_CMDLINE_BYTES_MAX];

@@ -620,6 +620,7 @@ int net_listen(struct net_file *f, int backlog) {
   s->backlog = backlog;
   s->state = SS_LISTEN;
   f->changes++;
+  if (detsim__in_world) detsim__world_listened();
   return 0;
 }
 

@@ -6,6 +6,7 @@
  * clock steps.  The rest of the scheduler is sched.c.
  */
 #include <linux/futex.h>
+#include <stdio.h>
 #include <sys/syscall.h>
 
 #include "core/core.h"
@@ -114,7 +115,11 @@ static struct choice dispatch_choice(void) {
   detsim__world_take_signals();
   detsim__world_faults_due();
   detsim__sched_refresh_time_stop();
-  struct choice c = detsim__sched_world_choose_when_stuck(NULL, NULL, true);
+  /* A node the scenario holds until another listens came to the world only
+   * because no other could take it: it passes the world on, its own threads
+   * not yet begun (or, with no other node left to run, ends it). */
+  bool held = detsim__ws->nodes[detsim__node_index].after1 != 0;
+  struct choice c = detsim__sched_world_choose_when_stuck(NULL, NULL, !held);
   if (c.thread) detsim__world_learn_guess(due_from, (unsigned)(c.thread - W.threads));
   return c;
 }
@@ -151,9 +156,13 @@ bool detsim__sched_take_world(detsim_thread *self) {
  * node must not: its own faults, deadlines and wait predicates are over). */
 static unsigned first_ready_other(void) {
   unsigned next = DETSIM_WORLD_NODES_MAX;
-  for (unsigned j = 0; j < detsim__ws->n_nodes && next == DETSIM_WORLD_NODES_MAX; j++)
-    if (j != detsim__node_index && __atomic_load_n(&detsim__ws->nodes[j].state, __ATOMIC_ACQUIRE) == DETSIM_NODE_READY)
-      next = j;
+  /* A node held until another listens only when no other is left (it
+   * passes the world on, or ends it: dispatch_choice). */
+  for (int held = 0; held < 2 && next == DETSIM_WORLD_NODES_MAX; held++)
+    for (unsigned j = 0; j < detsim__ws->n_nodes && next == DETSIM_WORLD_NODES_MAX; j++)
+      if (j != detsim__node_index && (detsim__ws->nodes[j].after1 != 0) == (held != 0) &&
+          __atomic_load_n(&detsim__ws->nodes[j].state, __ATOMIC_ACQUIRE) == DETSIM_NODE_READY)
+        next = j;
   /* Clients never crash nor stop, and the world ends when the last one
    * exits: a live client is always there. */
   CHECK_LT(next, detsim__ws->n_nodes);
@@ -204,6 +213,20 @@ void detsim__world_print_blocked(void) {
 
 _Noreturn static void world_deadlock(detsim_thread *self) {
   (void)self;
+  unsigned waits_for;
+  int held = detsim__world_held_node(&waits_for);
+  if (held >= 0) {
+    /* Not the program's deadlock: the scenario's start rule never let a
+     * node run. */
+    char extra[128];
+    snprintf(extra, sizeof extra, "reason=never_listened held=%.*s waits_for=%.*s", DETSIM_WORLD_NAME_BYTES,
+             detsim__ws->nodes[held].name, DETSIM_WORLD_NAME_BYTES, detsim__ws->nodes[waits_for].name);
+    detsim__msg("error: node %.*s never started: it starts after %.*s listens, and %.*s never listened before the "
+                "world could go no further",
+                DETSIM_WORLD_NAME_BYTES, detsim__ws->nodes[held].name, DETSIM_WORLD_NAME_BYTES,
+                detsim__ws->nodes[waits_for].name, DETSIM_WORLD_NAME_BYTES, detsim__ws->nodes[waits_for].name);
+    detsim__finish(DETSIM_CLASS_deadlock, 0, extra);
+  }
   detsim__msg("deadlock: no thread of any node of the world can run, and no timer is pending");
   /* The other nodes list theirs when the launcher asks (world.c). */
   detsim__world_print_blocked();

@@ -218,8 +218,30 @@ void detsim__world_start_dispatcher(void) {
 
 /* ---- choices over nodes ---- */
 
+/* A node held until another listens is not ready for anyone. */
 static bool is_other_ready(unsigned j) {
-  return j != detsim__node_index && __atomic_load_n(&S->nodes[j].state, __ATOMIC_ACQUIRE) == DETSIM_NODE_READY;
+  return j != detsim__node_index && __atomic_load_n(&S->nodes[j].state, __ATOMIC_ACQUIRE) == DETSIM_NODE_READY &&
+         S->nodes[j].after1 == 0;
+}
+
+void detsim__world_listened(void) {
+  if (!detsim__world_hosts()) return;
+  for (unsigned j = 0; j < S->n_nodes; j++)
+    if (S->nodes[j].after1 == detsim__host_index + 1) {
+      /* Released at this point of the history: the node's first choice
+       * comes at the world's next one, as any runnable node's. */
+      S->nodes[j].after1 = 0;
+      S->nodes[j].idle = 0;
+    }
+}
+
+int detsim__world_held_node(unsigned *waits_for) {
+  for (unsigned j = 0; j < S->n_nodes; j++)
+    if (S->nodes[j].after1 && S->nodes[j].state == DETSIM_NODE_READY) {
+      *waits_for = S->nodes[j].after1 - 1;
+      return (int)j;
+    }
+  return -1;
 }
 
 unsigned detsim__world_candidates(unsigned *out) {

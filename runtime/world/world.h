@@ -180,6 +180,13 @@ void *detsim__net_malloc(size_t size);
 void *detsim__net_realloc(void *p, size_t size);
 void detsim__net_free(void *p);
 
+/* This host listened (listen() succeeded): every node the scenario holds
+ * until it does (`start NAME after NODE listens`) may run from now on. */
+void detsim__world_listened(void);
+/* A node still held so (its main never ran), or -1; *waits_for: the node
+ * it waits for. */
+int detsim__world_held_node(unsigned *waits_for);
+
 /* Node i's IPv4 address in host byte order (127.0.1.(i+1)), and names. */
 uint32_t detsim__world_node_ip(unsigned node);
 /* The node named `name`, or -1. */

@@ -137,6 +137,25 @@ static void test_protect(void) {
   free(path);
 }
 
+/* `start NAME... after NODE listens`: by node and by group, chains. */
+static void test_start_after(void) {
+  write_text("a.scenario", "server db: kv_server\n"
+                           "server kv x2: kv_server {name}\n"
+                           "client load: kv_client\n"
+                           "start kv after db listens\n"
+                           "start load after kv2 listens\n");
+  char *path = path_in("a.scenario"), err[512] = "";
+  struct st_scenario s;
+  CHECK_EQ(st_scenario_load(path, &s, err, sizeof err), 0);
+  if (err[0]) fprintf(stderr, "scenario_parse: a.scenario: %s\n", err);
+  CHECK_EQ(s.n_nodes, 4);
+  const unsigned want[] = { 0, 1, 1, 3 }; /* 1 + the index of the node each waits for */
+  for (unsigned i = 0; i < 4 && i < s.n_nodes; i++) CHECK_EQ(s.nodes[i].after1, want[i]);
+  CHECK_EQ(s.nodes[3].after_line, 5);
+  st_scenario_free(&s);
+  free(path);
+}
+
 /* Quoting, braces, a forward reference, {index}, PATH and relative paths,
  * a level by name, comments after quotes. */
 static void test_quoting(void) {
@@ -187,6 +206,18 @@ static const struct bad bad_cases[] = {
   { "server kv x2: kv_server\nclient c: kv_client\nprotect kv3\n", 3, "no server or group named 'kv3' above this line" },
   { "server kv x2: kv_server\nclient c: kv_client\nprotect c\n", 3, "'c' is a client: clients never crash" },
   { "server kv x2: kv_server\nclient c: kv_client\nprotect   # nobody\n", 3, "want 'protect NAME...'" },
+  { "server kv: kv_server\nclient c: kv_client\nstart c after kv\n", 3, "want 'start NAME... after NODE listens'" },
+  { "server kv: kv_server\nclient c: kv_client\nstart after kv listens\n", 3, "want 'start NAME... after NODE listens'" },
+  { "server kv: kv_server\nclient c: kv_client\nstart c after db listens\n", 3, "no node named 'db' above this line" },
+  { "server kv x2: kv_server\nclient c: kv_client\nstart c after kv listens\n", 3, "no node named 'kv' above this line" },
+  { "server kv: kv_server\nclient c: kv_client\nstart d after kv listens\n", 3, "no node or group named 'd' above" },
+  { "server kv: kv_server\nclient c: kv_client\nstart kv after kv listens\n", 3, "'kv' cannot start after its own listen" },
+  { "server kv: kv_server\nclient c: kv_client\nstart c after kv listens\nstart c after kv listens\n", 4,
+    "'c' already starts after kv listens (line 3)" },
+  { "server a: kv_server\nserver b: kv_server\nclient c: kv_client\nstart a after b listens\nstart b after a listens\n", 5,
+    "a cycle: 'b' would wait for 'a', which waits (through 'after') for 'b'" },
+  { "server a: kv_server\nserver b: kv_server\nclient c: kv_client\nstart a after b listens\nstart b after c listens\n"
+    "start c after a listens\n", 6, "a cycle: 'c' would wait for 'a'" },
   { "client c: kv_client\nserver kv:\n", 2, "empty command" },
   { "client c: kv_client\nserver kv:   # nothing\n", 2, "empty command" },
   { "client c: ''\n", 1, "empty command" },
@@ -325,6 +356,7 @@ int main(int argc, char **argv) {
 
   test_kv();
   test_protect();
+  test_start_after();
   test_quoting();
   for (unsigned i = 0; i < sizeof bad_cases / sizeof *bad_cases; i++) test_bad(&bad_cases[i], i);
   test_bad_files();

@@ -167,3 +167,34 @@ def handover(bins, d):
         replays(sw, d, scen, 1)
         print(f"handover: {scen}: {handovers} node hand-overs and {local} thread switches, "
               f"{switches} voluntary context switches; the seed replays")
+
+def node_replay(bins, d):
+    """A node's own first line names the world's replay (the node alone is
+    not the run), and that command, run from elsewhere, replays the world."""
+    sw = os.path.join(bins, "simworld")
+    line_re = re.compile(r"^detsim: seed=(\d+) replay \(needs the world\): (.*)$")
+    for seed in ("2", "7"):
+        with tempfile.TemporaryDirectory() as tmp:
+            logs = os.path.join(tmp, "logs")
+            # No trace: a failing world would leave one in d (the replay
+            # line carries the option along).
+            code, out, err = run([sw, "--logs", logs, "listen_none.scenario"],
+                                 env={"DETSIM_SEED": seed, "DETSIM_OPTIONS": "trace=none"}, cwd=d)
+            first = RESULT_RE.findall(err)
+            if code != 80 or not first:
+                fail(f"seed {seed}: want the client's refusal (exit), got status {code}:\n{err}")
+            for node in ("srv", "cli"):
+                with open(os.path.join(logs, node + ".err")) as f:
+                    head = f.readline().rstrip("\n")
+                m = line_re.match(head)
+                if not m or m.group(1) != seed:
+                    fail(f"seed {seed}: {node}.err's first line is not the world's replay: {head!r}")
+                if "DETSIM_OPTIONS=trace=none" not in m.group(2) or "simworld /" not in m.group(2) or not m.group(2).endswith("listen_none.scenario"):
+                    fail(f"seed {seed}: {node}'s replay does not name the scenario by an absolute path: {head!r}")
+            # Run as written, from another directory, with the tools on PATH.
+            path = bins + os.pathsep + os.environ.get("PATH", "")
+            code2, out2, err2 = run(["sh", "-c", m.group(2)], env={"PATH": path}, cwd=tmp)
+            again = RESULT_RE.findall(err2)
+            if code2 != code or not again or again[-1][:4] != first[-1][:4]:
+                fail(f"seed {seed}: the node's replay line did not replay the world:\n{first[-1]}\n{err2}")
+    print("node replay: each node's first line replays the whole world")

@@ -40,13 +40,15 @@ beyond what simtest.py checks for one program.
                                          the world's WORKLOAD COVERAGE
   world_test.py machine    BIN_DIR DIR   each node is a machine of its own: its
                                          identity, random files and CPUs
+  world_test.py node-replay BIN_DIR DIR  a node's first line says its replay needs
+                                         the world, and that command replays it
 Exit status 0 when every assertion holds, 1 (with the reason) otherwise.
 The modes live in world_basics.py, world_lifecycle.py, world_clocks.py,
 world_network.py and world_tools.py; world_common.py has what they share.
 """
 import sys
 
-from world_basics import bad_input, handover, leftovers, tools
+from world_basics import bad_input, handover, leftovers, node_replay, tools
 from world_clocks import skew, step
 from world_lifecycle import faults, faults_all, restart, sigterm
 from world_machine import machine
@@ -56,7 +58,8 @@ from world_tools import canary, coverage, shrink, signal_between_nodes, trace
 MODES = {"bad-input": bad_input, "leftovers": leftovers, "tools": tools, "handover": handover, "faults": faults,
          "faults-all": faults_all, "restart": restart, "sigterm": sigterm, "skew": skew, "step": step, "clog": clog,
          "abort": abort, "lossy": lossy, "trace": trace, "shrink": shrink, "wake": wake, "canary": canary,
-         "signal": signal_between_nodes, "coverage": coverage, "machine": machine}
+         "signal": signal_between_nodes, "coverage": coverage, "machine": machine,
+         "node-replay": node_replay}
 
 if __name__ == "__main__":
     mode, bins, d = sys.argv[1], sys.argv[2], sys.argv[3]

@@ -374,6 +374,52 @@ static int parse_data(struct parser *p, unsigned line, const char *text, const c
   return 0;
 }
 
+/* "start NAME... after NODE listens": those nodes (or groups, declared
+ * above) start only once NODE has a listening socket, so a client that
+ * dials at once finds its server.  One such rule per node; no cycles (a
+ * node waiting on itself, through others or not, would never start). */
+static int parse_start(struct parser *p, unsigned line, const char *text, const char *rest) {
+  static const char want[] = "want 'start NAME... after NODE listens' (nodes or groups declared above)";
+  char words[ST_SCENARIO_NODES_MAX + 3][64];
+  unsigned n = 0;
+  int used;
+  while (n < ST_SCENARIO_NODES_MAX + 3 && sscanf(rest, " %63s%n", words[n], &used) == 1) {
+    rest += used;
+    n++;
+  }
+  char extra[2];
+  if (sscanf(rest, " %1s", extra) == 1) return fail(p, line, text, "too many names (at most %d)", ST_SCENARIO_NODES_MAX);
+  if (n < 4 || strcmp(words[n - 3], "after") != 0 || strcmp(words[n - 1], "listens") != 0)
+    return fail(p, line, text, "%s", want);
+  const char *target = words[n - 2];
+  int t = -1;
+  for (unsigned j = 0; j < p->s->n_nodes; j++)
+    if (!strcmp(p->s->nodes[j].name, target)) t = (int)j;
+  if (t < 0) return fail(p, line, text, "no node named '%s' above this line (after names one node)", target);
+  for (unsigned w = 0; w + 3 < n; w++) {
+    bool found = false;
+    for (unsigned j = 0; j < p->s->n_nodes; j++) {
+      struct st_scenario_node *node = &p->s->nodes[j];
+      if (strcmp(node->name, words[w]) != 0 && strcmp(node->group, words[w]) != 0) continue;
+      found = true;
+      if ((int)j == t) return fail(p, line, text, "node '%s' cannot start after its own listen", node->name);
+      if (node->after1)
+        return fail(p, line, text, "node '%s' already starts after %s listens (line %u)", node->name,
+                    p->s->nodes[node->after1 - 1].name, node->after_line);
+      /* The chain from the target: each node has at most one, so it
+       * either ends or comes back here. */
+      for (unsigned k = (unsigned)t + 1, steps = 0; k && steps <= p->s->n_nodes; k = p->s->nodes[k - 1].after1, steps++)
+        if (k - 1 == j)
+          return fail(p, line, text, "a cycle: '%s' would wait for '%s', which waits (through 'after') for '%s'",
+                      node->name, target, node->name);
+      node->after1 = (unsigned)t + 1;
+      node->after_line = line;
+    }
+    if (!found) return fail(p, line, text, "no node or group named '%s' above this line", words[w]);
+  }
+  return 0;
+}
+
 static int parse_line(struct parser *p, unsigned line, char *text) {
   if (cut_comment(text) != 0) return fail(p, line, text, "unterminated quote");
   char word[16] = "";
@@ -390,7 +436,9 @@ static int parse_line(struct parser *p, unsigned line, char *text) {
   if (!strcmp(word, "option") || !strcmp(word, "env")) return parse_setting(p, line, text, rest, word[0] == 'e');
   if (!strcmp(word, "protect")) return parse_protect(p, line, text, rest);
   if (!strcmp(word, "data")) return parse_data(p, line, text, rest);
-  return fail(p, line, text, "unknown directive '%s' (want server, client, level, option, env, protect or data)", word);
+  if (!strcmp(word, "start")) return parse_start(p, line, text, rest);
+  return fail(p, line, text, "unknown directive '%s' (want server, client, level, option, env, protect, data or start)",
+              word);
 }
 
 /* Splits data into NUL-terminated lines in place and parses each. */

@@ -35,6 +35,8 @@ struct st_scenario_node {
   char **argv;                        /* argv[0] = program as written, NULL-terminated, placeholders expanded */
   unsigned argc;
   char *data;                         /* `data NAME PATH`: its data directory under its own; NULL: the whole */
+  unsigned after1;                    /* `start NAME after NODE listens`: 1 + NODE's index; 0: starts at once */
+  unsigned after_line;                /* where that was said */
 };
 
 struct st_scenario {

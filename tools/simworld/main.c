@@ -255,6 +255,12 @@ int main(int argc, char **argv) {
     r.node_options = st_xasprintf("%s%strace=%s/%s", r.options, r.options[0] ? ":" : "", cwd, node_trace);
   free(node_trace);
   r.world = sw_world_create(&sc, seed, &r.fd);
+  /* The nodes' own first lines name the world's replay (they run in
+   * directories of their own: the scenario's path absolute). */
+  char scenario_abs[PATH_MAX];
+  char *node_replay = replay_command(seed, realpath(path, scenario_abs) ? scenario_abs : path);
+  snprintf(r.world->replay, sizeof r.world->replay, "%s", node_replay);
+  free(node_replay);
   catch_outside_signals();
   sw_start_all(&r);
   int outside = sw_supervise(&r);
@@ -292,6 +298,11 @@ int main(int argc, char **argv) {
     if (cls == ST_CLASS_exit) st_buf_printf(&extra, " exit_status=%d", w->end_status);
     if (w->end_extra[0]) st_buf_printf(&extra, " %s", w->end_extra);
   }
+  /* A node the scenario held until another listened, and never released. */
+  for (unsigned i = 0; i < sc.n_nodes; i++)
+    if (w->nodes[i].after1)
+      fprintf(stderr, "simworld: node %s never started: it starts after %s listens, and %s never listened\n",
+              sc.nodes[i].name, sc.nodes[w->nodes[i].after1 - 1].name, sc.nodes[w->nodes[i].after1 - 1].name);
   bool failed = cls != ST_CLASS_pass;
   sw_forward_warnings(&r);
   /* The world's trace, as one program's: on a failure or with

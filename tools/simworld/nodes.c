@@ -56,6 +56,7 @@ struct detsim_world_shared *sw_world_create(const struct st_scenario *sc, uint64
     snprintf(n->name, sizeof n->name, "%s", sc->nodes[i].name);
     n->client = sc->nodes[i].client;
     n->protect = sc->nodes[i].protect;
+    n->after1 = sc->nodes[i].after1;
     n->wake_at = UINT64_MAX;
     n->posted_at = UINT64_MAX;
     if (n->client) w->clients_live++;
@@ -307,9 +308,13 @@ static void start_node(struct sw_run *r, unsigned i) {
 
 void sw_start_all(struct sw_run *r) {
   for (unsigned i = 0; i < r->sc->n_nodes; i++) start_node(r, i);
-  r->world->current = 0;
-  __atomic_store_n(&r->world->nodes[0].wake, 1, __ATOMIC_RELEASE);
-  wake_word(&r->world->nodes[0].wake);
+  /* The first node the scenario does not hold takes the world (the
+   * loader refuses cycles, so there is one). */
+  unsigned first = 0;
+  while (first + 1 < r->sc->n_nodes && r->sc->nodes[first].after1) first++;
+  r->world->current = first;
+  __atomic_store_n(&r->world->nodes[first].wake, 1, __ATOMIC_RELEASE);
+  wake_word(&r->world->nodes[first].wake);
 }
 
 /* A node process ended: was it the world's doing, or a death outside it? */
