@@ -64,6 +64,10 @@
 /* simrun: seeds listed per failure signature in the report (all of them are
  * in the JSON lines). */
 #define SIMRUN_REPORT_SEEDS_SHOWN 5
+/* simrun: fault kinds listed with their counts per failure signature in
+ * FAILURES BY FAULT (the most over-represented among its failing seeds
+ * first; the rest are named on one line). */
+#define SIMRUN_REPORT_FAULT_KINDS_SHOWN 8
 /* simrun: lines of the first failure's stderr shown in the report, and
  * stored per failure for the JSON lines, JUnit and the report. */
 #define SIMRUN_STDERR_TAIL_LINES 10

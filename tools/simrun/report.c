@@ -13,6 +13,10 @@
  *       [!] NAME — N occurrences (K of M seeds; unreachable: correctness)
  *   FAILURES: a table of class, count, first seeds, signature; then per
  *     signature its reproduction command and simreplay command
+ *   FAILURES BY FAULT (worlds with faults): per signature, the fault kinds
+ *     its failing seeds had, most over-represented against the passing
+ *     seeds first, so the kind a failure needs comes first:
+ *       crash   5 of 6 failing seeds, 42 of 194 passing
  *   FIRST FAILURE: the first failing seed's own first lines on stderr (the
  *     program's, or in a world the failing node's, not detsim's), then the
  *     last lines of its stderr
@@ -144,6 +148,81 @@ static void failure_table(FILE *out, const struct simrun_sweep_info *info, bool 
   }
 }
 
+/* How much more often the failing seeds of `sig` had kind `k` than the
+ * passing seeds did: the difference of the two shares, scaled by both
+ * counts so that it is exact (f/F - p/P, times F*P; counts are seed
+ * indexes, below 2^31, so the products fit). */
+static int64_t over_representation(int sig, int k) {
+  int64_t f = (int64_t)simrun_stats_sig_fault_runs(sig, k), F = (int64_t)simrun_stats_sig_count(sig);
+  int64_t p = (int64_t)simrun_stats_fault_pass_runs(k), P = (int64_t)simrun_stats_class_count(ST_CLASS_pass);
+  return P ? f * P - p * F : f;
+}
+
+static int by_fault_sig; /* the signature qsort's comparison ranks kinds for */
+
+static int cmp_kinds(const void *a, const void *b) {
+  int x = *(const int *)a, y = *(const int *)b;
+  int64_t ox = over_representation(by_fault_sig, x), oy = over_representation(by_fault_sig, y);
+  if (ox != oy) return ox > oy ? -1 : 1;
+  uint64_t fx = simrun_stats_sig_fault_runs(by_fault_sig, x), fy = simrun_stats_sig_fault_runs(by_fault_sig, y);
+  if (fx != fy) return fx > fy ? -1 : 1;
+  /* Kinds are numbered in the order seeds finished: the name decides. */
+  const char *nx, *ny;
+  uint64_t t, r;
+  simrun_stats_fault(x, &nx, &t, &r);
+  simrun_stats_fault(y, &ny, &t, &r);
+  return strcmp(nx, ny);
+}
+
+/* Which fault a failure needs: a kind that every failing seed of a
+ * signature had and few passing seeds did is its likely cause. */
+static void fault_section(FILE *out) {
+  int nfaults = simrun_stats_nfaults();
+  if (nfaults == 0) return;
+  uint64_t passing = simrun_stats_class_count(ST_CLASS_pass);
+  fprintf(out, "\nFAILURES BY FAULT: the fault kinds each signature's failing seeds had, most over-represented "
+               "against the %llu passing seed%s first\n",
+          (unsigned long long)passing, passing == 1 ? "" : "s");
+  int nsigs = simrun_stats_nsigs();
+  for (int i = 0; i < nsigs; i++) {
+    uint64_t count = simrun_stats_sig_count(i);
+    fprintf(out, "  %d. %s (%llu failing seed%s)\n", i + 1, simrun_stats_sig_text(i), (unsigned long long)count,
+            count == 1 ? "" : "s");
+    int kinds[SIMRUN_FAULT_KINDS_MAX], n = 0;
+    for (int k = 0; k < nfaults; k++)
+      if (simrun_stats_sig_fault_runs(i, k)) kinds[n++] = k;
+    if (n == 0) {
+      fprintf(out, "     no faults: its failing seeds had none (scheduling alone fails it)\n");
+      continue;
+    }
+    by_fault_sig = i;
+    qsort(kinds, (size_t)n, sizeof kinds[0], cmp_kinds);
+    /* The kinds more common among its failing seeds than among the
+     * passing ones, one line each; the others by name only. */
+    int shown = 0;
+    while (shown < n && shown < SIMRUN_REPORT_FAULT_KINDS_SHOWN && over_representation(i, kinds[shown]) > 0) {
+      const char *name;
+      uint64_t total, runs;
+      simrun_stats_fault(kinds[shown], &name, &total, &runs);
+      fprintf(out, "     %-14s %llu of %llu failing seeds, %llu of %llu passing\n", name,
+              (unsigned long long)simrun_stats_sig_fault_runs(i, kinds[shown]), (unsigned long long)count,
+              (unsigned long long)simrun_stats_fault_pass_runs(kinds[shown]), (unsigned long long)passing);
+      shown++;
+    }
+    if (shown == 0) fprintf(out, "     no kind is more common among them than among the passing seeds\n");
+    if (n > shown) {
+      fprintf(out, "     also had:      ");
+      for (int j = shown; j < n; j++) {
+        const char *name;
+        uint64_t total, runs;
+        simrun_stats_fault(kinds[j], &name, &total, &runs);
+        fprintf(out, "%s%s", j > shown ? " " : "", name);
+      }
+      fprintf(out, "\n");
+    }
+  }
+}
+
 /* What happens to a node's process (a crash, a restart, a SIGTERM stop) is
  * a lifecycle event; the other kinds are faults (runtime/fault_kinds.inc). */
 static bool is_lifecycle(const char *name) {
@@ -270,6 +349,7 @@ void simrun_report(FILE *out, const struct simrun_sweep_info *info, bool quiet) 
   if (info->source_coverage) fprintf(out, "\n%s", info->source_coverage);
   if (!failed) return;
   failure_table(out, info, true);
+  fault_section(out);
   const struct simrun_result *first = simrun_stats_first_failure();
   const char *tail = simrun_stats_first_tail();
   const char *own = simrun_stats_first_own();

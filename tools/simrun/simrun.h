@@ -145,6 +145,10 @@ void simrun_stats_check(int i, const char **name, uint64_t *total, uint64_t *run
 /* Faults exercised, by kind (worlds at level 2 and up). */
 int simrun_stats_nfaults(void);
 void simrun_stats_fault(int i, const char **name, uint64_t *total, uint64_t *runs);
+/* Seeds of signature `id` that had fault kind `k` (an index of
+ * simrun_stats_fault) at least once, and passing seeds that had it. */
+uint64_t simrun_stats_sig_fault_runs(int id, int k);
+uint64_t simrun_stats_fault_pass_runs(int k);
 /* Coverage points, in order of first sight: kind, name, hits and
  * evaluations summed over the runs, runs that reached it (SOMETIMES: with
  * its condition true), and runs that knew it. */

@@ -17,6 +17,7 @@ struct sig {
   uint64_t first_index, first_seed;
   int nshown;
   uint64_t shown_index[SIMRUN_REPORT_SEEDS_SHOWN], shown_seed[SIMRUN_REPORT_SEEDS_SHOWN];
+  uint64_t fault_runs[SIMRUN_FAULT_KINDS_MAX]; /* its seeds that had each fault kind (S.faults' index) */
 };
 
 struct check {
@@ -47,6 +48,7 @@ static struct {
   int nchecks;
   struct check faults[SIMRUN_FAULT_KINDS_MAX];
   int nfaults;
+  uint64_t fault_pass_runs[SIMRUN_FAULT_KINDS_MAX]; /* passing seeds that had each kind */
   struct point points[SIMRUN_POINTS_MAX + 1];
   int npoints;
   struct tail *tails;
@@ -106,17 +108,19 @@ static void sig_add(struct sig *g, uint64_t index, uint64_t seed) {
 }
 
 /* Fault kinds are a short fixed list (the runtime's); more are ignored only
- * past SIMRUN_FAULT_KINDS_MAX, which no runtime reaches. */
-static void add_fault(const char *name, uint64_t count) {
+ * past SIMRUN_FAULT_KINDS_MAX, which no runtime reaches.  Returns the
+ * kind's index, or -1 when ignored. */
+static int add_fault(const char *name, uint64_t count) {
   int i;
   for (i = 0; i < S.nfaults; i++)
     if (!strcmp(S.faults[i].name, name)) break;
   if (i == S.nfaults) {
-    if (S.nfaults == SIMRUN_FAULT_KINDS_MAX) return;
+    if (S.nfaults == SIMRUN_FAULT_KINDS_MAX) return -1;
     S.faults[S.nfaults++].name = st_xstrdup(name);
   }
   S.faults[i].total += count;
   S.faults[i].runs++;
+  return i;
 }
 
 static void add_check(const char *name, uint64_t count) {
@@ -165,12 +169,21 @@ int simrun_stats_add(const struct simrun_record *rec) {
   S.sim_us += r.sim_us;
   S.cpu_s += r.cpu_s;
   for (int i = 0; i < rec->nchecks; i++) add_check(rec->checks[i].name, rec->checks[i].count);
-  for (int i = 0; i < rec->nfaults; i++) add_fault(rec->faults[i].name, rec->faults[i].count);
+  /* The kinds this seed had, to set failing seeds' faults against the
+   * passing seeds' (FAILURES BY FAULT). */
+  int had[SIMRUN_FAULT_KINDS_MAX], nhad = 0;
+  for (int i = 0; i < rec->nfaults; i++) {
+    int k = add_fault(rec->faults[i].name, rec->faults[i].count);
+    if (k >= 0 && rec->faults[i].count > 0 && nhad < SIMRUN_FAULT_KINDS_MAX) had[nhad++] = k;
+  }
   for (int i = 0; i < rec->npoints; i++) add_point(&rec->points[i]);
+  if (r.cls == ST_CLASS_pass)
+    for (int i = 0; i < nhad; i++) S.fault_pass_runs[had[i]]++;
   if (r.cls != ST_CLASS_pass) {
     S.failed++;
     r.sig = find_sig(rec->signature ? rec->signature : st_class_name(r.cls), r.cls);
     sig_add(&S.sigs[r.sig], r.index, r.seed);
+    for (int i = 0; i < nhad; i++) S.sigs[r.sig].fault_runs[had[i]]++;
     if (!S.have_first_failure || r.index < S.first_failure.index) {
       free(S.first_tail);
       S.first_tail = rec->tail ? st_xstrdup(rec->tail) : NULL;
@@ -282,6 +295,9 @@ void simrun_stats_fault(int i, const char **name, uint64_t *total, uint64_t *run
   *total = S.faults[i].total;
   *runs = S.faults[i].runs;
 }
+
+uint64_t simrun_stats_sig_fault_runs(int id, int k) { return S.sigs[id].fault_runs[k]; }
+uint64_t simrun_stats_fault_pass_runs(int k) { return S.fault_pass_runs[k]; }
 
 int simrun_stats_npoints(void) { return S.npoints + (S.points[SIMRUN_POINTS_MAX].name ? 1 : 0); }
 
