@@ -135,6 +135,11 @@ void disk_rollback(uint64_t *lost_writes, uint64_t *lost_names);
 /* `path` from dirfd as an absolute path with symlinks of its directory
  * resolved; false when it cannot be made. */
 bool disk_resolve(int dirfd, const char *path, char *out, size_t size);
+/* `path` (relative to dirfd, or AT_FDCWD) as an absolute path with no ".",
+ * ".." or "//" into out, symlinks left as they are (the simulated machine's
+ * /proc/self files are matched by name, the disk resolves further); false
+ * when too long or dirfd names no directory. */
+bool detsim__path_lexical(int dirfd, const char *path, char *out, size_t len);
 bool disk_under(const char *abs);
 /* The path of a descriptor's file (readlink of /proc/self/fd). */
 bool disk_fd_path(int fd, char *out, size_t size);

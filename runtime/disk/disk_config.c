@@ -65,9 +65,8 @@ static bool normalize(char *joined, char *out, size_t len) {
   return true;
 }
 
-bool disk_resolve(int dirfd, const char *path, char *out, size_t size) {
-  if (path == NULL || path[0] == '\0') return false;
-  char joined[PATH_MAX * 2], norm[PATH_MAX];
+bool detsim__path_lexical(int dirfd, const char *path, char *out, size_t len) {
+  char joined[PATH_MAX * 2];
   if (path[0] == '/') {
     if (strlen(path) >= sizeof joined) return false;
     strcpy(joined, path);
@@ -80,7 +79,13 @@ bool disk_resolve(int dirfd, const char *path, char *out, size_t size) {
     }
     if ((size_t)snprintf(joined, sizeof joined, "%s/%s", dir, path) >= sizeof joined) return false;
   }
-  if (!normalize(joined, norm, sizeof norm)) return false;
+  return normalize(joined, out, len);
+}
+
+bool disk_resolve(int dirfd, const char *path, char *out, size_t size) {
+  if (path == NULL || path[0] == '\0') return false;
+  char norm[PATH_MAX];
+  if (!detsim__path_lexical(dirfd, path, norm, sizeof norm)) return false;
   /* The directory's symlinks resolved (the last component is the file
    * itself: a symlink there is a file of the directory it is in). */
   char *slash = strrchr(norm, '/');

@@ -95,49 +95,6 @@ static bool maybe_special(const char *path) {
   return false;
 }
 
-/* ---- paths ---- */
-
-/* `path` as an absolute, normalized path into out (false when it can't be:
- * too long, or dirfd names no directory we can see). */
-static bool absolute_path(int dirfd, const char *path, char *out, size_t len) {
-  char joined[PATH_MAX * 2];
-  if (path[0] == '/') {
-    if (strlen(path) >= sizeof joined) return false;
-    strcpy(joined, path);
-  } else {
-    char dir[PATH_MAX];
-    if (dirfd == AT_FDCWD) {
-      if (getcwd(dir, sizeof dir) == NULL) return false;
-    } else {
-      char link[64];
-      snprintf(link, sizeof link, "/proc/self/fd/%d", dirfd);
-      ssize_t n = readlink(link, dir, sizeof dir - 1);
-      if (n <= 0) return false;
-      dir[n] = '\0';
-    }
-    if ((size_t)snprintf(joined, sizeof joined, "%s/%s", dir, path) >= sizeof joined) return false;
-  }
-  /* Components: skip empty and ".", ".." drops the last kept one. */
-  size_t o = 0;
-  char *save = NULL;
-  for (char *c = strtok_r(joined, "/", &save); c != NULL; c = strtok_r(NULL, "/", &save)) {
-    if (strcmp(c, ".") == 0) continue;
-    if (strcmp(c, "..") == 0) {
-      while (o > 0 && out[o - 1] != '/') o--;
-      if (o > 0) o--;
-      continue;
-    }
-    size_t n = strlen(c);
-    if (o + 1 + n + 1 > len) return false;
-    out[o++] = '/';
-    memcpy(out + o, c, n);
-    o += n;
-  }
-  if (o == 0) out[o++] = '/';
-  out[o] = '\0';
-  return true;
-}
-
 /* A decimal number and what follows it. */
 static bool number_at(const char *p, long *v, const char **rest) {
   if (*p < '0' || *p > '9') return false;
@@ -149,7 +106,7 @@ static bool number_at(const char *p, long *v, const char **rest) {
 
 static enum special classify(int dirfd, const char *path) {
   char abs[PATH_MAX];
-  if (!absolute_path(dirfd, path, abs, sizeof abs)) return SP_NONE;
+  if (!detsim__path_lexical(dirfd, path, abs, sizeof abs)) return SP_NONE;
   for (size_t i = 0; i < sizeof fixed_paths / sizeof fixed_paths[0]; i++)
     if (strcmp(abs, fixed_paths[i].path) == 0) return fixed_paths[i].kind;
   /* /proc/self, /proc/<own pid>, /proc/thread-self */
