@@ -239,17 +239,6 @@ def main():
 
 
 if __name__ == "__main__":
-    # A failing world keeps its log directory under TMPDIR (the launcher's
-    # contract); the worlds a test makes fail on purpose must not pile up
-    # in /tmp, so each invocation gets a TMPDIR of its own, removed at the
-    # end (SIMTEST_KEEP=1 keeps it, and says where).
-    import atexit
-    import shutil
-    import tempfile
-    scratch = tempfile.mkdtemp(prefix="simtest-")
-    os.environ["TMPDIR"] = scratch
-    if os.environ.get("SIMTEST_KEEP") == "1":
-        atexit.register(lambda: print("simtest: kept %s" % scratch, file=sys.stderr))
-    else:
-        atexit.register(shutil.rmtree, scratch, True)
+    from scratch_tmpdir import use_private_tmpdir
+    use_private_tmpdir("simtest-")
     main()

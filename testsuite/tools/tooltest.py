@@ -904,4 +904,7 @@ def main():
 
 
 if __name__ == "__main__":
+    sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    from scratch_tmpdir import use_private_tmpdir
+    use_private_tmpdir("tooltest-")
     main()

@@ -46,6 +46,7 @@ Exit status 0 when every assertion holds, 1 (with the reason) otherwise.
 The modes live in world_basics.py, world_lifecycle.py, world_clocks.py,
 world_network.py and world_tools.py; world_common.py has what they share.
 """
+import os
 import sys
 
 from world_basics import bad_input, handover, leftovers, node_replay, tools
@@ -62,5 +63,8 @@ MODES = {"bad-input": bad_input, "leftovers": leftovers, "tools": tools, "handov
          "node-replay": node_replay}
 
 if __name__ == "__main__":
+    sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    from scratch_tmpdir import use_private_tmpdir
+    use_private_tmpdir("worldtest-")
     mode, bins, d = sys.argv[1], sys.argv[2], sys.argv[3]
     MODES[mode](bins, d)
