@@ -311,15 +311,41 @@ DETSIM_EXPORT int __detsim_system(const char *cmd) {
     errno = EPERM;
     return -1;
   }
+  /* As POSIX asks of system(): while the caller waits, SIGINT and SIGQUIT
+   * are ignored and SIGCHLD is blocked (so a SIGCHLD handler that reaps
+   * cannot take the child from under the wait); the child starts with the
+   * caller's own dispositions and mask. */
+  struct sigaction ignore, old_int, old_quit;
+  memset(&ignore, 0, sizeof ignore);
+  ignore.sa_handler = SIG_IGN;
+  sigemptyset(&ignore.sa_mask);
+  sigaction(SIGINT, &ignore, &old_int);
+  sigaction(SIGQUIT, &ignore, &old_quit);
+  sigset_t chld, old_mask;
+  sigemptyset(&chld);
+  sigaddset(&chld, SIGCHLD);
+  sigprocmask(SIG_BLOCK, &chld, &old_mask);
+  int st = -1;
   pid_t pid = detsim__proc_fork(PC());
-  if (pid < 0) return -1;
   if (pid == 0) {
+    sigaction(SIGINT, &old_int, NULL);
+    sigaction(SIGQUIT, &old_quit, NULL);
+    sigprocmask(SIG_SETMASK, &old_mask, NULL);
     detsim__proc_exec("system", command_file(&c), c.search, -1, c.argv, environ, 0);
     _exit(127);
   }
-  int st;
-  while (waitpid(pid, &st, 0) < 0)
-    if (errno != EINTR) return -1;
+  if (pid > 0)
+    while (waitpid(pid, &st, 0) < 0) {
+      if (errno != EINTR) {
+        st = -1;
+        break;
+      }
+    }
+  int saved = errno;
+  sigaction(SIGINT, &old_int, NULL);
+  sigaction(SIGQUIT, &old_quit, NULL);
+  sigprocmask(SIG_SETMASK, &old_mask, NULL);
+  errno = saved;
   return st;
 }
 DETSIM_INTERCEPT_ALIAS(system)
