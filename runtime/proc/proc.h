@@ -89,6 +89,11 @@ void net_exec_drop(struct net_file *f);
  * handled one is reset to its default), and its restoring. */
 void detsim__sig_exec_save(uint64_t *mask, uint64_t *pending_thread, uint64_t *pending_process, uint64_t *ignored);
 void detsim__sig_exec_restore(uint64_t mask, uint64_t pending_thread, uint64_t pending_process, uint64_t ignored);
+/* The three interval timers (deadline, interval, interval as asked each),
+ * which execve keeps. */
+#define DETSIM_EXEC_TIMER_WORDS 9
+void detsim__sig_exec_timers_save(uint64_t out[DETSIM_EXEC_TIMER_WORDS]);
+void detsim__sig_exec_timers_restore(const uint64_t in[DETSIM_EXEC_TIMER_WORDS]);
 
 /* Virtual process and thread ids: the world's numbers, not the kernel's.
  *

@@ -238,6 +238,10 @@ int detsim__proc_exec(const char *call, const char *file, bool search, int fd, c
   detsim__sig_exec_save(&mask, &pend_t, &pend_p, &ign);
   put(&rec, "ids=%d/%d/%d/%d sig=%" PRIx64 "/%" PRIx64 "/%" PRIx64 "/%" PRIx64, (int)detsim__proc_pid(),
       (int)detsim__proc_ppid(), (int)detsim__proc_pgid(), (int)detsim__proc_sid(), mask, pend_t, pend_p, ign);
+  uint64_t timers[DETSIM_EXEC_TIMER_WORDS];
+  detsim__sig_exec_timers_save(timers);
+  put(&rec, " tm=");
+  for (int i = 0; i < DETSIM_EXEC_TIMER_WORDS; i++) put(&rec, "%s%" PRIx64, i ? "/" : "", timers[i]);
   net_exec_each(describe_fd, &rec);
   char world[64], seed[32];
   snprintf(world, sizeof world, "%d,%u", detsim__proc_world_fd, detsim__node_index);
@@ -278,6 +282,7 @@ struct handover {
   int world_fd;
   int pid, ppid, pgid, sid;
   uint64_t mask, pend_t, pend_p, ign;
+  uint64_t timers[DETSIM_EXEC_TIMER_WORDS];
   const char *fds; /* the " k=.. d=.." list */
 };
 static struct handover H;
@@ -304,6 +309,15 @@ void detsim__proc_exec_attach(void) {
   if (sscanf(x, "ids=%d/%d/%d/%d sig=%" SCNx64 "/%" SCNx64 "/%" SCNx64 "/%" SCNx64 "%n", &H.pid, &H.ppid, &H.pgid,
              &H.sid, &H.mask, &H.pend_t, &H.pend_p, &H.ign, &n) != 8 || n == 0 || H.pid < DETSIM_PID_FIRST)
     handover_error("malformed");
+  x += n;
+  n = 0;
+  if (sscanf(x, " tm=%n", &n) != 0 || n == 0) handover_error("no interval timers");
+  for (int i = 0; i < DETSIM_EXEC_TIMER_WORDS; i++) {
+    x += n;
+    n = 0;
+    if ((i && *x++ != '/') || sscanf(x, "%" SCNx64 "%n", &H.timers[i], &n) != 1 || n == 0)
+      handover_error("malformed interval timers");
+  }
   H.fds = x + n;
   void *want = (void *)(uintptr_t)DETSIM_WORLD_ADDR;
   void *p = mmap(want, DETSIM_WORLD_BYTES, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED_NOREPLACE | MAP_NORESERVE,
@@ -372,6 +386,7 @@ void detsim__proc_exec_adopt(void) {
     p += n;
   }
   detsim__sig_exec_restore(H.mask, H.pend_t, H.pend_p, H.ign);
+  detsim__sig_exec_timers_restore(H.timers);
   /* The first process's image watches the world for an end found elsewhere
    * (it is still the children's subreaper: that survives an exec). */
   if (detsim__node_index == 0) detsim__proc_start_warden();

@@ -469,7 +469,8 @@ void detsim__sig_fork_child(void) {
 /* What execve keeps (execve(2), signal(7)): the thread's mask and pending
  * signals, the process's pending ones, and the ignored dispositions; a
  * handled signal is reset to its default (the handler is not in the new
- * image).  Interval timers and queued siginfo are not carried over. */
+ * image).  Queued siginfo is not carried over; the interval timers are
+ * (below). */
 void detsim__sig_exec_save(uint64_t *mask, uint64_t *pending_thread, uint64_t *pending_process, uint64_t *ignored) {
   detsim_thread *self = detsim__self();
   *mask = self ? self->sig_mask : 0;
@@ -478,6 +479,22 @@ void detsim__sig_exec_save(uint64_t *mask, uint64_t *pending_thread, uint64_t *p
   *ignored = 0;
   for (int sig = 1; sig <= DETSIM_SIGNALS; sig++)
     if (!(actions[sig].sa_flags & SA_SIGINFO) && actions[sig].sa_handler == SIG_IGN) *ignored |= detsim__sig_bit(sig);
+}
+
+/* Interval timers survive execve (setitimer(2)): their deadlines are on
+ * the world's virtual clock, which the new image goes on with. */
+void detsim__sig_exec_timers_save(uint64_t out[DETSIM_EXEC_TIMER_WORDS]) {
+  for (int i = 0; i < 3; i++) {
+    out[3 * i] = itimers[i].at;
+    out[3 * i + 1] = itimers[i].interval;
+    out[3 * i + 2] = itimers[i].asked;
+  }
+}
+
+void detsim__sig_exec_timers_restore(const uint64_t in[DETSIM_EXEC_TIMER_WORDS]) {
+  for (int i = 0; i < 3; i++)
+    itimers[i] = (struct itimer){ .at = in[3 * i], .interval = in[3 * i + 1], .asked = in[3 * i + 2] };
+  timer_at_refresh();
 }
 
 void detsim__sig_exec_restore(uint64_t mask, uint64_t pending_thread, uint64_t pending_process, uint64_t ignored) {
