@@ -172,6 +172,21 @@ static _Noreturn void spawn_child(const char *call, const char *file, bool searc
     posix_spawnattr_getsigmask(attr, &mask);
     sigprocmask(SIG_SETMASK, &mask, NULL);
   }
+  /* The session, then the group, before the file actions (glibc's order);
+   * a failure ends the child as a failed file action does. */
+  if ((flags & POSIX_SPAWN_SETSID) && setsid() < 0) {
+    detsim__msg("error: %s: POSIX_SPAWN_SETSID: setsid failed: %s; the child exits 127", call, strerror(errno));
+    _exit(127);
+  }
+  if (flags & POSIX_SPAWN_SETPGROUP) {
+    pid_t group = 0;
+    posix_spawnattr_getpgroup(attr, &group);
+    if (setpgid(0, group) < 0) {
+      detsim__msg("error: %s: POSIX_SPAWN_SETPGROUP %d: setpgid failed: %s; the child exits 127", call, (int)group,
+                  strerror(errno));
+      _exit(127);
+    }
+  }
   for (unsigned i = 0; acts && i < acts->n; i++) {
     const struct action *a = &acts->a[i];
     int ok = 0;
@@ -219,9 +234,10 @@ static int spawn(const char *call, pid_t *pid, const char *file, bool search, co
   }
   short flags = 0;
   if (attr) posix_spawnattr_getflags(attr, &flags);
-  short unsupported = flags & ~(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_USEVFORK);
+  short unsupported = flags & ~(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_USEVFORK |
+                                POSIX_SPAWN_SETSID | POSIX_SPAWN_SETPGROUP);
   if (unsupported) {
-    detsim__msg("error: %s: attribute flags 0x%x are not simulated (SETPGROUP, SETSID, RESETIDS, scheduling): the "
+    detsim__msg("error: %s: attribute flags 0x%x are not simulated (RESETIDS, scheduling): the "
                 "call fails with ENOSYS", call, (unsigned)unsupported);
     return ENOSYS;
   }
