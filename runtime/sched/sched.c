@@ -610,7 +610,25 @@ int detsim__wake_all(const void *obj) {
   return n;
 }
 
+unsigned detsim__sched_blocked_on(const void *obj, bool (*ready)(void *arg), detsim_thread **out) {
+  unsigned n = 0;
+  for (unsigned i = 0; i < W.slots_used; i++) {
+    detsim_thread *t = &W.threads[i];
+    if (t->state == DETSIM_T_BLOCKED && t->block_obj == obj && t->ready == ready && !ready(t->ready_arg))
+      out[n++] = t;
+  }
+  return n;
+}
+
 /* ---- threads ---- */
+
+detsim_thread *detsim__thread_by_id(uint32_t id) {
+  for (unsigned i = 0; i < W.slots_used; i++) {
+    detsim_thread *t = &W.threads[i];
+    if ((t->state == DETSIM_T_RUNNABLE || t->state == DETSIM_T_BLOCKED) && t->id == id) return t;
+  }
+  return NULL;
+}
 
 detsim_thread *detsim__thread_of_tid(pid_t tid) {
   for (unsigned i = 0; i < W.slots_used; i++) {

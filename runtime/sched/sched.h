@@ -91,6 +91,10 @@ int detsim__wake_all(const void *obj);
  * simulated thread. */
 detsim_thread *detsim__choose_waiter(detsim_thread **cands, unsigned n);
 
+/* The threads blocked in detsim__block on obj with predicate `ready`
+ * whose predicate does not hold, in slot order: how many (in out). */
+unsigned detsim__sched_blocked_on(const void *obj, bool (*ready)(void *arg), detsim_thread **out);
+
 /* Threads. */
 int detsim__thread_create(pthread_t *out, const pthread_attr_t *attr,
                           void *(*start)(void *), void *arg);
@@ -102,6 +106,8 @@ detsim_thread *detsim__thread_of(pthread_t thread);
 /* The live simulated thread whose kernel thread id is tid, NULL if none;
  * its pthread_t; how many simulated threads are alive. */
 detsim_thread *detsim__thread_of_tid(pid_t tid);
+/* The live simulated thread of id (detsim__thread_id), NULL if none. */
+detsim_thread *detsim__thread_by_id(uint32_t id);
 pthread_t detsim__thread_pthread(const detsim_thread *t);
 unsigned detsim__live_threads(void);
 
@@ -270,8 +276,19 @@ struct detsim_thread {
   /* the machine it sees (machine.h) */
   uint64_t cpu_ns;               /* virtual time it ran (CPU-time clocks) */
   uint64_t affinity;             /* bit c: may run on simulated CPU c; 0: all */
-  int sched_policy;              /* as the program set it (SCHED_OTHER = 0) */
+  int sched_policy;              /* the kernel's: as the program set it (SCHED_OTHER = 0) */
   int sched_priority;
+  /* glibc's copy of them in the thread's descriptor (machine_prio.c):
+   * what pthread_getschedparam shows and PRIO_PROTECT locks compare */
+  bool glibc_policy_known, glibc_param_known;
+  int glibc_policy, glibc_priority;
+  /* PTHREAD_PRIO_PROTECT mutexes held: glibc's count per ceiling (index
+   * ceiling - 1, unsigned as glibc's, which may wrap) and the highest */
+  unsigned tpp_count[DETSIM_RT_PRIO_MAX];
+  int tpp_max;
+  /* PTHREAD_PRIO_INHERIT: the highest priority of the threads waiting,
+   * directly or through a chain, on PI locks it owns (machine_prio.c) */
+  int pi_boost;
   /* reports */
   bool report_request;
   char where[2048];
