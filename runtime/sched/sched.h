@@ -35,19 +35,24 @@
 
 typedef struct detsim_thread detsim_thread;
 
-/* The calling thread's record, NULL when it is not a simulated thread. */
-detsim_thread *detsim__self(void);
+/* The calling thread's record, NULL when it is not a simulated thread
+ * (inline: every interceptor asks, the lock path twice). */
+extern __thread detsim_thread *detsim__tls_self __attribute__((tls_model("initial-exec")));
+static inline detsim_thread *detsim__self(void) { return detsim__tls_self; }
 
 /* The thread's id: 1 for the main thread, then 2, 3… in creation order,
- * never reused in a run.  Suitable for an owner word inside an object. */
-uint32_t detsim__thread_id(const detsim_thread *t);
+ * never reused in a run.  Suitable for an owner word inside an object.
+ * (Inline, defined with the thread's record below.) */
+static inline uint32_t detsim__thread_id(const detsim_thread *t);
 
 /* A yield point: records the event and lets the strategy switch threads.
  * Must be called by a simulated thread. */
 void detsim__yield_at(enum detsim_event_kind kind, const void *obj, uintptr_t pc);
+/* The same with an aux value for the trace record. */
+void detsim__yield_aux(enum detsim_event_kind kind, const void *obj, uintptr_t pc, uint32_t aux);
 /* The call site recorded in the trace is the interceptor's caller. */
 #define detsim__yield(kind, obj) \
-  detsim__yield_at((kind), (obj), (uintptr_t)__builtin_return_address(0))
+  detsim__yield_aux((kind), (obj), (uintptr_t)__builtin_return_address(0), 0)
 
 /* Blocks the calling thread until ready(arg) is true or virtual time reaches
  * deadline_ns (DETSIM_NO_DEADLINE for none).  If ready(arg) already holds and
@@ -326,6 +331,8 @@ struct detsim_world {
 
 extern struct detsim_world W;
 
+static inline uint32_t detsim__thread_id(const detsim_thread *t) { return t->id; }
+
 /* A cancel request this thread must act on at its next cancellation point
  * (or, asynchronous, at its next yield point). */
 static inline bool detsim__cancel_due(const detsim_thread *t) {
@@ -337,7 +344,6 @@ uint64_t detsim__event(enum detsim_event_kind kind, detsim_thread *t, const void
 void detsim__yield_to_other(uintptr_t pc);
 /* The simulated thread of a pthread_t, finished ones included; NULL if none. */
 detsim_thread *detsim__thread_find(pthread_t thread);
-void detsim__yield_aux(enum detsim_event_kind kind, const void *obj, uintptr_t pc, uint32_t aux);
 _Noreturn void detsim__deadlock(detsim_thread *self);
 void detsim__break_now(uint64_t event);
 void detsim__sched_start(uint64_t seed);

@@ -114,6 +114,7 @@ _Static_assert(DETSIM_SEM_VALUE_MAX <= 0xffffffffu, "a semaphore's value is a 32
 #include <stdint.h>
 #include <time.h>
 
+#include "core/core.h"
 #include "intercept/intercept.h"
 #include "sanitize/sanitize.h"
 #include "sched/sched.h"
@@ -175,8 +176,16 @@ enum { DETSIM_ONCE_NOT_RUN = 0, DETSIM_ONCE_RUNNING = 1, DETSIM_ONCE_DONE = 2 };
 #define DETSIM_MUTEX_KIND_PROTOCOLS (DETSIM_MUTEX_KIND_PI | DETSIM_MUTEX_KIND_PP)
 
 /* The id a caller puts in an owner word: its simulated thread id, or for a
- * thread outside the simulation DETSIM_SYNC_OUTSIDE_ID_BIT | its kernel tid. */
-uint32_t detsim__sync_caller_id(const detsim_thread *self);
+ * thread outside the simulation DETSIM_SYNC_OUTSIDE_ID_BIT | its kernel tid
+ * (inline: every lock and unlock asks). */
+uint32_t detsim__sync_outside_id(void);
+static inline uint32_t detsim__sync_caller_id(const detsim_thread *self) {
+  if (__builtin_expect(self == NULL, 0)) return detsim__sync_outside_id();
+  uint32_t id = detsim__thread_id(self);
+  CHECK_NE(id, 0);
+  CHECK_LT(id, DETSIM_SYNC_OUTSIDE_ID_BIT);
+  return id;
+}
 
 /* Waits, for a caller outside the simulation, until ready(arg) holds, by
  * spinning with REAL(sched_yield); ETIMEDOUT once virtual time reaches

@@ -55,8 +55,10 @@ int detsim__mutex_init_type(pthread_mutex_t *m, int type) {
   return 0;
 }
 
-int detsim__mutex_acquire(pthread_mutex_t *m, detsim_thread *self, uint32_t id,
-                          bool try_only, uint64_t deadline_ns) {
+/* The lock and unlock paths inline these into their interceptors (a call
+ * less per lock and unlock); cond wait calls them through the functions. */
+static inline __attribute__((always_inline)) int acquire(pthread_mutex_t *m, detsim_thread *self, uint32_t id,
+                                                         bool try_only, uint64_t deadline_ns) {
   uint32_t kind = SYNC_LOAD(KIND(m));
   int type = kind_type(kind);
   if (type < 0) return EINVAL;
@@ -94,7 +96,12 @@ int detsim__mutex_acquire(pthread_mutex_t *m, detsim_thread *self, uint32_t id,
   }
 }
 
-int detsim__mutex_release(pthread_mutex_t *m, uint32_t id) {
+int detsim__mutex_acquire(pthread_mutex_t *m, detsim_thread *self, uint32_t id,
+                          bool try_only, uint64_t deadline_ns) {
+  return acquire(m, self, id, try_only, deadline_ns);
+}
+
+static inline __attribute__((always_inline)) int release(pthread_mutex_t *m, uint32_t id) {
   uint32_t kind = SYNC_LOAD(KIND(m));
   int type = kind_type(kind);
   if (type < 0) return EINVAL;
@@ -117,6 +124,8 @@ int detsim__mutex_release(pthread_mutex_t *m, uint32_t id) {
   return 0;
 }
 
+int detsim__mutex_release(pthread_mutex_t *m, uint32_t id) { return release(m, id); }
+
 /* A protocol mutex changed priorities (a PI hand-over, a ceiling left):
  * a thread now above the caller runs at once, as the kernel switches on
  * the system call's way out. */
@@ -138,7 +147,7 @@ int detsim__mutex_lock(pthread_mutex_t *m, enum detsim_lock_mode mode, clockid_t
     int rc = detsim__sync_deadline(clock, abstime, &deadline);
     if (rc != 0) return rc;
   }
-  int rc = detsim__mutex_acquire(m, self, detsim__sync_caller_id(self), mode == DETSIM_LOCK_TRY, deadline);
+  int rc = acquire(m, self, detsim__sync_caller_id(self), mode == DETSIM_LOCK_TRY, deadline);
   /* A PRIO_PROTECT lock that failed gave its raise back. */
   return rc != 0 ? switch_after(m, self, rc) : 0;
 }
@@ -146,7 +155,7 @@ int detsim__mutex_lock(pthread_mutex_t *m, enum detsim_lock_mode mode, clockid_t
 int detsim__mutex_unlock(pthread_mutex_t *m) {
   detsim_thread *self = detsim__self();
   if (self != NULL) detsim__yield(DETSIM_EV_mutex_unlock, m);
-  return switch_after(m, self, detsim__mutex_release(m, detsim__sync_caller_id(self)));
+  return switch_after(m, self, release(m, detsim__sync_caller_id(self)));
 }
 
 int detsim__mutex_destroy(pthread_mutex_t *m) {
