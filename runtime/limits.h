@@ -207,6 +207,10 @@
  * cpus=draw draws 1..this many.  Machines with more exist; a program's
  * behaviour past 64 is rarely different from at 64. */
 #define DETSIM_CPUS_MAX 64
+/* The real-time priorities of SCHED_FIFO and SCHED_RR, Linux's
+ * (sched_get_priority_min/max): also the range of a PRIO_PROTECT ceiling. */
+#define DETSIM_RT_PRIO_MIN 1
+#define DETSIM_RT_PRIO_MAX 99
 /* The simulated machine's memory (sysconf(_SC_PHYS_PAGES), /proc/meminfo):
  * a plain 16 GiB, the same on every seed. */
 #define DETSIM_MACHINE_MEMORY_BYTES (16ull << 30)

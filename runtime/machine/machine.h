@@ -13,6 +13,9 @@
  *
  *   machine_cpu.c       the CPU set (option cpus), affinity, sched_getcpu,
  *                       scheduling policies as the program set them, uname
+ *   machine_prio.c      the priorities behind them: the kernel's, glibc's
+ *                       copy, PRIO_PROTECT raises, PRIO_INHERIT boosts, and
+ *                       the effective one the scheduler picks by
  *   machine_cputime.c   CPU-time clocks: the virtual time each thread ran
  *   machine_files.c     open/openat/fopen of /dev/urandom, /proc/cpuinfo,
  *                       /etc/machine-id ... (the path table)
@@ -47,18 +50,47 @@ unsigned detsim__machine_cpus(void);
  * from attr when it asks for explicit scheduling. */
 void detsim__machine_thread_init(detsim_thread *t, const detsim_thread *creator, const pthread_attr_t *attr);
 /* Real-time policies: once any thread had SCHED_FIFO or SCHED_RR, the
- * scheduler only picks among the runnable threads of the highest priority
- * (SCHED_OTHER, BATCH and IDLE threads are priority 0), as one Linux CPU
- * does; until then nothing is looked at. */
+ * scheduler only picks among the runnable threads of the highest effective
+ * priority (SCHED_OTHER, BATCH and IDLE threads are priority 0), as one
+ * Linux CPU does; until then nothing is looked at.  Once a thread waited on
+ * a PI lock (detsim__pi_ever), PI boosts are computed too (machine_prio.c). */
 extern bool detsim__rt_ever;
+extern bool detsim__pi_ever;
 /* Keeps the candidates of the highest priority among them and `running`
  * (the thread giving up the CPU, when it is runnable): their new count. */
 unsigned detsim__machine_rt_filter(detsim_thread **cands, unsigned n, const detsim_thread *running);
-/* The thread's real-time priority (0 for the other policies). */
+/* Keeps the candidates of the highest priority among them (all of them
+ * while no thread is real-time): the waiters a wake or a PI unlock takes
+ * first, as Linux's priority-ordered wait lists. */
+unsigned detsim__machine_rt_top(detsim_thread **cands, unsigned n);
+/* The thread's effective real-time priority (0 for the other policies),
+ * PI boosts included as of the last detsim__machine_pi_refresh (which
+ * every scheduling decision makes). */
 int detsim__machine_rt_priority(const detsim_thread *t);
+void detsim__machine_pi_refresh(void);
 /* A yield point of a run with real-time threads: a runnable thread of a
  * higher priority than `self` runs now (sched.c). */
 void detsim__sched_rt_point(detsim_thread *self);
+/* 0 or EINVAL, as sched_setscheduler(2) checks a policy and its priority
+ * (real-time policies are granted, as to a process with CAP_SYS_NICE). */
+int detsim__machine_policy_check(int policy, int prio);
+/* Sets the kernel's policy and priority of t (no switch): 0 or EINVAL. */
+int detsim__machine_kernel_set(detsim_thread *t, int policy, int prio);
+/* glibc's copy of t's policy and priority (read from the kernel's the first
+ * time): pthread_getschedparam's answer. */
+void detsim__machine_glibc_view(detsim_thread *t, int *policy, int *prio);
+/* pthread_setschedparam and pthread_setschedprio as glibc makes them: the
+ * kernel's priority stays at least the highest PRIO_PROTECT ceiling held,
+ * glibc's copy is what was asked.  0 or EINVAL; no switch. */
+int detsim__machine_glibc_setschedparam(detsim_thread *t, int policy, int prio);
+int detsim__machine_glibc_setschedprio(detsim_thread *t, int prio);
+/* glibc's __pthread_current_priority: the priority a PRIO_PROTECT lock
+ * compares with the ceiling. */
+int detsim__machine_current_priority(detsim_thread *t);
+/* glibc's __pthread_tpp_change_priority for t: counts ceiling `next` in and
+ * `previous` out (-1: none) and sets the kernel's priority to match.  0,
+ * EAGAIN (a count would wrap) or the kernel's EINVAL; no switch. */
+int detsim__machine_tpp_change(detsim_thread *t, int previous, int next);
 /* The pid the program sees (one function, so a virtual getpid has one
  * place to be wired). */
 pid_t detsim__machine_pid(void);

@@ -6,8 +6,8 @@
  * otherwise, and the scheduling policy and priority it set (SCHED_OTHER, 0
  * by default).  Affinity masks and policies are recorded per simulated
  * thread and inherited by the threads it creates, as on Linux; the
- * scheduler itself still runs one thread at a time in seed order (real-time
- * priorities are recorded and returned, not yet honoured: docs/functions.md).
+ * scheduler runs one thread at a time, the highest real-time priority
+ * first (machine_prio.c), in seed order among equals.
  *
  * Before the simulation runs, and on threads outside it, the calls are the
  * real ones: those are the runtime's and libc's own plumbing.
@@ -264,54 +264,19 @@ DETSIM_EXPORT int __detsim_sched_getcpu(void) {
 }
 DETSIM_INTERCEPT_ALIAS(sched_getcpu)
 
-/* ---- policies ---- */
+/* ---- policies (machine_prio.c keeps the priorities) ---- */
 
-/* 0 or EINVAL, as sched_setscheduler(2) checks a policy and its priority.
- * The simulated machine grants real-time policies (as to a process with
- * CAP_SYS_NICE). */
-static int check_policy(int policy, int prio) {
-  switch (policy) {
-  case SCHED_OTHER:
-  case SCHED_BATCH:
-  case SCHED_IDLE: return prio == 0 ? 0 : EINVAL;
-  case SCHED_FIFO:
-  case SCHED_RR: return prio >= 1 && prio <= 99 ? 0 : EINVAL;
-  default: return EINVAL;
-  }
-}
-
-bool detsim__rt_ever;
-
-static bool rt_policy(int policy) { return policy == SCHED_FIFO || policy == SCHED_RR; }
-
-int detsim__machine_rt_priority(const detsim_thread *t) { return rt_policy(t->sched_policy) ? t->sched_priority : 0; }
-
-unsigned detsim__machine_rt_filter(detsim_thread **cands, unsigned n, const detsim_thread *running) {
-  int top = running != NULL && running->state == DETSIM_T_RUNNABLE ? detsim__machine_rt_priority(running) : 0;
-  for (unsigned i = 0; i < n; i++) {
-    int p = detsim__machine_rt_priority(cands[i]);
-    if (p > top) top = p;
-  }
-  if (top == 0) return n;
-  unsigned k = 0;
-  for (unsigned i = 0; i < n; i++)
-    if (detsim__machine_rt_priority(cands[i]) == top) cands[k++] = cands[i];
-  return k;
+/* After a change of priorities: a thread now of a higher priority than the
+ * caller takes the CPU. */
+static int switch_if_raised(int e) {
+  if (e == 0 && detsim__rt_ever) detsim__sched_rt_point(detsim__self());
+  return e;
 }
 
 static int set_policy(detsim_thread *t, int policy, const struct sched_param *p, bool keep_policy) {
   if (p == NULL) return EINVAL;
   if (t == NULL) return ESRCH;
-  if (keep_policy) policy = t->sched_policy;
-  policy &= ~SCHED_RESET_ON_FORK;
-  int e = check_policy(policy, p->sched_priority);
-  if (e != 0) return e;
-  t->sched_policy = policy;
-  t->sched_priority = p->sched_priority;
-  if (rt_policy(policy)) detsim__rt_ever = true;
-  /* A thread now of a higher priority than the caller takes the CPU. */
-  if (detsim__rt_ever) detsim__sched_rt_point(detsim__self());
-  return 0;
+  return switch_if_raised(detsim__machine_kernel_set(t, keep_policy ? t->sched_policy : policy, p->sched_priority));
 }
 
 DETSIM_EXPORT int __detsim_sched_setscheduler(pid_t pid, int policy, const struct sched_param *p) {
@@ -345,9 +310,14 @@ DETSIM_EXPORT int __detsim_sched_getparam(pid_t pid, struct sched_param *p) {
 }
 DETSIM_INTERCEPT_ALIAS(sched_getparam)
 
+/* The pthread_* calls are glibc's: they keep its copy in the thread
+ * descriptor, and PRIO_PROTECT ceilings held stay in force. */
 DETSIM_EXPORT int __detsim_pthread_setschedparam(pthread_t pt, int policy, const struct sched_param *p) {
   if (detsim__self() == NULL) return REAL(pthread_setschedparam)(pt, policy, p);
-  return set_policy(detsim__thread_of(pt), policy, p, false);
+  if (p == NULL) return EINVAL;
+  detsim_thread *t = detsim__thread_of(pt);
+  if (t == NULL) return ESRCH;
+  return switch_if_raised(detsim__machine_glibc_setschedparam(t, policy, p->sched_priority));
 }
 DETSIM_INTERCEPT_ALIAS(pthread_setschedparam)
 
@@ -355,33 +325,43 @@ DETSIM_EXPORT int __detsim_pthread_getschedparam(pthread_t pt, int *policy, stru
   if (detsim__self() == NULL) return REAL(pthread_getschedparam)(pt, policy, p);
   detsim_thread *t = detsim__thread_of(pt);
   if (t == NULL) return ESRCH;
-  *policy = t->sched_policy;
+  int prio;
+  detsim__machine_glibc_view(t, policy, &prio);
   memset(p, 0, sizeof *p);
-  p->sched_priority = t->sched_priority;
+  p->sched_priority = prio;
   return 0;
 }
 DETSIM_INTERCEPT_ALIAS(pthread_getschedparam)
 
 DETSIM_EXPORT int __detsim_pthread_setschedprio(pthread_t pt, int prio) {
   if (detsim__self() == NULL) return REAL(pthread_setschedprio)(pt, prio);
-  struct sched_param p = { .sched_priority = prio };
-  return set_policy(detsim__thread_of(pt), 0, &p, true);
+  detsim_thread *t = detsim__thread_of(pt);
+  if (t == NULL) return ESRCH;
+  return switch_if_raised(detsim__machine_glibc_setschedprio(t, prio));
 }
 DETSIM_INTERCEPT_ALIAS(pthread_setschedprio)
 
+/* A new thread has its creator's kernel policy (a PRIO_PROTECT raise
+ * included, as Linux copies the creator's priority) and a copy of its
+ * creator's glibc descriptor values, or both from attr when it asks for
+ * explicit scheduling; it holds no PRIO_PROTECT mutex. */
 void detsim__machine_thread_init(detsim_thread *t, const detsim_thread *creator, const pthread_attr_t *attr) {
   CHECK(creator != NULL);
   t->affinity = creator->affinity;
   t->sched_policy = creator->sched_policy;
   t->sched_priority = creator->sched_priority;
+  t->glibc_policy_known = creator->glibc_policy_known;
+  t->glibc_param_known = creator->glibc_param_known;
+  t->glibc_policy = creator->glibc_policy;
+  t->glibc_priority = creator->glibc_priority;
   int inherit = PTHREAD_INHERIT_SCHED;
   if (attr == NULL || pthread_attr_getinheritsched(attr, &inherit) != 0 || inherit != PTHREAD_EXPLICIT_SCHED) return;
   int policy;
   struct sched_param p;
   if (pthread_attr_getschedpolicy(attr, &policy) == 0 && pthread_attr_getschedparam(attr, &p) == 0 &&
-      check_policy(policy, p.sched_priority) == 0) {
-    t->sched_policy = policy;
-    t->sched_priority = p.sched_priority;
-    if (rt_policy(policy)) detsim__rt_ever = true;
+      detsim__machine_kernel_set(t, policy, p.sched_priority) == 0) {
+    t->glibc_policy = policy;
+    t->glibc_priority = p.sched_priority;
+    t->glibc_policy_known = t->glibc_param_known = true;
   }
 }

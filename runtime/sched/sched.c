@@ -41,16 +41,14 @@ struct detsim_world W;
 
 _Static_assert(DETSIM_MAX_THREADS == DETSIM_WORLD_THREADS_MAX, "a world holds a baton word per thread slot");
 
-static __thread detsim_thread *tls_self __attribute__((tls_model("initial-exec")));
+__thread detsim_thread *detsim__tls_self __attribute__((tls_model("initial-exec")));
 
 /* PCT: a thread that ran this many events in a row without a switch has its
  * priority lowered, so a spin-wait at high priority can't starve the thread
  * it waits for (strict priorities would livelock it). */
 #define PCT_STARVATION_EVENTS 10000
 
-detsim_thread *detsim__self(void) { return tls_self; }
-void detsim__sched_set_self(detsim_thread *t) { tls_self = t; }
-uint32_t detsim__thread_id(const detsim_thread *t) { return t->id; }
+void detsim__sched_set_self(detsim_thread *t) { detsim__tls_self = t; }
 uint64_t detsim__event_count(void) { return detsim__events(); }
 uint64_t detsim__seed(void) { return W.seed; }
 bool detsim__running(void) { return W.running; }
@@ -60,21 +58,21 @@ static __thread int tls_internal __attribute__((tls_model("initial-exec")));
 
 void detsim__internal_begin(void) {
   tls_internal++;
-  if (tls_self) tls_self->suppress++;
+  if (detsim__tls_self) detsim__tls_self->suppress++;
 }
 void detsim__internal_end(void) {
   tls_internal--;
-  if (tls_self) tls_self->suppress--;
+  if (detsim__tls_self) detsim__tls_self->suppress--;
 }
 bool detsim__internal(void) { return tls_internal > 0; }
 
 void detsim__suppress_begin(void) {
-  if (tls_self) tls_self->suppress++;
+  if (detsim__tls_self) detsim__tls_self->suppress++;
 }
 void detsim__suppress_end(void) {
-  if (tls_self) {
-    CHECK_GE(tls_self->suppress, 1);
-    tls_self->suppress--;
+  if (detsim__tls_self) {
+    CHECK_GE(detsim__tls_self->suppress, 1);
+    detsim__tls_self->suppress--;
   }
 }
 
@@ -393,7 +391,7 @@ static __attribute__((noinline, cold)) void cancel_at_yield(detsim_thread *self)
 }
 
 void detsim__yield_aux(enum detsim_event_kind kind, const void *obj, uintptr_t pc, uint32_t aux) {
-  detsim_thread *self = tls_self;
+  detsim_thread *self = detsim__tls_self;
   if (self == NULL || self->suppress) return;
   detsim__event(kind, self, obj, pc, aux);
   self->site_pc = pc;
@@ -421,7 +419,7 @@ void detsim__yield_at(enum detsim_event_kind kind, const void *obj, uintptr_t pc
 
 /* sched_yield: prefer another runnable thread. */
 void detsim__yield_to_other(uintptr_t pc) {
-  detsim_thread *self = tls_self;
+  detsim_thread *self = detsim__tls_self;
   if (self == NULL || self->suppress) return;
   detsim__event(DETSIM_EV_yield, self, NULL, pc, 0);
   if (detsim__in_world) {
@@ -513,7 +511,7 @@ static int block_loop(detsim_thread *self, enum detsim_event_kind kind, const vo
 static int block_on(enum detsim_event_kind kind, const void *obj, bool (*ready)(void *arg),
                     uint64_t (*next)(void *arg), void *arg, uint64_t deadline_ns, bool interruptible,
                     uintptr_t caller) {
-  detsim_thread *self = tls_self;
+  detsim_thread *self = detsim__tls_self;
   CHECK(self != NULL);
   CHECK_EQ(self->state, DETSIM_T_RUNNABLE);
   self->rt_abs = detsim__clock_take_abs(deadline_ns, &self->rt_clock, &self->rt_abs_ns);
@@ -546,12 +544,12 @@ int detsim__block_follow(enum detsim_event_kind kind, const void *obj, bool (*re
   return block_on(kind, obj, ready, next, arg, until, true, (uintptr_t)__builtin_return_address(0));
 }
 
-bool detsim__restartable(void) { return tls_self != NULL && tls_self->sig_restart; }
+bool detsim__restartable(void) { return detsim__tls_self != NULL && detsim__tls_self->sig_restart; }
 
 static bool woken_ready(void *arg) { return ((detsim_thread *)arg)->woken; }
 
 int detsim__wait(enum detsim_event_kind kind, const void *obj, uint64_t deadline_ns) {
-  detsim_thread *self = tls_self;
+  detsim_thread *self = detsim__tls_self;
   CHECK(self != NULL);
   self->woken = false;
   self->waiting = true;
@@ -561,7 +559,7 @@ int detsim__wait(enum detsim_event_kind kind, const void *obj, uint64_t deadline
 }
 
 int detsim__wait_cancelable(enum detsim_event_kind kind, const void *obj, uint64_t deadline_ns) {
-  detsim_thread *self = tls_self;
+  detsim_thread *self = detsim__tls_self;
   CHECK(self != NULL);
   self->cancel_wait = self->cancel_point > 0;
   return detsim__wait(kind, obj, deadline_ns);
@@ -573,9 +571,9 @@ static bool is_waiter_on(detsim_thread *t, const void *obj) {
 }
 
 detsim_thread *detsim__choose_waiter(detsim_thread **cands, unsigned n) {
-  CHECK(tls_self != NULL);
+  CHECK(detsim__tls_self != NULL);
   CHECK_GE(n, 1);
-  detsim_thread *me = tls_self;
+  detsim_thread *me = detsim__tls_self;
   detsim_thread *t = cands[0];
   if (detsim__plan_replaying) {
     detsim_thread *planned = find_candidate(cands, n, detsim__plan_take(me->id, me->steps, DETSIM_PLAN_WAKE));
@@ -588,7 +586,7 @@ detsim_thread *detsim__choose_waiter(detsim_thread **cands, unsigned n) {
 }
 
 int detsim__wake_one(const void *obj) {
-  if (tls_self == NULL) return detsim__wake_all(obj); /* outside: no draws */
+  if (detsim__tls_self == NULL) return detsim__wake_all(obj); /* outside: no draws */
   detsim_thread *cands[DETSIM_MAX_THREADS];
   unsigned n = 0;
   for (unsigned i = 0; i < W.slots_used; i++)
@@ -610,7 +608,25 @@ int detsim__wake_all(const void *obj) {
   return n;
 }
 
+unsigned detsim__sched_blocked_on(const void *obj, bool (*ready)(void *arg), detsim_thread **out) {
+  unsigned n = 0;
+  for (unsigned i = 0; i < W.slots_used; i++) {
+    detsim_thread *t = &W.threads[i];
+    if (t->state == DETSIM_T_BLOCKED && t->block_obj == obj && t->ready == ready && !ready(t->ready_arg))
+      out[n++] = t;
+  }
+  return n;
+}
+
 /* ---- threads ---- */
+
+detsim_thread *detsim__thread_by_id(uint32_t id) {
+  for (unsigned i = 0; i < W.slots_used; i++) {
+    detsim_thread *t = &W.threads[i];
+    if ((t->state == DETSIM_T_RUNNABLE || t->state == DETSIM_T_BLOCKED) && t->id == id) return t;
+  }
+  return NULL;
+}
 
 detsim_thread *detsim__thread_of_tid(pid_t tid) {
   for (unsigned i = 0; i < W.slots_used; i++) {
@@ -650,7 +666,7 @@ static void mark_exit_key(detsim_thread *t);
 
 static void *trampoline(void *arg) {
   detsim_thread *t = arg;
-  tls_self = t;
+  detsim__tls_self = t;
   detsim__altstack_install();
   detsim__sched_wait_baton(t);
   mark_exit_key(t);
@@ -672,7 +688,7 @@ static void limit_reached(const char *name, uint64_t value, const char *why) {
 
 int detsim__thread_create(pthread_t *out, const pthread_attr_t *attr,
                           void *(*start)(void *), void *arg) {
-  detsim_thread *self = tls_self;
+  detsim_thread *self = detsim__tls_self;
   /* Not simulated (a forked child, before the start): still through the
    * sanitizer, which must know every thread. */
   if (self == NULL) return detsim__os_thread_create(out, attr, start, arg);
@@ -710,7 +726,7 @@ int detsim__thread_create(pthread_t *out, const pthread_attr_t *attr,
 static bool finished_ready(void *arg) { return ((detsim_thread *)arg)->state == DETSIM_T_FINISHED; }
 
 int detsim__thread_join(pthread_t thread, void **retval, bool try_only, uint64_t deadline_ns) {
-  detsim_thread *self = tls_self;
+  detsim_thread *self = detsim__tls_self;
   if (self == NULL) return detsim__os_thread_join(thread, retval);
   detsim__yield(DETSIM_EV_thread_join, NULL);
   detsim_thread *t = find_thread(thread);
@@ -735,7 +751,7 @@ int detsim__thread_join(pthread_t thread, void **retval, bool try_only, uint64_t
 }
 
 int detsim__thread_detach(pthread_t thread) {
-  detsim_thread *self = tls_self;
+  detsim_thread *self = detsim__tls_self;
   if (self == NULL) return REAL(pthread_detach)(thread);
   detsim__yield(DETSIM_EV_thread_detach, NULL);
   detsim_thread *t = find_thread(thread);
@@ -758,7 +774,7 @@ static void finish_thread(detsim_thread *self) {
   W.live--;
   if (detsim__in_world) {
     struct choice c = detsim__sched_world_choose_when_stuck(self, self, true);
-    tls_self = NULL;
+    detsim__tls_self = NULL;
     if (c.thread) {
       detsim__trace_event(DETSIM_EV_switch, self->id, NULL, 0, c.thread->id);
       detsim__sched_give_baton(c.thread);
@@ -769,7 +785,7 @@ static void finish_thread(detsim_thread *self) {
   }
   detsim_thread *next = pick_when_stuck(self, self);
   detsim__trace_event(DETSIM_EV_switch, self->id, NULL, 0, next->id);
-  tls_self = NULL;
+  detsim__tls_self = NULL;
   detsim__sched_give_baton(next);
 }
 
@@ -812,7 +828,7 @@ _Noreturn static void end_process(detsim_thread *self) {
 
 static void exit_key_destructor(void *value) {
   detsim_thread *t = value;
-  if (t == NULL || t != tls_self || !W.running) return;
+  if (t == NULL || t != detsim__tls_self || !W.running) return;
   if (++t->tsd_rounds < TSD_ROUNDS) {
     mark_exit_key(t);
     return;
@@ -823,7 +839,7 @@ static void exit_key_destructor(void *value) {
 }
 
 _Noreturn void detsim__thread_exit(void *retval) {
-  detsim_thread *self = tls_self;
+  detsim_thread *self = detsim__tls_self;
   if (self != NULL && !self->exiting) {
     self->retval = retval;
     self->exiting = true;
@@ -938,7 +954,7 @@ void detsim__sched_start(uint64_t seed) {
   main_thread->priority = W.pct ? (int64_t)(DETSIM_PCT_DEPTH_MAX + 1 + (detsim__rng_next(&W.rng) >> 2)) : 0;
   W.live = 1;
   W.current = main_thread;
-  tls_self = main_thread;
+  detsim__tls_self = main_thread;
   int kr = pthread_key_create(&exit_key, exit_key_destructor);
   CHECK_EQ(kr, 0); /* made before the program runs: keys are not used up yet */
   mark_exit_key(main_thread);
@@ -957,7 +973,7 @@ void detsim__sched_start(uint64_t seed) {
  * watchdog: it leaves the simulation (its calls act on objects without
  * scheduling). */
 void detsim__sched_forget_in_child(void) {
-  tls_self = NULL;
+  detsim__tls_self = NULL;
   W.running = false;
 }
 
@@ -967,7 +983,7 @@ void detsim__sched_forget_in_child(void) {
  * (DETSIM_BATON_MOVED, then a private wake: the value changed before the
  * wake, so a thread about to wait sees it) and waits on the new one. */
 void detsim__sched_become_world(void) {
-  detsim_thread *self = tls_self;
+  detsim_thread *self = detsim__tls_self;
   CHECK(self != NULL);
   CHECK(W.current == self);
   futex_private = 0;
@@ -988,7 +1004,7 @@ void detsim__sched_become_world(void) {
  * thread, the one that forked (its slot and id stay); it draws from its
  * own streams, and its baton words are its own slot's in the world. */
 void detsim__sched_fork_child(void) {
-  detsim_thread *self = tls_self;
+  detsim_thread *self = detsim__tls_self;
   CHECK(self != NULL);
   for (unsigned i = 0; i < W.slots_used; i++) {
     detsim_thread *t = &W.threads[i];

@@ -35,19 +35,24 @@
 
 typedef struct detsim_thread detsim_thread;
 
-/* The calling thread's record, NULL when it is not a simulated thread. */
-detsim_thread *detsim__self(void);
+/* The calling thread's record, NULL when it is not a simulated thread
+ * (inline: every interceptor asks, the lock path twice). */
+extern __thread detsim_thread *detsim__tls_self __attribute__((tls_model("initial-exec")));
+static inline detsim_thread *detsim__self(void) { return detsim__tls_self; }
 
 /* The thread's id: 1 for the main thread, then 2, 3… in creation order,
- * never reused in a run.  Suitable for an owner word inside an object. */
-uint32_t detsim__thread_id(const detsim_thread *t);
+ * never reused in a run.  Suitable for an owner word inside an object.
+ * (Inline, defined with the thread's record below.) */
+static inline uint32_t detsim__thread_id(const detsim_thread *t);
 
 /* A yield point: records the event and lets the strategy switch threads.
  * Must be called by a simulated thread. */
 void detsim__yield_at(enum detsim_event_kind kind, const void *obj, uintptr_t pc);
+/* The same with an aux value for the trace record. */
+void detsim__yield_aux(enum detsim_event_kind kind, const void *obj, uintptr_t pc, uint32_t aux);
 /* The call site recorded in the trace is the interceptor's caller. */
 #define detsim__yield(kind, obj) \
-  detsim__yield_at((kind), (obj), (uintptr_t)__builtin_return_address(0))
+  detsim__yield_aux((kind), (obj), (uintptr_t)__builtin_return_address(0), 0)
 
 /* Blocks the calling thread until ready(arg) is true or virtual time reaches
  * deadline_ns (DETSIM_NO_DEADLINE for none).  If ready(arg) already holds and
@@ -91,6 +96,10 @@ int detsim__wake_all(const void *obj);
  * simulated thread. */
 detsim_thread *detsim__choose_waiter(detsim_thread **cands, unsigned n);
 
+/* The threads blocked in detsim__block on obj with predicate `ready`
+ * whose predicate does not hold, in slot order: how many (in out). */
+unsigned detsim__sched_blocked_on(const void *obj, bool (*ready)(void *arg), detsim_thread **out);
+
 /* Threads. */
 int detsim__thread_create(pthread_t *out, const pthread_attr_t *attr,
                           void *(*start)(void *), void *arg);
@@ -102,6 +111,8 @@ detsim_thread *detsim__thread_of(pthread_t thread);
 /* The live simulated thread whose kernel thread id is tid, NULL if none;
  * its pthread_t; how many simulated threads are alive. */
 detsim_thread *detsim__thread_of_tid(pid_t tid);
+/* The live simulated thread of id (detsim__thread_id), NULL if none. */
+detsim_thread *detsim__thread_by_id(uint32_t id);
 pthread_t detsim__thread_pthread(const detsim_thread *t);
 unsigned detsim__live_threads(void);
 
@@ -270,8 +281,19 @@ struct detsim_thread {
   /* the machine it sees (machine.h) */
   uint64_t cpu_ns;               /* virtual time it ran (CPU-time clocks) */
   uint64_t affinity;             /* bit c: may run on simulated CPU c; 0: all */
-  int sched_policy;              /* as the program set it (SCHED_OTHER = 0) */
+  int sched_policy;              /* the kernel's: as the program set it (SCHED_OTHER = 0) */
   int sched_priority;
+  /* glibc's copy of them in the thread's descriptor (machine_prio.c):
+   * what pthread_getschedparam shows and PRIO_PROTECT locks compare */
+  bool glibc_policy_known, glibc_param_known;
+  int glibc_policy, glibc_priority;
+  /* PTHREAD_PRIO_PROTECT mutexes held: glibc's count per ceiling (index
+   * ceiling - 1, unsigned as glibc's, which may wrap) and the highest */
+  unsigned tpp_count[DETSIM_RT_PRIO_MAX];
+  int tpp_max;
+  /* PTHREAD_PRIO_INHERIT: the highest priority of the threads waiting,
+   * directly or through a chain, on PI locks it owns (machine_prio.c) */
+  int pi_boost;
   /* reports */
   bool report_request;
   char where[2048];
@@ -309,6 +331,8 @@ struct detsim_world {
 
 extern struct detsim_world W;
 
+static inline uint32_t detsim__thread_id(const detsim_thread *t) { return t->id; }
+
 /* A cancel request this thread must act on at its next cancellation point
  * (or, asynchronous, at its next yield point). */
 static inline bool detsim__cancel_due(const detsim_thread *t) {
@@ -320,7 +344,6 @@ uint64_t detsim__event(enum detsim_event_kind kind, detsim_thread *t, const void
 void detsim__yield_to_other(uintptr_t pc);
 /* The simulated thread of a pthread_t, finished ones included; NULL if none. */
 detsim_thread *detsim__thread_find(pthread_t thread);
-void detsim__yield_aux(enum detsim_event_kind kind, const void *obj, uintptr_t pc, uint32_t aux);
 _Noreturn void detsim__deadlock(detsim_thread *self);
 void detsim__break_now(uint64_t event);
 void detsim__sched_start(uint64_t seed);

@@ -5,8 +5,9 @@
  * bounded table (DETSIM_FUTEX_WAITERS_MAX); a waiting thread blocks in the
  * scheduler on "my record was woken", so a wait is a yield point on virtual
  * time and a deadlock names it.  Which waiters a wake, a requeue or an
- * unlock picks is drawn from the seed among those that match (Linux takes
- * them in priority, then FIFO order: one of the orders drawn here).
+ * unlock picks is drawn from the seed among those that match and have the
+ * highest real-time priority (Linux takes them in priority, then FIFO
+ * order: one of the orders drawn here).
  *
  * Rules: only the baton holder touches the table, and nothing yields between
  * looking at a futex word and queueing on it, so the compare-and-block is
@@ -27,7 +28,9 @@
 
 #include "core/core.h"
 #include "time/time.h"
+#include "machine/machine.h"
 #include "sched/sched.h"
+#include "sync/sync.h"
 #include "intercept/intercept.h"
 
 struct futex_waiter {
@@ -77,12 +80,14 @@ static unsigned candidates(const uint32_t *key, uint32_t bitset, bool pi, struct
   return n;
 }
 
-/* One of the candidates, drawn from the seed (a plan's wake decision). */
+/* One of the candidates of the highest priority (Linux keeps its waiters
+ * in priority order), drawn from the seed (a plan's wake decision). */
 static struct futex_waiter *choose(struct futex_waiter **cands, unsigned n) {
   CHECK_GE(n, 1);
   detsim_thread *threads[DETSIM_FUTEX_WAITERS_MAX];
   for (unsigned i = 0; i < n; i++) threads[i] = cands[i]->thread;
-  detsim_thread *t = detsim__choose_waiter(threads, n);
+  unsigned top = detsim__machine_rt_top(threads, n);
+  detsim_thread *t = detsim__choose_waiter(threads, top);
   for (unsigned i = 0; i < n; i++)
     if (cands[i]->thread == t) return cands[i];
   CHECK(!"the chosen waiter is a candidate");
@@ -212,7 +217,32 @@ static long futex_wake_op(uint32_t *uaddr, int nr_wake, int nr_wake2, uint32_t *
   return woken;
 }
 
-/* ---- priority inheritance: the word holds the owner's tid ---- */
+/* ---- priority inheritance: the word holds the owner's tid ----
+ *
+ * A thread in LOCK_PI raises the owner's priority (machine_prio.c follows
+ * detsim__futex_pi_owner, and detsim__sync_pi_owner through PI mutexes);
+ * UNLOCK_PI hands the lock to the waiter of the highest priority and the
+ * owner's boost ends with it. */
+
+detsim_thread *detsim__futex_pi_owner(const detsim_thread *t) {
+  if (t->ready != waiter_woken) return NULL;
+  const struct futex_waiter *w = t->ready_arg;
+  if (!w->pi || w->woken) return NULL;
+  uint32_t owner = __atomic_load_n(w->key, __ATOMIC_SEQ_CST) & FUTEX_TID_MASK;
+  return owner != 0 ? detsim__sys_thread_of_tid((pid_t)owner) : NULL;
+}
+
+/* Waiting for holder's lock would close a chain of PI waits back to the
+ * caller: Linux's chain walk answers EDEADLK. */
+static bool closes_chain(detsim_thread *holder) {
+  detsim_thread *self = detsim__self();
+  detsim_thread *x = holder;
+  for (unsigned steps = 0; x != NULL && steps < DETSIM_MAX_THREADS; steps++) {
+    if (x == self) return true;
+    x = x->state == DETSIM_T_BLOCKED ? detsim__sync_pi_owner(x) : NULL;
+  }
+  return false;
+}
 
 static long futex_lock_pi(uint32_t *uaddr, const struct timeout *to, bool try_only) {
   pid_t self = detsim__sys_self_tid();
@@ -231,7 +261,10 @@ static long futex_lock_pi(uint32_t *uaddr, const struct timeout *to, bool try_on
     }
     if (owner == (uint32_t)self) return detsim__sys_fail(EDEADLK);
     if (try_only) return detsim__sys_fail(EAGAIN);
-    if (detsim__sys_thread_of_tid((pid_t)owner) == NULL) return detsim__sys_fail(ESRCH);
+    detsim_thread *holder = detsim__sys_thread_of_tid((pid_t)owner);
+    if (holder == NULL) return detsim__sys_fail(ESRCH);
+    if (closes_chain(holder)) return detsim__sys_fail(EDEADLK);
+    detsim__pi_ever = true;
     __atomic_store_n(uaddr, v | FUTEX_WAITERS, __ATOMIC_SEQ_CST);
     struct futex_waiter *w = waiter_add(uaddr, FUTEX_BITSET_MATCH_ANY, true);
     int r = detsim__block_intr(DETSIM_EV_futex_wait, uaddr, waiter_woken, w, deadline);
@@ -262,6 +295,8 @@ static long futex_unlock_pi(uint32_t *uaddr) {
   w->woken = true;
   __atomic_store_n(uaddr, (uint32_t)w->tid | (n > 1 ? FUTEX_WAITERS : 0), __ATOMIC_SEQ_CST);
   record_wake(uaddr, 1);
+  /* The new owner, if now above the caller, runs at once. */
+  if (detsim__rt_ever) detsim__sched_rt_point(detsim__self());
   return 0;
 }
 

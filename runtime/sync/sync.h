@@ -71,9 +71,12 @@ _Static_assert(DETSIM_SEM_VALUE_MAX <= 0xffffffffu, "a semaphore's value is a 32
  *    0  owner   0 = unlocked, else the owner's id (detsim__sync_caller_id)
  *    4  depth   times the owner holds it: 1.. (recursive: up to
  *               DETSIM_MUTEX_RECURSION_MAX); 0 when unlocked
+ *    8  ceiling PTHREAD_PRIO_PROTECT's priority ceiling, 1..99 (glibc keeps
+ *               it in the high bits of __lock, which is our owner word)
  *    16 kind    glibc's __kind: PTHREAD_MUTEX_{TIMED,RECURSIVE,ERRORCHECK,
- *               ADAPTIVE}_NP in the low 2 bits; -1 after destroy (as glibc:
- *               a destroyed mutex gives EINVAL)
+ *               ADAPTIVE}_NP in the low 2 bits, glibc's protocol flags
+ *               (DETSIM_MUTEX_KIND_PI, _PP) above; -1 after destroy (as
+ *               glibc: a destroyed mutex gives EINVAL)
  *
  *  pthread_rwlock_t (56 bytes)
  *    0  state   bit 31 = write-locked; bits 0-30 = read locks held
@@ -111,6 +114,7 @@ _Static_assert(DETSIM_SEM_VALUE_MAX <= 0xffffffffu, "a semaphore's value is a 32
 #include <stdint.h>
 #include <time.h>
 
+#include "core/core.h"
 #include "intercept/intercept.h"
 #include "sanitize/sanitize.h"
 #include "sched/sched.h"
@@ -143,6 +147,7 @@ static inline detsim_sync_word *detsim__sync_word(const volatile void *obj, unsi
 enum {
   DETSIM_MUTEX_OWNER = 0,
   DETSIM_MUTEX_DEPTH = 4,
+  DETSIM_MUTEX_CEILING = 8,
   DETSIM_MUTEX_KIND = 16,
   DETSIM_RWLOCK_STATE = 0,
   DETSIM_RWLOCK_WWAIT = 4,
@@ -162,9 +167,25 @@ enum {
 
 enum { DETSIM_ONCE_NOT_RUN = 0, DETSIM_ONCE_RUNNING = 1, DETSIM_ONCE_DONE = 2 };
 
+/* A mutex's kind word: the type's bits (glibc's internal
+ * PTHREAD_MUTEX_KIND_MASK_NP) and glibc's protocol flags
+ * (PTHREAD_MUTEX_PRIO_INHERIT_NP, PTHREAD_MUTEX_PRIO_PROTECT_NP). */
+#define DETSIM_MUTEX_TYPE_MASK 3u
+#define DETSIM_MUTEX_KIND_PI 32u
+#define DETSIM_MUTEX_KIND_PP 64u
+#define DETSIM_MUTEX_KIND_PROTOCOLS (DETSIM_MUTEX_KIND_PI | DETSIM_MUTEX_KIND_PP)
+
 /* The id a caller puts in an owner word: its simulated thread id, or for a
- * thread outside the simulation DETSIM_SYNC_OUTSIDE_ID_BIT | its kernel tid. */
-uint32_t detsim__sync_caller_id(const detsim_thread *self);
+ * thread outside the simulation DETSIM_SYNC_OUTSIDE_ID_BIT | its kernel tid
+ * (inline: every lock and unlock asks). */
+uint32_t detsim__sync_outside_id(void);
+static inline uint32_t detsim__sync_caller_id(const detsim_thread *self) {
+  if (__builtin_expect(self == NULL, 0)) return detsim__sync_outside_id();
+  uint32_t id = detsim__thread_id(self);
+  CHECK_NE(id, 0);
+  CHECK_LT(id, DETSIM_SYNC_OUTSIDE_ID_BIT);
+  return id;
+}
 
 /* Waits, for a caller outside the simulation, until ready(arg) holds, by
  * spinning with REAL(sched_yield); ETIMEDOUT once virtual time reaches
@@ -179,14 +200,34 @@ int detsim__sync_deadline(clockid_t clock, const struct timespec *abstime, uint6
 /* Mutexes, shared by the pthread and C11 interceptors and by cond wait. */
 enum detsim_lock_mode { DETSIM_LOCK_BLOCK, DETSIM_LOCK_TRY, DETSIM_LOCK_TIMED };
 int detsim__mutex_init_type(pthread_mutex_t *m, int type);
+/* pthread_mutex_init: the type, protocol and ceiling of attr (NULL: a
+ * default mutex); EINVAL, or ENOTSUP for a robust PRIO_PROTECT one. */
+int detsim__mutex_init_attr(pthread_mutex_t *m, const pthread_mutexattr_t *attr);
+/* The predicate of a wait for the mutex to be unlocked. */
+bool detsim__mutex_free(void *m);
 int detsim__mutex_lock(pthread_mutex_t *m, enum detsim_lock_mode mode, clockid_t clock,
                        const struct timespec *abstime);
 int detsim__mutex_unlock(pthread_mutex_t *m);
 int detsim__mutex_destroy(pthread_mutex_t *m);
 /* Without a yield point: cond wait's release and reacquisition. */
 int detsim__mutex_release(pthread_mutex_t *m, uint32_t id);
-int detsim__mutex_acquire(pthread_mutex_t *m, const detsim_thread *self, uint32_t id,
+int detsim__mutex_acquire(pthread_mutex_t *m, detsim_thread *self, uint32_t id,
                           bool try_only, uint64_t deadline_ns);
+/* The protocol mutexes (sync_mutex_prio.c), for acquire and release above:
+ * `type` is the mutex's PTHREAD_MUTEX_* type, `self` NULL outside the
+ * simulation (no priorities change then). */
+int detsim__mutex_pi_acquire(pthread_mutex_t *m, detsim_thread *self, uint32_t id, int type, bool try_only,
+                             uint64_t deadline_ns);
+int detsim__mutex_pi_release(pthread_mutex_t *m, detsim_thread *self, uint32_t id, int type);
+int detsim__mutex_pp_acquire(pthread_mutex_t *m, detsim_thread *self, uint32_t id, int type, bool try_only,
+                             uint64_t deadline_ns);
+int detsim__mutex_pp_release(pthread_mutex_t *m, detsim_thread *self, uint32_t id, int type);
+/* The thread whose priority a blocked thread's wait raises: the owner of
+ * the PTHREAD_PRIO_INHERIT mutex or the PI futex it waits for; NULL for
+ * any other wait or an owner outside the simulation (machine_prio.c). */
+detsim_thread *detsim__sync_pi_owner(const detsim_thread *waiter);
+/* The same for a wait in FUTEX_LOCK_PI (futex.c). */
+detsim_thread *detsim__futex_pi_owner(const detsim_thread *waiter);
 
 /* Condition variables.  `clock` < 0 means the cond's own clock. */
 int detsim__cond_init_clock(pthread_cond_t *c, clockid_t clock);

@@ -41,13 +41,7 @@ _Static_assert(_Alignof(pthread_mutex_t) >= 4 && _Alignof(pthread_cond_t) >= 4 &
 _Static_assert(CLOCK_REALTIME == 0, "a zeroed cond uses CLOCK_REALTIME");
 _Static_assert(PTHREAD_ONCE_INIT == DETSIM_ONCE_NOT_RUN, "PTHREAD_ONCE_INIT is not run");
 
-uint32_t detsim__sync_caller_id(const detsim_thread *self) {
-  if (self != NULL) {
-    uint32_t id = detsim__thread_id(self);
-    CHECK_NE(id, 0);
-    CHECK_LT(id, DETSIM_SYNC_OUTSIDE_ID_BIT);
-    return id;
-  }
+uint32_t detsim__sync_outside_id(void) {
   uint32_t tid = (uint32_t)REAL(gettid)();
   CHECK_LT(tid, DETSIM_SYNC_OUTSIDE_ID_BIT);
   return DETSIM_SYNC_OUTSIDE_ID_BIT | tid;

@@ -1,4 +1,6 @@
-/* pthread mutexes: normal (and default/adaptive), recursive and errorcheck.
+/* pthread mutexes: normal (and default/adaptive), recursive and errorcheck;
+ * the priority protocols (PTHREAD_PRIO_INHERIT, PTHREAD_PRIO_PROTECT) are
+ * sync_mutex_prio.c's, entered from acquire and release here.
  *
  * The state is in the mutex itself (sync.h): an owner word that one CAS
  * takes, a depth word only the owner changes, and glibc's kind word, which
@@ -22,6 +24,7 @@
 
 #include "core/core.h"
 #include "intercept/intercept.h"
+#include "machine/machine.h"
 #include "sched/sched.h"
 #include "sync/sync.h"
 
@@ -31,21 +34,17 @@
 
 /* The kind word after destroy, as glibc. */
 #define MUTEX_KIND_DESTROYED 0xffffffffu
-/* The type's bits in the kind word (glibc's internal
- * PTHREAD_MUTEX_KIND_MASK_NP); the bits above are glibc's flags. */
-#define MUTEX_TYPE_MASK 3u
 
-/* The type (PTHREAD_MUTEX_*_NP) of a live mutex, -1 for a destroyed one.
- * glibc keeps flags above the low two bits; any kind we do not know
- * behaves as its type. */
-static int mutex_type(const pthread_mutex_t *m) {
-  uint32_t kind = SYNC_LOAD(KIND(m));
+/* The type (PTHREAD_MUTEX_*_NP) of a live mutex of kind word `kind`, -1
+ * for a destroyed one.  glibc keeps flags above the low two bits (the
+ * protocols among them); any kind we do not know behaves as its type. */
+static int kind_type(uint32_t kind) {
   if (kind == MUTEX_KIND_DESTROYED) return -1;
-  int type = (int)(kind & MUTEX_TYPE_MASK);
+  int type = (int)(kind & DETSIM_MUTEX_TYPE_MASK);
   return type == PTHREAD_MUTEX_ADAPTIVE_NP ? PTHREAD_MUTEX_NORMAL : type;
 }
 
-static bool mutex_free(void *arg) { return SYNC_LOAD(OWNER(arg)) == 0; }
+bool detsim__mutex_free(void *arg) { return SYNC_LOAD(OWNER(arg)) == 0; }
 
 int detsim__mutex_init_type(pthread_mutex_t *m, int type) {
   if (type != PTHREAD_MUTEX_NORMAL && type != PTHREAD_MUTEX_RECURSIVE &&
@@ -56,10 +55,16 @@ int detsim__mutex_init_type(pthread_mutex_t *m, int type) {
   return 0;
 }
 
-int detsim__mutex_acquire(pthread_mutex_t *m, const detsim_thread *self, uint32_t id,
-                          bool try_only, uint64_t deadline_ns) {
-  int type = mutex_type(m);
+/* The lock and unlock paths inline these into their interceptors (a call
+ * less per lock and unlock); cond wait calls them through the functions. */
+static inline __attribute__((always_inline)) int acquire(pthread_mutex_t *m, detsim_thread *self, uint32_t id,
+                                                         bool try_only, uint64_t deadline_ns) {
+  uint32_t kind = SYNC_LOAD(KIND(m));
+  int type = kind_type(kind);
   if (type < 0) return EINVAL;
+  if (__builtin_expect((kind & DETSIM_MUTEX_KIND_PROTOCOLS) != 0, 0))
+    return (kind & DETSIM_MUTEX_KIND_PI) ? detsim__mutex_pi_acquire(m, self, id, type, try_only, deadline_ns)
+                                         : detsim__mutex_pp_acquire(m, self, id, type, try_only, deadline_ns);
   for (;;) {
     uint32_t owner = 0;
     if (SYNC_CAS(OWNER(m), &owner, id)) {
@@ -84,16 +89,25 @@ int detsim__mutex_acquire(pthread_mutex_t *m, const detsim_thread *self, uint32_
        * the scheduler reports (or a timeout), as in glibc. */
     }
     if (try_only) return EBUSY;
-    int rc = self != NULL ? detsim__block(DETSIM_EV_mutex_lock, m, mutex_free, m, deadline_ns)
-                          : detsim__sync_outside_wait(mutex_free, m, deadline_ns);
+    int rc = self != NULL ? detsim__block(DETSIM_EV_mutex_lock, m, detsim__mutex_free, m, deadline_ns)
+                          : detsim__sync_outside_wait(detsim__mutex_free, m, deadline_ns);
     if (rc == ETIMEDOUT) return ETIMEDOUT;
     CHECK_EQ(rc, 0);
   }
 }
 
-int detsim__mutex_release(pthread_mutex_t *m, uint32_t id) {
-  int type = mutex_type(m);
+int detsim__mutex_acquire(pthread_mutex_t *m, detsim_thread *self, uint32_t id,
+                          bool try_only, uint64_t deadline_ns) {
+  return acquire(m, self, id, try_only, deadline_ns);
+}
+
+static inline __attribute__((always_inline)) int release(pthread_mutex_t *m, uint32_t id) {
+  uint32_t kind = SYNC_LOAD(KIND(m));
+  int type = kind_type(kind);
   if (type < 0) return EINVAL;
+  if (__builtin_expect((kind & DETSIM_MUTEX_KIND_PROTOCOLS) != 0, 0))
+    return (kind & DETSIM_MUTEX_KIND_PI) ? detsim__mutex_pi_release(m, detsim__self(), id, type)
+                                         : detsim__mutex_pp_release(m, detsim__self(), id, type);
   uint32_t owner = SYNC_LOAD(OWNER(m));
   if (owner != id) {
     if (type != PTHREAD_MUTEX_NORMAL) return EPERM;
@@ -110,6 +124,17 @@ int detsim__mutex_release(pthread_mutex_t *m, uint32_t id) {
   return 0;
 }
 
+int detsim__mutex_release(pthread_mutex_t *m, uint32_t id) { return release(m, id); }
+
+/* A protocol mutex changed priorities (a PI hand-over, a ceiling left):
+ * a thread now above the caller runs at once, as the kernel switches on
+ * the system call's way out. */
+static int switch_after(const pthread_mutex_t *m, detsim_thread *self, int rc) {
+  if (self != NULL && detsim__rt_ever && (SYNC_LOAD(KIND(m)) & DETSIM_MUTEX_KIND_PROTOCOLS) != 0)
+    detsim__sched_rt_point(self);
+  return rc;
+}
+
 int detsim__mutex_lock(pthread_mutex_t *m, enum detsim_lock_mode mode, clockid_t clock,
                        const struct timespec *abstime) {
   detsim_thread *self = detsim__self();
@@ -122,26 +147,26 @@ int detsim__mutex_lock(pthread_mutex_t *m, enum detsim_lock_mode mode, clockid_t
     int rc = detsim__sync_deadline(clock, abstime, &deadline);
     if (rc != 0) return rc;
   }
-  return detsim__mutex_acquire(m, self, detsim__sync_caller_id(self), mode == DETSIM_LOCK_TRY, deadline);
+  int rc = acquire(m, self, detsim__sync_caller_id(self), mode == DETSIM_LOCK_TRY, deadline);
+  /* A PRIO_PROTECT lock that failed gave its raise back. */
+  return rc != 0 ? switch_after(m, self, rc) : 0;
 }
 
 int detsim__mutex_unlock(pthread_mutex_t *m) {
   detsim_thread *self = detsim__self();
   if (self != NULL) detsim__yield(DETSIM_EV_mutex_unlock, m);
-  return detsim__mutex_release(m, detsim__sync_caller_id(self));
+  return switch_after(m, self, release(m, detsim__sync_caller_id(self)));
 }
 
 int detsim__mutex_destroy(pthread_mutex_t *m) {
-  if (mutex_type(m) < 0) return EINVAL;
+  if (kind_type(SYNC_LOAD(KIND(m))) < 0) return EINVAL;
   if (SYNC_LOAD(OWNER(m)) != 0) return EBUSY;
   SYNC_STORE(KIND(m), MUTEX_KIND_DESTROYED);
   return 0;
 }
 
 DETSIM_EXPORT int __detsim_pthread_mutex_init(pthread_mutex_t *m, const pthread_mutexattr_t *attr) {
-  int type = PTHREAD_MUTEX_DEFAULT;
-  if (attr != NULL && REAL(pthread_mutexattr_gettype)(attr, &type) != 0) return EINVAL;
-  return detsim__mutex_init_type(m, type);
+  return detsim__mutex_init_attr(m, attr);
 }
 DETSIM_INTERCEPT_ALIAS(pthread_mutex_init)
 
