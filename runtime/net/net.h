@@ -313,6 +313,31 @@ bool net_addr_is_node_address(const struct net_addr *a);
 /* Text for reports ("127.0.0.1:8080", "[::1]:80", "unix:/path"). */
 void net_addr_text(const struct net_addr *a, char *buf, size_t len);
 
+/* ---- net_iface.c: the host's interfaces (lo, and eth0 on the simulated net) ---- */
+
+#define NET_IFACES 2
+#define NET_IFINDEX_LO 1
+#define NET_IFINDEX_NET 2
+struct ifaddrs;
+struct if_nameindex;
+/* An interface's name, NULL for no such index. */
+const char *net_iface_name(unsigned index);
+/* The index of the interface named `name`, 0 for none. */
+unsigned net_iface_index(const char *name);
+/* The interface owning IPv4 address `a` of this host (eth0 for the host's
+ * address on the simulated net, lo for the rest of 127/8), 0 for none. */
+unsigned net_iface_of_addr(const struct net_addr *a);
+/* The interface whose broadcast address `a` is (lo: 127.255.255.255;
+ * eth0: 127.0.1.255 and 255.255.255.255), 0 for none. */
+unsigned net_iface_of_broadcast(const struct net_addr *a);
+/* An interface's IPv4 address and broadcast address (v4-mapped, port 0). */
+void net_iface_addr4(unsigned index, struct net_addr *out);
+void net_iface_broadcast4(unsigned index, struct net_addr *out);
+/* getifaddrs' list (one malloc'ed block: free() releases it); 0 or ENOMEM. */
+int net_getifaddrs(struct ifaddrs **out);
+/* if_nameindex's array (one malloc'ed block), NULL on ENOMEM. */
+struct if_nameindex *net_if_nameindex(void);
+
 /* ---- net_sock.c: sockets ---- */
 
 struct net_sock;
@@ -429,6 +454,20 @@ struct net_conn {
 
 struct sockopt_value { int level, name, value; };
 
+/* A socket's multicast membership (net_mcast.c): a group on an interface
+ * with its source filter, Linux's ip_mc_socklist / ipv6_mc_socklist. */
+struct net_mc_group {
+  struct net_mc_group *next;
+  bool v6;                      /* an IPv6 group (else IPv4, v4-mapped) */
+  uint8_t group[16];
+  unsigned ifindex;
+  uint8_t ifaddr[4];            /* IPv4: the interface address the join named */
+  bool include;                 /* MCAST_INCLUDE: only the sources; else all but them */
+  bool had_sources;             /* the filter had a source once: its mode is fixed */
+  unsigned nsrc;
+  uint8_t src[DETSIM_NET_MCAST_SOURCES_MAX][16];
+};
+
 /* Two AF_UNIX SOCK_DGRAM sockets made by socketpair: each end's peer, NULL
  * once it is closed. */
 struct net_upair {
@@ -481,6 +520,21 @@ struct net_sock {
   uint64_t dgram_latency_ns, dgram_last_at;  /* as a sender: FIFO per socket */
   bool dgram_latency_drawn;
   unsigned scm_queued;          /* AF_UNIX datagrams carrying descriptors */
+  /* IP options the model acts on (net_ipopt.c), Linux's defaults set by
+   * net__sock_ip_defaults */
+  bool broadcast;               /* SO_BROADCAST */
+  int uc_ttl, uc_hops;          /* IP_TTL, IPV6_UNICAST_HOPS; -1: the default 64 */
+  int mc_ttl;                   /* IP_MULTICAST_TTL */
+  bool mc_loop, mc_all;         /* IP_MULTICAST_LOOP, IP_MULTICAST_ALL */
+  unsigned mc_index;            /* IP_MULTICAST_IF: interface, or 0 */
+  uint8_t mc_addr[4];           /* IP_MULTICAST_IF: source address, or 0 */
+  int mc6_hops;                 /* IPV6_MULTICAST_HOPS */
+  bool mc6_loop, mc6_all;       /* IPV6_MULTICAST_LOOP, IPV6_MULTICAST_ALL */
+  unsigned mc6_oif;             /* IPV6_MULTICAST_IF */
+  /* multicast memberships (net_mcast.c), and the list of sockets with some */
+  struct net_mc_group *mc_groups;
+  struct net_sock *mc_next;
+  bool mc_listed;
 };
 
 /* One datagram on its way to, or waiting in, a socket. */
@@ -512,6 +566,36 @@ void net__source_for(const struct net_sock *s, const struct net_addr *to, struct
 bool net__addr_overlap(const struct net_sock *a, const struct net_sock *b);
 /* The pending error (SO_ERROR), cleared. */
 int net__sock_take_error(struct net_sock *s);
+
+/* net_mcast.c: memberships; the sockets with any (the world's in a world) */
+extern struct net_sock *net__mc_socks_local;
+#define net__mc_socks (*(detsim__ws != NULL ? (struct net_sock **)&detsim__ws->mcast_list : &net__mc_socks_local))
+bool net_addr_is_multicast(const struct net_addr *a);
+/* Whether (level, name) joins, leaves or filters a group. */
+bool net_mcast_is_membership_option(int level, int name);
+/* setsockopt of such an option: 0 or Linux's errno. */
+int net_mcast_membership(struct net_sock *s, int level, int name, const void *val, socklen_t len);
+/* Leaves every group (the socket closes, its host dies). */
+void net_mcast_release(struct net_sock *s);
+/* Whether host `node` listens to `group` on interface `ifindex` for a
+ * datagram from `src` (some socket of it joined there, its filter letting
+ * src in), and whether socket s takes it (its own filter, else
+ * IP_MULTICAST_ALL). */
+bool net_mcast_host_listens(unsigned node, const struct net_addr *group, const struct net_addr *src, unsigned ifindex);
+bool net_mcast_sock_takes(const struct net_sock *s, const struct net_addr *group, const struct net_addr *src,
+                          unsigned ifindex);
+
+/* net_ipopt.c: the IP options the model acts on (TTLs, multicast sending,
+ * SO_BROADCAST): true when (level, name) is one, *err its result. */
+void net__sock_ip_defaults(struct net_sock *s);
+bool net_ipopt_set(struct net_sock *s, int level, int name, const void *val, socklen_t len, int *err);
+bool net_ipopt_get(struct net_sock *s, int level, int name, void *val, socklen_t *len, int *err);
+/* getsockopt's int at IPPROTO_IP: one byte when asked for less than an
+ * int and it fits (Linux's do_ip_getsockopt). */
+int net_ipopt_put_ip_int(void *val, socklen_t *len, int x);
+/* setsockopt's int at IPPROTO_IP: an int, or a char when shorter; false
+ * for an empty value. */
+bool net_ipopt_ip_int(const void *val, socklen_t len, int *out);
 
 /* net_udp.c */
 int net_udp_connect(struct net_file *f, const struct sockaddr *sa, socklen_t len);

@@ -224,6 +224,7 @@ static struct net_sock *sock_alloc(int domain, int type, int protocol) {
   s->node = detsim__host_index;
   s->rcvbuf = (int)detsim__opt.net_buffer_bytes;
   s->sndbuf = (int)detsim__opt.net_buffer_bytes;
+  net__sock_ip_defaults(s);
   if (detsim__world_hosts()) {
     s->all_next = net__all_socks;
     if (s->all_next) s->all_next->all_prev = s;
@@ -576,12 +577,10 @@ int net_bind(struct net_file *f, const struct sockaddr *sa, socklen_t len) {
     net__bind_add(s);
     return 0;
   }
-  if (!net_addr_is_local(&a)) {
-    char text[160];
-    net_addr_text(&a, text, sizeof text);
-    (void)text;
-    return EADDRNOTAVAIL; /* not an address of this node */
-  }
+  /* An address of this node, or (IPv4) a group or a broadcast address,
+   * which Linux's inet_bind takes too (datagrams to it arrive). */
+  bool v4_many = net_addr_is_v4(&a) && (net_addr_is_multicast(&a) || net_iface_of_broadcast(&a));
+  if (!net_addr_is_local(&a) && !v4_many) return EADDRNOTAVAIL;
   if (s->domain == AF_INET6 && s->v6only && net_addr_is_v4(&a)) return EINVAL;
   s->local = a;
   if (a.port == 0) {
@@ -1160,6 +1159,7 @@ void net_sock_release(struct net_sock *s) {
   uint64_t now = detsim__now_ns();
   if (s->type == SOCK_DGRAM) net_udp_release(s);
   if (s->type == SOCK_DGRAM && is_unix(s)) net_unix_dgram_release(s);
+  net_mcast_release(s);
   if (s->state == SS_LISTEN) {
     for (unsigned i = 0; i < s->qlen; i++) abort_child(s->queue[i], now);
     detsim__net_free(s->queue);
