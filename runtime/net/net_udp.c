@@ -47,22 +47,67 @@ static bool addr_equal(const struct net_addr *a, const struct net_addr *b) {
   return memcmp(a->ip, b->ip, 16) == 0 && a->port == b->port;
 }
 
-/* The socket a datagram to `to` from `from` is delivered to, NULL for none. */
+/* How well socket b matches a datagram to `to` from `from` (Linux's
+ * compute_score: a specific local address and a connected peer weigh
+ * more), -1 for not at all. */
+static int score(const struct net_sock *b, int node, const struct net_addr *to, const struct net_addr *from) {
+  if (b->type != SOCK_DGRAM || (int)b->node != node || b->local.port != to->port) return -1;
+  int sc = b->domain == AF_INET ? 2 : 1;
+  if (memcmp(b->local.ip, to->ip, 16) == 0) sc += 4;
+  else if (b->domain == AF_INET6 && net_addr_is_any(&b->local) && !net_addr_is_v4(&b->local)) {
+    if (net_addr_is_v4(to) && b->v6only) return -1;
+  } else if (!(net_addr_is_v4(&b->local) && net_addr_is_any(&b->local) && net_addr_is_v4(to))) {
+    return -1;
+  }
+  if (b->state == SS_CONNECTED) {
+    if (!addr_equal(&b->peer, from)) return -1;
+    sc += 8;
+  }
+  return sc;
+}
+
+/* SO_REUSEPORT: a datagram goes to one socket of the group bound to the
+ * same address and port, picked by a hash of its source keyed by a secret
+ * drawn from the seed (as Linux keys its hash by a boot-time secret): one
+ * sender's datagrams go to one socket, different senders spread. */
+static struct net_sock *reuseport_pick(struct net_sock *best, int node, const struct net_addr *to,
+                                       const struct net_addr *from, int best_score) {
+  static uint64_t secret;
+  static bool drawn;
+  unsigned n = 0;
+  for (struct net_sock *b = net__bound_list; b; b = b->bound_next)
+    n += b->reuseport && score(b, node, to, from) == best_score && memcmp(b->local.ip, best->local.ip, 16) == 0;
+  if (n < 2) return best;
+  if (!drawn) {
+    secret = net_draw();
+    drawn = true;
+  }
+  uint64_t h = secret ^ 0xcbf29ce484222325ull;
+  for (unsigned i = 0; i < 16; i++) h = (h ^ from->ip[i]) * 0x100000001b3ull;
+  h = (h ^ from->port) * 0x100000001b3ull;
+  h ^= h >> 29;
+  unsigned k = (unsigned)(h % n);
+  for (struct net_sock *b = net__bound_list; b; b = b->bound_next)
+    if (b->reuseport && score(b, node, to, from) == best_score && memcmp(b->local.ip, best->local.ip, 16) == 0 &&
+        k-- == 0)
+      return b;
+  return best;
+}
+
+/* The socket a datagram to `to` from `from` is delivered to, NULL for none:
+ * the best match, the first of equals in the port table. */
 static struct net_sock *receiver(const struct net_addr *to, const struct net_addr *from) {
   struct net_sock *best = NULL;
-  int node = net_addr_node(to);
+  int best_score = -1, node = net_addr_node(to);
   for (struct net_sock *b = net__bound_list; b; b = b->bound_next) {
-    if (b->type != SOCK_DGRAM || (int)b->node != node || b->local.port != to->port) continue;
-    bool match;
-    if (memcmp(b->local.ip, to->ip, 16) == 0) match = true;
-    else if (b->domain == AF_INET6 && net_addr_is_any(&b->local) && !net_addr_is_v4(&b->local))
-      match = !(net_addr_is_v4(to) && b->v6only);
-    else if (net_addr_is_v4(&b->local) && net_addr_is_any(&b->local)) match = net_addr_is_v4(to);
-    else match = false;
-    if (!match) continue;
-    if (b->state == SS_CONNECTED && !addr_equal(&b->peer, from)) continue;
-    if (best == NULL || memcmp(b->local.ip, to->ip, 16) == 0) best = b;
+    int sc = score(b, node, to, from);
+    if (sc > best_score) {
+      best = b;
+      best_score = sc;
+    }
   }
+  if (best != NULL && best->reuseport && best->state != SS_CONNECTED)
+    best = reuseport_pick(best, node, to, from, best_score);
   return best;
 }
 
