@@ -531,6 +531,10 @@ struct net_sock {
   int mc6_hops;                 /* IPV6_MULTICAST_HOPS */
   bool mc6_loop, mc6_all;       /* IPV6_MULTICAST_LOOP, IPV6_MULTICAST_ALL */
   unsigned mc6_oif;             /* IPV6_MULTICAST_IF */
+  bool recverr, recverr6;       /* IP_RECVERR, IPV6_RECVERR */
+  /* the error queue (net_udp_errq.c) */
+  struct net_errq *errq_head, *errq_tail;
+  uint64_t errq_bytes;
   /* multicast memberships (net_mcast.c), and the list of sockets with some */
   struct net_mc_group *mc_groups;
   struct net_sock *mc_next;
@@ -596,6 +600,14 @@ int net_ipopt_put_ip_int(void *val, socklen_t *len, int x);
 /* setsockopt's int at IPPROTO_IP: an int, or a char when shorter; false
  * for an empty value. */
 bool net_ipopt_ip_int(const void *val, socklen_t len, int *out);
+
+/* net_udp_errq.c: ICMP port unreachable and the error queue */
+struct net_errq;
+/* A datagram of s to `to` found no socket: the ICMP error, as s hears it. */
+void net_udp_port_unreachable(struct net_sock *s, const struct msghdr *msg, uint64_t len, const struct net_addr *to);
+/* recvmsg(MSG_ERRQUEUE): the oldest error (control_cap: msg_control's size). */
+ssize_t net_udp_errq_recv(struct net_sock *s, struct msghdr *msg, size_t control_cap);
+void net_udp_errq_purge(struct net_sock *s);
 
 /* net_udp.c */
 int net_udp_connect(struct net_file *f, const struct sockaddr *sa, socklen_t len);

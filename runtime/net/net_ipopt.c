@@ -110,6 +110,10 @@ static int set_ip(struct net_sock *s, int name, const void *val, socklen_t len) 
     if (!have || (x != 0 && x != 1)) return EINVAL;
     s->mc_all = x != 0;
     return 0;
+  case IP_RECVERR:
+    s->recverr = x != 0;
+    if (!s->recverr) net_udp_errq_purge(s);
+    return 0;
   default:
     return set_mc_if(s, val, len);
   }
@@ -137,6 +141,11 @@ static int set_ipv6(struct net_sock *s, int name, const void *val, socklen_t len
     if (!have) return EINVAL;
     s->mc6_all = x != 0;
     return 0;
+  case IPV6_RECVERR:
+    if (!have) return EINVAL;
+    s->recverr6 = x != 0;
+    if (!s->recverr6) net_udp_errq_purge(s);
+    return 0;
   default: /* IPV6_MULTICAST_IF */
     if (s->type == SOCK_STREAM) return ENOPROTOOPT;
     if (!have) return EINVAL;
@@ -148,12 +157,12 @@ static int set_ipv6(struct net_sock *s, int name, const void *val, socklen_t len
 
 static bool is_ip_option(int name) {
   return name == IP_TTL || name == IP_MULTICAST_TTL || name == IP_MULTICAST_LOOP || name == IP_MULTICAST_ALL ||
-         name == IP_MULTICAST_IF;
+         name == IP_MULTICAST_IF || name == IP_RECVERR;
 }
 
 static bool is_ipv6_option(int name) {
   return name == IPV6_UNICAST_HOPS || name == IPV6_MULTICAST_HOPS || name == IPV6_MULTICAST_LOOP ||
-         name == IPV6_MULTICAST_ALL || name == IPV6_MULTICAST_IF;
+         name == IPV6_MULTICAST_ALL || name == IPV6_MULTICAST_IF || name == IPV6_RECVERR;
 }
 
 bool net_ipopt_set(struct net_sock *s, int level, int name, const void *val, socklen_t len, int *err) {
@@ -190,6 +199,7 @@ bool net_ipopt_get(struct net_sock *s, int level, int name, void *val, socklen_t
     case IP_MULTICAST_TTL: *err = net_ipopt_put_ip_int(val, len, s->mc_ttl); return true;
     case IP_MULTICAST_LOOP: *err = net_ipopt_put_ip_int(val, len, s->mc_loop); return true;
     case IP_MULTICAST_ALL: *err = net_ipopt_put_ip_int(val, len, s->mc_all); return true;
+    case IP_RECVERR: *err = net_ipopt_put_ip_int(val, len, s->recverr); return true;
     case IP_MULTICAST_IF: {
       if (val == NULL || len == NULL) {
         *err = EFAULT;
@@ -219,6 +229,7 @@ bool net_ipopt_get(struct net_sock *s, int level, int name, void *val, socklen_t
     case IPV6_MULTICAST_HOPS: *err = put_int(val, len, s->mc6_hops); return true;
     case IPV6_MULTICAST_LOOP: *err = put_int(val, len, s->mc6_loop); return true;
     case IPV6_MULTICAST_ALL: *err = put_int(val, len, s->mc6_all); return true;
+    case IPV6_RECVERR: *err = put_int(val, len, s->recverr6); return true;
     case IPV6_MULTICAST_IF: *err = put_int(val, len, (int)s->mc6_oif); return true;
     default: break;
     }

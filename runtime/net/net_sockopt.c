@@ -64,7 +64,7 @@ static bool plain_option(int level, int name, int *def) {
   }
   if (level == IPPROTO_IP) {
     switch (name) {
-    case IP_TOS: case IP_RECVERR: case IP_FREEBIND: case IP_BIND_ADDRESS_NO_PORT: case IP_RECVTOS:
+    case IP_TOS: case IP_FREEBIND: case IP_BIND_ADDRESS_NO_PORT: case IP_RECVTOS:
       return true;
     case IP_MTU_DISCOVER: *def = IP_PMTUDISC_WANT; return true;
     default: return false;
@@ -72,7 +72,7 @@ static bool plain_option(int level, int name, int *def) {
   }
   if (level == IPPROTO_IPV6) {
     switch (name) {
-    case IPV6_TCLASS: case IPV6_RECVERR: case IPV6_RECVTCLASS:
+    case IPV6_TCLASS: case IPV6_RECVTCLASS:
       return true;
     default: return false;
     }

@@ -283,8 +283,7 @@ ssize_t net_udp_sendmsg(struct net_file *f, const struct msghdr *msg, int flags)
   }
   struct net_sock *r = receiver(&to, &from);
   if (r == NULL) {
-    /* ICMP port unreachable: a connected socket hears of it. */
-    if (s->state == SS_CONNECTED) s->so_error = ECONNREFUSED;
+    net_udp_port_unreachable(s, msg, len, &to);
     return (ssize_t)len;
   }
   deliver(s, r, msg, len, &from);
@@ -367,7 +366,7 @@ uint64_t net_udp_first_len(struct net_sock *s, uint64_t now) {
 uint32_t net_udp_poll(struct net_sock *s, uint64_t now) {
   uint32_t m = EPOLLOUT | EPOLLWRNORM;
   if (first_arrived(s, now, NULL) != NULL) m |= EPOLLIN | EPOLLRDNORM;
-  if (s->so_error) m |= EPOLLERR;
+  if (s->so_error || s->errq_head != NULL) m |= EPOLLERR;
   if (s->shut_rd) m |= EPOLLIN | EPOLLRDNORM | EPOLLRDHUP;
   if (s->shut_rd && s->shut_wr) m |= EPOLLHUP;
   return m;
@@ -389,7 +388,9 @@ uint64_t net_udp_gen(struct net_sock *s, uint64_t now) {
 struct udp_wait { struct net_sock *s; };
 static bool udp_ready(void *arg) {
   struct net_sock *s = ((struct udp_wait *)arg)->s;
-  return (net_udp_poll(s, detsim__now_ns()) & (EPOLLIN | EPOLLERR)) != 0;
+  /* a datagram, a pending error, a shutdown (not the error queue: a
+   * receive without MSG_ERRQUEUE waits past it) */
+  return first_arrived(s, detsim__now_ns(), NULL) != NULL || s->so_error || s->shut_rd;
 }
 static uint64_t udp_next(void *arg) {
   return net_udp_next_change(((struct udp_wait *)arg)->s, detsim__now_ns());
@@ -401,16 +402,18 @@ ssize_t net_udp_recvmsg(struct net_file *f, struct msghdr *msg, int flags) {
     errno = EOPNOTSUPP;
     return -1;
   }
-  if (flags & MSG_ERRQUEUE) {
-    errno = EAGAIN;
-    return -1;
-  }
   bool nonblock = f->nonblock || (flags & MSG_DONTWAIT) || detsim__self() == NULL;
   size_t control_cap = msg->msg_controllen;
   msg->msg_flags = 0;
   msg->msg_controllen = 0;
+  if (flags & MSG_ERRQUEUE) return net_udp_errq_recv(s, msg, control_cap); /* never blocks */
   for (;;) {
     uint64_t now = detsim__now_ns();
+    /* A pending error comes before any datagram (Linux's __skb_recv_udp). */
+    if (s->so_error && s->domain != AF_UNIX) {
+      errno = net__sock_take_error(s);
+      return -1;
+    }
     struct net_dgram **link;
     struct net_dgram *d = first_arrived(s, now, &link);
     if (d != NULL) {
@@ -478,4 +481,5 @@ void net_udp_release(struct net_sock *s) {
   s->dq_head = s->dq_tail = NULL;
   s->dq_bytes = 0;
   s->scm_queued = 0;
+  net_udp_errq_purge(s);
 }
