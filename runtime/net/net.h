@@ -296,6 +296,11 @@ struct net_addr {
   unsigned path_len;           /* bytes of path used (0: unnamed) */
 };
 
+/* The length of RFC 2133's sockaddr_in6 (no scope id), the least Linux takes. */
+#define NET_SIN6_LEN_RFC2133 24
+/* An IPv6 address that names an interface with it (link-local unicast,
+ * interface- and link-local multicast). */
+bool net_addr_needs_scope(const struct net_addr *a);
 /* Parses a sockaddr given to bind/connect; 0 or an errno. */
 int net_addr_from(int sock_family, const struct sockaddr *sa, socklen_t len, struct net_addr *out);
 /* Writes `a` as the sockaddr of a socket of `sock_family` (truncating as the

@@ -557,6 +557,29 @@ void net__source_for(const struct net_sock *s, const struct net_addr *to, struct
   }
 }
 
+/* inet6_bind's rules, in its order: a group is no TCP address; a
+ * v4-mapped address is IPv4's (EINVAL on a v6-only socket); a link-local
+ * one needs its interface (EINVAL without, ENODEV for one that does not
+ * exist); the rest must be the host's (::1; a group is anyone's).  A
+ * socket bound to an IPv6 address of its own becomes v6-only. */
+static int v6_bind_check(const struct net_sock *s, const struct net_addr *a, bool *v6only_after) {
+  bool v4 = net_addr_is_v4(a), group = net_addr_is_multicast(a);
+  if (group && s->type == SOCK_STREAM) return EINVAL;
+  if (v4) {
+    if (s->v6only) return EINVAL;
+    if (!net_addr_is_local(a) && !group && !net_iface_of_broadcast(a)) return EADDRNOTAVAIL;
+    return 0;
+  }
+  if (net_addr_is_any(a)) return 0;
+  if (net_addr_needs_scope(a)) {
+    if (a->scope_id == 0) return EINVAL;
+    if (net_iface_name(a->scope_id) == NULL) return ENODEV;
+  }
+  if (!group && !net_addr_is_local(a)) return EADDRNOTAVAIL;
+  *v6only_after = true;
+  return 0;
+}
+
 int net_bind(struct net_file *f, const struct sockaddr *sa, socklen_t len) {
   struct net_sock *s = net_sock_of(f);
   struct net_addr a;
@@ -577,11 +600,18 @@ int net_bind(struct net_file *f, const struct sockaddr *sa, socklen_t len) {
     net__bind_add(s);
     return 0;
   }
-  /* An address of this node, or (IPv4) a group or a broadcast address,
-   * which Linux's inet_bind takes too (datagrams to it arrive). */
-  bool v4_many = net_addr_is_v4(&a) && (net_addr_is_multicast(&a) || net_iface_of_broadcast(&a));
-  if (!net_addr_is_local(&a) && !v4_many) return EADDRNOTAVAIL;
-  if (s->domain == AF_INET6 && s->v6only && net_addr_is_v4(&a)) return EINVAL;
+  /* An address of this node, or a group or (IPv4) a broadcast address,
+   * which Linux's inet_bind and inet6_bind take too (datagrams to it
+   * arrive). */
+  bool v4 = net_addr_is_v4(&a);
+  bool many = net_addr_is_multicast(&a) || (v4 && net_iface_of_broadcast(&a));
+  bool v6only_after = s->v6only;
+  if (s->domain == AF_INET6) {
+    e = v6_bind_check(s, &a, &v6only_after);
+    if (e) return e;
+  } else if (!net_addr_is_local(&a) && !many) {
+    return EADDRNOTAVAIL;
+  }
   s->local = a;
   if (a.port == 0) {
     uint16_t p;
@@ -590,6 +620,7 @@ int net_bind(struct net_file *f, const struct sockaddr *sa, socklen_t len) {
   } else if (net__port_conflict(s, a.port)) {
     return EADDRINUSE;
   }
+  s->v6only = v6only_after;
   net__bind_add(s);
   return 0;
 }
@@ -678,6 +709,16 @@ int net_connect(struct net_file *f, const struct sockaddr *sa, socklen_t len) {
   struct net_addr to;
   int e = net_addr_from(s->domain, sa, len, &to);
   if (e) return e;
+  if (s->domain == AF_INET6) {
+    /* tcp_v6_connect's rules, in its order */
+    if (net_addr_is_any(&to) && !net_addr_is_v4(&to) && s->bound && net_addr_is_v4(&s->local)) {
+      memset(to.ip, 0, 16); /* a wildcard is the loopback of the socket's family */
+      to.ip[10] = to.ip[11] = 0xff;
+    }
+    if (net_addr_is_multicast(&to) && !net_addr_is_v4(&to)) return ENETUNREACH;
+    if (net_addr_needs_scope(&to) && to.scope_id == 0) return EINVAL;
+    if (net_addr_is_v4(&to) && s->v6only) return ENETUNREACH;
+  }
   uint64_t cap = detsim__opt.net_buffer_bytes;
   struct net_sock *l;
   if (is_unix(s)) {

@@ -155,11 +155,30 @@ static unsigned route_many(const struct net_sock *s, const struct net_addr *to, 
   return out;
 }
 
-/* The destination as the kernel resolves it: 0, or an errno (reported for
- * an address no node has). */
-static int resolve(struct net_sock *s, const struct sockaddr *sa, socklen_t len, struct net_addr *to) {
-  int e = net_addr_from(s->domain, sa, len, to);
+/* The destination of a send or a connect as the kernel resolves it: 0,
+ * or an errno (reported for an address no node has).  An IPv6 socket
+ * takes a sockaddr_in as IPv4's (udpv6_sendmsg, ip6_datagram_connect),
+ * and an IPv4 destination, v4-mapped or not, only if it is not v6-only. */
+static int resolve(struct net_sock *s, const struct sockaddr *sa, socklen_t len, struct net_addr *to,
+                   bool connecting) {
+  int e;
+  bool six = s->domain == AF_INET6;
+  if (six && sa != NULL && len >= (socklen_t)sizeof(sa_family_t) && sa->sa_family == AF_INET) {
+    if (s->v6only) return connecting ? EAFNOSUPPORT : ENETUNREACH;
+    e = net_addr_from(AF_INET, sa, len, to);
+  } else {
+    e = net_addr_from(s->domain, sa, len, to);
+  }
   if (e) return e;
+  if (six && net_addr_is_any(to) && !net_addr_is_v4(to) && s->bound && net_addr_is_v4(&s->local)) {
+    memset(to->ip, 0, 16); /* a wildcard is the loopback of the socket's own family */
+    to->ip[10] = to->ip[11] = 0xff;
+  }
+  if (six && net_addr_is_v4(to) && s->v6only) return ENETUNREACH;
+  /* A link-local destination names its interface (a group may take
+   * IPV6_MULTICAST_IF's). */
+  if (connecting && net_addr_needs_scope(to) && to->scope_id == 0 && !(net_addr_is_multicast(to) && s->mc6_oif))
+    return EINVAL;
   if (!net_addr_is_v4(to) && net_addr_is_multicast(to)) return ENETUNREACH; /* no IPv6 multicast route */
   if (net_iface_of_broadcast(to)) return s->broadcast ? 0 : EACCES;
   if (is_group(to)) return 0;
@@ -191,7 +210,7 @@ int net_udp_connect(struct net_file *f, const struct sockaddr *sa, socklen_t len
     return 0;
   }
   struct net_addr to;
-  int e = resolve(s, sa, len, &to);
+  int e = resolve(s, sa, len, &to, true);
   if (e) return e;
   e = autobind(s);
   if (e) return e;
@@ -249,7 +268,7 @@ ssize_t net_udp_sendmsg(struct net_file *f, const struct msghdr *msg, int flags)
   }
   struct net_addr to;
   if (msg->msg_name != NULL && msg->msg_namelen > 0) {
-    int e = resolve(s, msg->msg_name, msg->msg_namelen, &to);
+    int e = resolve(s, msg->msg_name, msg->msg_namelen, &to, false);
     if (e) {
       errno = e;
       return -1;
