@@ -364,8 +364,9 @@ void net_sock_release(struct net_sock *s);
 uint32_t net_sock_poll(struct net_sock *s, uint64_t now);
 uint64_t net_sock_next_change(struct net_sock *s, uint64_t now);
 uint64_t net_sock_gen(struct net_sock *s, uint64_t now, uint32_t events);
-/* Bound sockets by address (net_addr.c keeps the port table over them). */
-struct net_sock *net_port_listener(int type, const struct net_addr *to);
+/* The listener a connection from `from` to `to` reaches (one of a
+ * SO_REUSEPORT group by net__reuseport_hash of `from`), NULL for none. */
+struct net_sock *net_port_listener(int type, const struct net_addr *to, const struct net_addr *from);
 
 /* ---- net_pipe.c: pipes and eventfds ---- */
 
@@ -564,6 +565,10 @@ extern struct net_sock *net__bound_list_local;
  * node), so connects find listeners of other nodes. */
 #define net__bound_list (*(detsim__ws != NULL ? (struct net_sock **)&detsim__ws->bound_list : &net__bound_list_local))
 int net__ephemeral_port(int type, uint16_t *out);
+/* SO_REUSEPORT's choice of a group member: a hash of the sender's address
+ * keyed by a secret drawn from the seed once (Linux keys its own by a
+ * boot-time secret), so one sender sticks to one socket. */
+uint64_t net__reuseport_hash(const struct net_addr *from);
 /* Frees a socket (unlinked from the world's list). */
 void net__sock_free(struct net_sock *s);
 /* The world's list of every socket (NULL outside a world). */

@@ -518,21 +518,45 @@ bool net_unix_unlink(const char *path) {
   return found;
 }
 
-struct net_sock *net_port_listener(int type, const struct net_addr *to) {
+/* Whether listener b takes a connection to `to`. */
+static bool listens_for(const struct net_sock *b, int node, const struct net_addr *to) {
+  if (b->state != SS_LISTEN || (int)b->node != node || b->domain == AF_UNIX || b->local.port != to->port) return false;
+  if (memcmp(b->local.ip, to->ip, 16) == 0) return true;
+  if (b->domain == AF_INET6 && net_addr_is_any(&b->local) && !net_addr_is_v4(&b->local))
+    return !(net_addr_is_v4(to) && b->v6only);
+  return net_addr_is_v4(&b->local) && net_addr_is_any(&b->local) && net_addr_is_v4(to);
+}
+
+uint64_t net__reuseport_hash(const struct net_addr *from) {
+  static uint64_t secret;
+  static bool drawn;
+  if (!drawn) {
+    secret = net_draw();
+    drawn = true;
+  }
+  uint64_t h = secret ^ 0xcbf29ce484222325ull;
+  for (unsigned i = 0; i < 16; i++) h = (h ^ from->ip[i]) * 0x100000001b3ull;
+  h = (h ^ from->port) * 0x100000001b3ull;
+  return h ^ (h >> 29);
+}
+
+struct net_sock *net_port_listener(int type, const struct net_addr *to, const struct net_addr *from) {
   (void)type;
   int node = net_addr_node(to);
   struct net_sock *best = NULL;
   for (struct net_sock *b = net__bound_list; b; b = b->bound_next) {
-    if (b->state != SS_LISTEN || (int)b->node != node || b->domain == AF_UNIX || b->local.port != to->port) continue;
-    bool match;
-    if (memcmp(b->local.ip, to->ip, 16) == 0) match = true;
-    else if (b->domain == AF_INET6 && net_addr_is_any(&b->local) && !net_addr_is_v4(&b->local))
-      match = !(net_addr_is_v4(to) && b->v6only);
-    else if (net_addr_is_v4(&b->local) && net_addr_is_any(&b->local)) match = net_addr_is_v4(to);
-    else match = false;
     /* An exact address beats a wildcard, as in the kernel's lookup. */
-    if (match && (best == NULL || memcmp(b->local.ip, to->ip, 16) == 0)) best = b;
+    if (listens_for(b, node, to) && (best == NULL || memcmp(b->local.ip, to->ip, 16) == 0)) best = b;
   }
+  if (best == NULL || !best->reuseport) return best;
+  /* SO_REUSEPORT: one listener of the group, by the dialer's address. */
+  unsigned n = 0;
+  for (struct net_sock *b = net__bound_list; b; b = b->bound_next)
+    n += b->reuseport && listens_for(b, node, to) && memcmp(b->local.ip, best->local.ip, 16) == 0;
+  if (n < 2) return best;
+  unsigned k = (unsigned)(net__reuseport_hash(from) % n);
+  for (struct net_sock *b = net__bound_list; b; b = b->bound_next)
+    if (b->reuseport && listens_for(b, node, to) && memcmp(b->local.ip, best->local.ip, 16) == 0 && k-- == 0) return b;
   return best;
 }
 
@@ -761,7 +785,7 @@ int net_connect(struct net_file *f, const struct sockaddr *sa, socklen_t len) {
       net__source_for(s, &to, &src);
       s->local = src;
     }
-    l = to.port != 0 ? net_port_listener(s->type, &to) : NULL;
+    l = to.port != 0 ? net_port_listener(s->type, &to, &s->local) : NULL;
   }
   s->peer = to;
   s->rst_consumed = s->refused_consumed = false;

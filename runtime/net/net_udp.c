@@ -67,26 +67,15 @@ static int score(const struct net_sock *b, int node, const struct net_addr *to, 
 }
 
 /* SO_REUSEPORT: a datagram goes to one socket of the group bound to the
- * same address and port, picked by a hash of its source keyed by a secret
- * drawn from the seed (as Linux keys its hash by a boot-time secret): one
+ * same address and port, picked by net__reuseport_hash of its source: one
  * sender's datagrams go to one socket, different senders spread. */
 static struct net_sock *reuseport_pick(struct net_sock *best, int node, const struct net_addr *to,
                                        const struct net_addr *from, int best_score) {
-  static uint64_t secret;
-  static bool drawn;
   unsigned n = 0;
   for (struct net_sock *b = net__bound_list; b; b = b->bound_next)
     n += b->reuseport && score(b, node, to, from) == best_score && memcmp(b->local.ip, best->local.ip, 16) == 0;
   if (n < 2) return best;
-  if (!drawn) {
-    secret = net_draw();
-    drawn = true;
-  }
-  uint64_t h = secret ^ 0xcbf29ce484222325ull;
-  for (unsigned i = 0; i < 16; i++) h = (h ^ from->ip[i]) * 0x100000001b3ull;
-  h = (h ^ from->port) * 0x100000001b3ull;
-  h ^= h >> 29;
-  unsigned k = (unsigned)(h % n);
+  unsigned k = (unsigned)(net__reuseport_hash(from) % n);
   for (struct net_sock *b = net__bound_list; b; b = b->bound_next)
     if (b->reuseport && score(b, node, to, from) == best_score && memcmp(b->local.ip, best->local.ip, 16) == 0 &&
         k-- == 0)
