@@ -100,7 +100,9 @@ void net_scm_deliver(struct net_scm *m, struct msghdr *msg, size_t cap, int flag
 /* ---- files ---- */
 
 enum net_kind { NET_SOCK = 1, NET_PIPE_READ, NET_PIPE_WRITE, NET_EVENTFD, NET_EPOLL, NET_TIMERFD, NET_SIGNALFD,
-                NET_DEVRANDOM /* /dev/urandom, /dev/random (machine_devrandom.c) */ };
+                NET_DEVRANDOM, /* /dev/urandom, /dev/random (machine_devrandom.c) */
+                NET_INOTIFY    /* a real inotify descriptor as an epoll registration sees it
+                                  (net_inotify.c): never behind a simulated descriptor */ };
 
 struct net_file {
   enum net_kind kind;
@@ -115,6 +117,7 @@ struct net_file {
                            ready (for edge-triggered epoll) */
   void *obj;            /* struct net_sock / net_pipe / net_eventfd / net_epoll /
                            net_timerfd */
+  int real_fd;          /* NET_INOTIFY: the kernel's descriptor */
 };
 
 /* Readiness, in EPOLL* bits (POLL* bits are the same values). */
@@ -413,6 +416,21 @@ uint32_t net_timerfd_poll(struct net_file *f, uint64_t now);
 uint64_t net_timerfd_next_change(struct net_file *f, uint64_t now);
 uint64_t net_timerfd_gen(struct net_file *f, uint64_t now);
 
+/* ---- net_inotify.c: real inotify descriptors in a simulated epoll ---- */
+
+/* Whether real descriptor fd is an inotify instance. */
+bool net_inotify_is(int fd);
+/* A file standing for real inotify descriptor fd in one registration
+ * (NULL at the objects' limit); released with net_inotify_release. */
+struct net_file *net_inotify_file(int fd);
+void net_inotify_release(struct net_file *f);
+/* Whether any such registration is alive (closes need look only then). */
+bool net_inotify_any(void);
+/* The kernel's readiness, asked without waiting; for edge triggering, a
+ * generation that moves with the unread bytes. */
+uint32_t net_inotify_poll(const struct net_file *f);
+uint64_t net_inotify_gen(const struct net_file *f);
+
 /* ---- net_epoll.c ---- */
 
 int net_epoll_create(int flags);
@@ -421,6 +439,8 @@ int net_epoll_wait(struct net_file *ep, struct epoll_event *events, int maxevent
 uint32_t net_epoll_poll(struct net_file *ep, uint64_t now);
 uint64_t net_epoll_next_change(struct net_file *ep, uint64_t now);
 void net_epoll_release(struct net_file *ep);
+/* Real descriptor fd closes (or is replaced): its inotify registrations go. */
+void net_epoll_forget_real(int fd);
 
 /* ---- net_poll.c ---- */
 
