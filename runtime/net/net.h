@@ -66,6 +66,12 @@ void net_scm_deliver(struct net_scm *m, struct msghdr *msg, size_t cap, int flag
  *   net_signalfd.c signalfds: the simulation's pending signals
  *   net_poll.c    poll, ppoll, select, pselect
  *   net_epoll.c   epoll
+ *   net_inotify.c real inotify descriptors in a simulated epoll
+ *   net_iface.c   the host's interfaces (lo, eth0)
+ *   net_udp.c     UDP: unicast, multicast and broadcast delivery
+ *   net_udp_errq.c ICMP port unreachable, the error queue
+ *   net_mcast.c   multicast memberships
+ *   net_ipopt.c   IP options the model acts on (TTLs, multicast sending)
  *   intercept_net.c  the interceptors: real descriptors go to the kernel
  *
  * Rules of these files:
