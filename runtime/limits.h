@@ -150,6 +150,13 @@
 /* Epoll instances nested in each other (Linux's EP_MAX_NESTS). */
 #define DETSIM_NET_EPOLL_NEST_MAX 4
 
+/* Multicast (net_mcast.c): sources in one membership's filter (Linux's
+ * IPv6 default, mld_max_msf; IPv4's is 10, igmp_max_msf), and IPv6 groups
+ * one socket joins (Linux bounds them by the socket's option memory):
+ * past it ENOMEM and a message naming net_mcast6_groups_max. */
+#define DETSIM_NET_MCAST_SOURCES_MAX 64
+#define DETSIM_NET_MCAST6_GROUPS_MAX 256
+
 /* Socket options remembered per socket (values set with setsockopt that
  * the model does not act on, read back by getsockopt). */
 #define DETSIM_NET_SOCKOPTS_MAX 16

@@ -25,7 +25,7 @@
 #include <stdint.h>
 
 #define DETSIM_WORLD_MAGIC 0x646c726f776d6973ull /* "simworld" */
-#define DETSIM_WORLD_VERSION 18u
+#define DETSIM_WORLD_VERSION 19u
 /* Far from where Linux places programs, heaps, libraries and stacks without
  * address randomization. */
 #define DETSIM_WORLD_ADDR 0x200000000000ull
@@ -215,11 +215,13 @@ struct detsim_world_shared {
   uint64_t end_events, end_history, end_now_ns;
   char end_extra[256];
   /* The network's shared state (net_sock.c): every bound socket, every
-   * socket, the links stalled by partitions and clogs (cut_until[from][to]:
-   * what is sent before then waits), and those of partitions only, where
-   * UDP datagrams are lost instead (drop_until[from][to]). */
+   * socket, every socket with multicast memberships, the links stalled by
+   * partitions and clogs (cut_until[from][to]: what is sent before then
+   * waits), and those of partitions only, where UDP datagrams are lost
+   * instead (drop_until[from][to]). */
   void *bound_list;
   void *all_socks;
+  void *mcast_list;
   uint64_t cut_until[DETSIM_WORLD_NODES_MAX][DETSIM_WORLD_NODES_MAX];
   uint64_t drop_until[DETSIM_WORLD_NODES_MAX][DETSIM_WORLD_NODES_MAX];
   /* Faults (world_faults.c): the level, the schedule, what happened. */

@@ -7,6 +7,7 @@
  */
 #include <arpa/inet.h>
 #include <errno.h>
+#include <net/if.h>
 #include <netdb.h>
 #include <netinet/in.h>
 #include <stdio.h>
@@ -52,9 +53,37 @@ static int service_port(const char *service, const struct addrinfo *hints, uint1
   return 0;
 }
 
+static bool link_scoped(const struct in6_addr *a) { return IN6_IS_ADDR_LINKLOCAL(a) || IN6_IS_ADDR_MC_LINKLOCAL(a); }
+
+/* A numeric IPv6 address with glibc's "%scope" suffix: an interface name
+ * (for a link-local address) or a number; false when it is none. */
+static bool parse_ipv6_scoped(const char *node, struct in6_addr *out, uint32_t *scope) {
+  *scope = 0;
+  const char *pct = strchr(node, '%');
+  if (pct == NULL) return inet_pton(AF_INET6, node, out) == 1;
+  char addr[INET6_ADDRSTRLEN];
+  size_t n = (size_t)(pct - node);
+  if (n >= sizeof addr) return false;
+  memcpy(addr, node, n);
+  addr[n] = '\0';
+  if (inet_pton(AF_INET6, addr, out) != 1) return false;
+  const char *name = pct + 1;
+  unsigned index = link_scoped(out) ? net_iface_index(name) : 0;
+  if (index != 0) {
+    *scope = index;
+    return true;
+  }
+  char *end;
+  unsigned long v = strtoul(name, &end, 10);
+  if (*name == '\0' || *end != '\0' || v > UINT32_MAX) return false;
+  *scope = (uint32_t)v;
+  return true;
+}
+
 /* One result: the addrinfo and its address in one block, as glibc lays
  * them out (so either freeaddrinfo frees either's). */
-static struct addrinfo *entry(int family, int socktype, const void *ip, uint16_t port, const char *canon) {
+static struct addrinfo *entry(int family, int socktype, const void *ip, uint16_t port, const char *canon,
+                              uint32_t scope) {
   struct addrinfo *ai = calloc(1, sizeof *ai + sizeof(struct sockaddr_in6));
   if (ai == NULL) return NULL;
   ai->ai_family = family;
@@ -72,6 +101,7 @@ static struct addrinfo *entry(int family, int socktype, const void *ip, uint16_t
     in6->sin6_family = AF_INET6;
     in6->sin6_port = htons(port);
     memcpy(&in6->sin6_addr, ip, 16);
+    in6->sin6_scope_id = scope;
     ai->ai_addrlen = sizeof *in6;
   }
   if (canon) ai->ai_canonname = strdup(canon);
@@ -103,6 +133,7 @@ DETSIM_EXPORT int __detsim_getaddrinfo(const char *node, const char *service, co
   bool have4 = false, have6 = false;
   struct in_addr a4 = { 0 };
   struct in6_addr a6 = IN6ADDR_ANY_INIT;
+  uint32_t scope = 0;
   if (node == NULL) {
     bool passive = (flags & AI_PASSIVE) != 0;
     a4.s_addr = htonl(passive ? INADDR_ANY : INADDR_LOOPBACK);
@@ -110,7 +141,7 @@ DETSIM_EXPORT int __detsim_getaddrinfo(const char *node, const char *service, co
     have4 = have6 = true;
   } else if (inet_pton(AF_INET, node, &a4) == 1) {
     have4 = true;
-  } else if (inet_pton(AF_INET6, node, &a6) == 1) {
+  } else if (parse_ipv6_scoped(node, &a6, &scope)) {
     have6 = true;
   } else if (flags & AI_NUMERICHOST) {
     return EAI_NONAME;
@@ -154,8 +185,8 @@ DETSIM_EXPORT int __detsim_getaddrinfo(const char *node, const char *service, co
   for (int fam = 0; fam < 2; fam++) {
     if ((fam == 0 && !have4) || (fam == 1 && !have6)) continue;
     for (unsigned t = 0; t < ntypes; t++) {
-      struct addrinfo *ai = fam == 0 ? entry(AF_INET, types[t], &a4, port, head ? NULL : canon)
-                                     : entry(AF_INET6, types[t], &a6, port, head ? NULL : canon);
+      struct addrinfo *ai = fam == 0 ? entry(AF_INET, types[t], &a4, port, head ? NULL : canon, 0)
+                                     : entry(AF_INET6, types[t], &a6, port, head ? NULL : canon, scope);
       if (ai == NULL) {
         __detsim_freeaddrinfo(head);
         return EAI_MEMORY;
@@ -173,7 +204,7 @@ DETSIM_EXPORT int __detsim_getnameinfo(const struct sockaddr *sa, socklen_t sale
                                        char *serv, socklen_t servlen, int flags) {
   if (sa == NULL) return EAI_FAIL;
   uint16_t port;
-  char text[INET6_ADDRSTRLEN];
+  char text[INET6_ADDRSTRLEN + IF_NAMESIZE + 1];
   const char *name = NULL;
   if (sa->sa_family == AF_INET && salen >= (socklen_t)sizeof(struct sockaddr_in)) {
     const struct sockaddr_in *in = (const struct sockaddr_in *)sa;
@@ -188,6 +219,13 @@ DETSIM_EXPORT int __detsim_getnameinfo(const struct sockaddr *sa, socklen_t sale
     port = ntohs(in6->sin6_port);
     inet_ntop(AF_INET6, &in6->sin6_addr, text, sizeof text);
     if (IN6_IS_ADDR_LOOPBACK(&in6->sin6_addr)) name = "localhost";
+    if (in6->sin6_scope_id != 0) {
+      /* glibc's "%scope": an interface's name for a link-local address, else the number */
+      const char *ifname = link_scoped(&in6->sin6_addr) ? net_iface_name(in6->sin6_scope_id) : NULL;
+      size_t k = strlen(text);
+      if (ifname != NULL) snprintf(text + k, sizeof text - k, "%%%s", ifname);
+      else snprintf(text + k, sizeof text - k, "%%%u", in6->sin6_scope_id);
+    }
   } else {
     return EAI_FAMILY;
   }

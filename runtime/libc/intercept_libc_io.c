@@ -2,7 +2,7 @@
  * interposition sees them (syslog's /dev/log, the resolver's DNS and nscd,
  * netlink for interfaces).  Each is replaced whole: simulated where the
  * simulation knows the answer (host names through the simulated
- * getaddrinfo, the loopback interface), else a named error (one warning,
+ * getaddrinfo, the host's interfaces), else a named error (one warning,
  * then the call fails as it would without the service) and never a real
  * socket.
  */
@@ -13,6 +13,7 @@
 #include <netinet/in.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <syslog.h>
@@ -148,26 +149,42 @@ DETSIM_EXPORT struct servent *__detsim_getservbyport(int port, const char *proto
 }
 DETSIM_INTERCEPT_ALIAS(getservbyport)
 
-/* ---- interfaces: the simulated node has its loopback only ---- */
+/* ---- interfaces: the simulated host's lo and eth0 (net_iface.c) ---- */
 
 DETSIM_EXPORT int __detsim_getifaddrs(struct ifaddrs **ifap) {
-  (void)ifap;
-  net_unsupported("getifaddrs", "a real netlink socket; the simulated node has no interface list");
-  errno = EOPNOTSUPP;
-  return -1;
+  int e = net_getifaddrs(ifap);
+  if (e) {
+    errno = e;
+    return -1;
+  }
+  return 0;
 }
 DETSIM_INTERCEPT_ALIAS(getifaddrs)
 
+DETSIM_EXPORT void __detsim_freeifaddrs(struct ifaddrs *ifa) { free(ifa); }
+DETSIM_INTERCEPT_ALIAS(freeifaddrs)
+
 DETSIM_EXPORT unsigned int __detsim_if_nametoindex(const char *name) {
-  if (name != NULL && strcmp(name, "lo") == 0) return 1;
-  errno = ENODEV;
-  return 0;
+  unsigned i = net_iface_index(name);
+  if (i == 0) errno = ENODEV;
+  return i;
 }
 DETSIM_INTERCEPT_ALIAS(if_nametoindex)
 
 DETSIM_EXPORT char *__detsim_if_indextoname(unsigned int index, char *name) {
-  if (index == 1) return strcpy(name, "lo");
+  const char *n = net_iface_name(index);
+  if (n != NULL) return strcpy(name, n);
   errno = ENXIO;
   return NULL;
 }
 DETSIM_INTERCEPT_ALIAS(if_indextoname)
+
+DETSIM_EXPORT struct if_nameindex *__detsim_if_nameindex(void) {
+  struct if_nameindex *v = net_if_nameindex();
+  if (v == NULL) errno = ENOBUFS;
+  return v;
+}
+DETSIM_INTERCEPT_ALIAS(if_nameindex)
+
+DETSIM_EXPORT void __detsim_if_freenameindex(struct if_nameindex *ptr) { free(ptr); }
+DETSIM_INTERCEPT_ALIAS(if_freenameindex)

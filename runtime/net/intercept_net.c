@@ -291,6 +291,7 @@ static ssize_t sim_send(struct net_file *f, const struct msghdr *msg, int flags,
   case NET_DEVRANDOM:
     if (is_socket_call) return fail(ENOTSOCK);
     return detsim__devrandom_writev(f, msg->msg_iov, (int)msg->msg_iovlen);
+  case NET_INOTIFY: break; /* never behind a descriptor */
   }
   return fail(EBADF);
 }
@@ -318,6 +319,7 @@ static ssize_t sim_recv(struct net_file *f, struct msghdr *msg, int flags, bool 
   case NET_DEVRANDOM:
     if (is_socket_call) return fail(ENOTSOCK);
     return detsim__devrandom_readv(f, msg->msg_iov, (int)msg->msg_iovlen);
+  case NET_INOTIFY: break; /* never behind a descriptor */
   }
   return fail(EBADF);
 }
@@ -798,7 +800,10 @@ DETSIM_INTERCEPT_ALIAS(remove)
 DETSIM_EXPORT int __detsim_close(int fd) {
   DETSIM_CANCEL_POINT();
   PC();
-  if (net_fd_get(fd) == NULL) return detsim__disk_on() ? detsim__disk_close(fd) : REAL(close)(fd);
+  if (net_fd_get(fd) == NULL) {
+    if (net_inotify_any()) net_epoll_forget_real(fd);
+    return detsim__disk_on() ? detsim__disk_close(fd) : REAL(close)(fd);
+  }
   net_enter(DETSIM_EV_net_close, net_fd_get(fd), 0);
   if (net_fd_get(fd) == NULL) return REAL(close)(fd);
   int r = net_fd_close(fd);
@@ -840,16 +845,25 @@ static int std_changed(int r, int newfd) {
   return r;
 }
 
+/* A real descriptor replaced by dup2/dup3 is closed: so are its inotify
+ * registrations. */
+static int real_replaced(int r, int oldfd, int newfd) {
+  if (r >= 0 && oldfd != newfd && net_inotify_any()) net_epoll_forget_real(newfd);
+  return r;
+}
+
 DETSIM_EXPORT int __detsim_dup2(int oldfd, int newfd) {
   PC();
-  if (net_fd_get(oldfd) == NULL && net_fd_get(newfd) == NULL) return std_changed(REAL(dup2)(oldfd, newfd), newfd);
+  if (net_fd_get(oldfd) == NULL && net_fd_get(newfd) == NULL)
+    return std_changed(real_replaced(REAL(dup2)(oldfd, newfd), oldfd, newfd), newfd);
   return std_changed(sim_dup3(oldfd, newfd, 0, true), newfd);
 }
 DETSIM_INTERCEPT_ALIAS(dup2)
 
 DETSIM_EXPORT int __detsim_dup3(int oldfd, int newfd, int flags) {
   PC();
-  if (net_fd_get(oldfd) == NULL && net_fd_get(newfd) == NULL) return std_changed(REAL(dup3)(oldfd, newfd, flags), newfd);
+  if (net_fd_get(oldfd) == NULL && net_fd_get(newfd) == NULL)
+    return std_changed(real_replaced(REAL(dup3)(oldfd, newfd, flags), oldfd, newfd), newfd);
   return std_changed(sim_dup3(oldfd, newfd, flags, false), newfd);
 }
 DETSIM_INTERCEPT_ALIAS(dup3)

@@ -66,6 +66,12 @@ void net_scm_deliver(struct net_scm *m, struct msghdr *msg, size_t cap, int flag
  *   net_signalfd.c signalfds: the simulation's pending signals
  *   net_poll.c    poll, ppoll, select, pselect
  *   net_epoll.c   epoll
+ *   net_inotify.c real inotify descriptors in a simulated epoll
+ *   net_iface.c   the host's interfaces (lo, eth0)
+ *   net_udp.c     UDP: unicast, multicast and broadcast delivery
+ *   net_udp_errq.c ICMP port unreachable, the error queue
+ *   net_mcast.c   multicast memberships
+ *   net_ipopt.c   IP options the model acts on (TTLs, multicast sending)
  *   intercept_net.c  the interceptors: real descriptors go to the kernel
  *
  * Rules of these files:
@@ -100,7 +106,9 @@ void net_scm_deliver(struct net_scm *m, struct msghdr *msg, size_t cap, int flag
 /* ---- files ---- */
 
 enum net_kind { NET_SOCK = 1, NET_PIPE_READ, NET_PIPE_WRITE, NET_EVENTFD, NET_EPOLL, NET_TIMERFD, NET_SIGNALFD,
-                NET_DEVRANDOM /* /dev/urandom, /dev/random (machine_devrandom.c) */ };
+                NET_DEVRANDOM, /* /dev/urandom, /dev/random (machine_devrandom.c) */
+                NET_INOTIFY    /* a real inotify descriptor as an epoll registration sees it
+                                  (net_inotify.c): never behind a simulated descriptor */ };
 
 struct net_file {
   enum net_kind kind;
@@ -115,6 +123,7 @@ struct net_file {
                            ready (for edge-triggered epoll) */
   void *obj;            /* struct net_sock / net_pipe / net_eventfd / net_epoll /
                            net_timerfd */
+  int real_fd;          /* NET_INOTIFY: the kernel's descriptor */
 };
 
 /* Readiness, in EPOLL* bits (POLL* bits are the same values). */
@@ -296,6 +305,11 @@ struct net_addr {
   unsigned path_len;           /* bytes of path used (0: unnamed) */
 };
 
+/* The length of RFC 2133's sockaddr_in6 (no scope id), the least Linux takes. */
+#define NET_SIN6_LEN_RFC2133 24
+/* An IPv6 address that names an interface with it (link-local unicast,
+ * interface- and link-local multicast). */
+bool net_addr_needs_scope(const struct net_addr *a);
 /* Parses a sockaddr given to bind/connect; 0 or an errno. */
 int net_addr_from(int sock_family, const struct sockaddr *sa, socklen_t len, struct net_addr *out);
 /* Writes `a` as the sockaddr of a socket of `sock_family` (truncating as the
@@ -312,6 +326,31 @@ int net_addr_node(const struct net_addr *a);
 bool net_addr_is_node_address(const struct net_addr *a);
 /* Text for reports ("127.0.0.1:8080", "[::1]:80", "unix:/path"). */
 void net_addr_text(const struct net_addr *a, char *buf, size_t len);
+
+/* ---- net_iface.c: the host's interfaces (lo, and eth0 on the simulated net) ---- */
+
+#define NET_IFACES 2
+#define NET_IFINDEX_LO 1
+#define NET_IFINDEX_NET 2
+struct ifaddrs;
+struct if_nameindex;
+/* An interface's name, NULL for no such index. */
+const char *net_iface_name(unsigned index);
+/* The index of the interface named `name`, 0 for none. */
+unsigned net_iface_index(const char *name);
+/* The interface owning IPv4 address `a` of this host (eth0 for the host's
+ * address on the simulated net, lo for the rest of 127/8), 0 for none. */
+unsigned net_iface_of_addr(const struct net_addr *a);
+/* The interface whose broadcast address `a` is (lo: 127.255.255.255;
+ * eth0: 127.0.1.255 and 255.255.255.255), 0 for none. */
+unsigned net_iface_of_broadcast(const struct net_addr *a);
+/* An interface's IPv4 address and broadcast address (v4-mapped, port 0). */
+void net_iface_addr4(unsigned index, struct net_addr *out);
+void net_iface_broadcast4(unsigned index, struct net_addr *out);
+/* getifaddrs' list (one malloc'ed block: free() releases it); 0 or ENOMEM. */
+int net_getifaddrs(struct ifaddrs **out);
+/* if_nameindex's array (one malloc'ed block), NULL on ENOMEM. */
+struct if_nameindex *net_if_nameindex(void);
 
 /* ---- net_sock.c: sockets ---- */
 
@@ -334,8 +373,9 @@ void net_sock_release(struct net_sock *s);
 uint32_t net_sock_poll(struct net_sock *s, uint64_t now);
 uint64_t net_sock_next_change(struct net_sock *s, uint64_t now);
 uint64_t net_sock_gen(struct net_sock *s, uint64_t now, uint32_t events);
-/* Bound sockets by address (net_addr.c keeps the port table over them). */
-struct net_sock *net_port_listener(int type, const struct net_addr *to);
+/* The listener a connection from `from` to `to` reaches (one of a
+ * SO_REUSEPORT group by net__reuseport_hash of `from`), NULL for none. */
+struct net_sock *net_port_listener(int type, const struct net_addr *to, const struct net_addr *from);
 
 /* ---- net_pipe.c: pipes and eventfds ---- */
 
@@ -382,6 +422,21 @@ uint32_t net_timerfd_poll(struct net_file *f, uint64_t now);
 uint64_t net_timerfd_next_change(struct net_file *f, uint64_t now);
 uint64_t net_timerfd_gen(struct net_file *f, uint64_t now);
 
+/* ---- net_inotify.c: real inotify descriptors in a simulated epoll ---- */
+
+/* Whether real descriptor fd is an inotify instance. */
+bool net_inotify_is(int fd);
+/* A file standing for real inotify descriptor fd in one registration
+ * (NULL at the objects' limit); released with net_inotify_release. */
+struct net_file *net_inotify_file(int fd);
+void net_inotify_release(struct net_file *f);
+/* Whether any such registration is alive (closes need look only then). */
+bool net_inotify_any(void);
+/* The kernel's readiness, asked without waiting; for edge triggering, a
+ * generation that moves with the unread bytes. */
+uint32_t net_inotify_poll(const struct net_file *f);
+uint64_t net_inotify_gen(const struct net_file *f);
+
 /* ---- net_epoll.c ---- */
 
 int net_epoll_create(int flags);
@@ -390,6 +445,8 @@ int net_epoll_wait(struct net_file *ep, struct epoll_event *events, int maxevent
 uint32_t net_epoll_poll(struct net_file *ep, uint64_t now);
 uint64_t net_epoll_next_change(struct net_file *ep, uint64_t now);
 void net_epoll_release(struct net_file *ep);
+/* Real descriptor fd closes (or is replaced): its inotify registrations go. */
+void net_epoll_forget_real(int fd);
 
 /* ---- net_poll.c ---- */
 
@@ -428,6 +485,20 @@ struct net_conn {
 };
 
 struct sockopt_value { int level, name, value; };
+
+/* A socket's multicast membership (net_mcast.c): a group on an interface
+ * with its source filter, Linux's ip_mc_socklist / ipv6_mc_socklist. */
+struct net_mc_group {
+  struct net_mc_group *next;
+  bool v6;                      /* an IPv6 group (else IPv4, v4-mapped) */
+  uint8_t group[16];
+  unsigned ifindex;
+  uint8_t ifaddr[4];            /* IPv4: the interface address the join named */
+  bool include;                 /* MCAST_INCLUDE: only the sources; else all but them */
+  bool had_sources;             /* the filter had a source once: its mode is fixed */
+  unsigned nsrc;
+  uint8_t src[DETSIM_NET_MCAST_SOURCES_MAX][16];
+};
 
 /* Two AF_UNIX SOCK_DGRAM sockets made by socketpair: each end's peer, NULL
  * once it is closed. */
@@ -481,6 +552,25 @@ struct net_sock {
   uint64_t dgram_latency_ns, dgram_last_at;  /* as a sender: FIFO per socket */
   bool dgram_latency_drawn;
   unsigned scm_queued;          /* AF_UNIX datagrams carrying descriptors */
+  /* IP options the model acts on (net_ipopt.c), Linux's defaults set by
+   * net__sock_ip_defaults */
+  bool broadcast;               /* SO_BROADCAST */
+  int uc_ttl, uc_hops;          /* IP_TTL, IPV6_UNICAST_HOPS; -1: the default 64 */
+  int mc_ttl;                   /* IP_MULTICAST_TTL */
+  bool mc_loop, mc_all;         /* IP_MULTICAST_LOOP, IP_MULTICAST_ALL */
+  unsigned mc_index;            /* IP_MULTICAST_IF: interface, or 0 */
+  uint8_t mc_addr[4];           /* IP_MULTICAST_IF: source address, or 0 */
+  int mc6_hops;                 /* IPV6_MULTICAST_HOPS */
+  bool mc6_loop, mc6_all;       /* IPV6_MULTICAST_LOOP, IPV6_MULTICAST_ALL */
+  unsigned mc6_oif;             /* IPV6_MULTICAST_IF */
+  bool recverr, recverr6;       /* IP_RECVERR, IPV6_RECVERR */
+  /* the error queue (net_udp_errq.c) */
+  struct net_errq *errq_head, *errq_tail;
+  uint64_t errq_bytes;
+  /* multicast memberships (net_mcast.c), and the list of sockets with some */
+  struct net_mc_group *mc_groups;
+  struct net_sock *mc_next;
+  bool mc_listed;
 };
 
 /* One datagram on its way to, or waiting in, a socket. */
@@ -501,6 +591,10 @@ extern struct net_sock *net__bound_list_local;
  * node), so connects find listeners of other nodes. */
 #define net__bound_list (*(detsim__ws != NULL ? (struct net_sock **)&detsim__ws->bound_list : &net__bound_list_local))
 int net__ephemeral_port(int type, uint16_t *out);
+/* SO_REUSEPORT's choice of a group member: a hash of the sender's address
+ * keyed by a secret drawn from the seed once (Linux keys its own by a
+ * boot-time secret), so one sender sticks to one socket. */
+uint64_t net__reuseport_hash(const struct net_addr *from);
 /* Frees a socket (unlinked from the world's list). */
 void net__sock_free(struct net_sock *s);
 /* The world's list of every socket (NULL outside a world). */
@@ -512,6 +606,44 @@ void net__source_for(const struct net_sock *s, const struct net_addr *to, struct
 bool net__addr_overlap(const struct net_sock *a, const struct net_sock *b);
 /* The pending error (SO_ERROR), cleared. */
 int net__sock_take_error(struct net_sock *s);
+
+/* net_mcast.c: memberships; the sockets with any (the world's in a world) */
+extern struct net_sock *net__mc_socks_local;
+#define net__mc_socks (*(detsim__ws != NULL ? (struct net_sock **)&detsim__ws->mcast_list : &net__mc_socks_local))
+bool net_addr_is_multicast(const struct net_addr *a);
+/* Whether (level, name) joins, leaves or filters a group. */
+bool net_mcast_is_membership_option(int level, int name);
+/* setsockopt of such an option: 0 or Linux's errno. */
+int net_mcast_membership(struct net_sock *s, int level, int name, const void *val, socklen_t len);
+/* Leaves every group (the socket closes, its host dies). */
+void net_mcast_release(struct net_sock *s);
+/* Whether host `node` listens to `group` on interface `ifindex` for a
+ * datagram from `src` (some socket of it joined there, its filter letting
+ * src in), and whether socket s takes it (its own filter, else
+ * IP_MULTICAST_ALL). */
+bool net_mcast_host_listens(unsigned node, const struct net_addr *group, const struct net_addr *src, unsigned ifindex);
+bool net_mcast_sock_takes(const struct net_sock *s, const struct net_addr *group, const struct net_addr *src,
+                          unsigned ifindex);
+
+/* net_ipopt.c: the IP options the model acts on (TTLs, multicast sending,
+ * SO_BROADCAST): true when (level, name) is one, *err its result. */
+void net__sock_ip_defaults(struct net_sock *s);
+bool net_ipopt_set(struct net_sock *s, int level, int name, const void *val, socklen_t len, int *err);
+bool net_ipopt_get(struct net_sock *s, int level, int name, void *val, socklen_t *len, int *err);
+/* getsockopt's int at IPPROTO_IP: one byte when asked for less than an
+ * int and it fits (Linux's do_ip_getsockopt). */
+int net_ipopt_put_ip_int(void *val, socklen_t *len, int x);
+/* setsockopt's int at IPPROTO_IP: an int, or a char when shorter; false
+ * for an empty value. */
+bool net_ipopt_ip_int(const void *val, socklen_t len, int *out);
+
+/* net_udp_errq.c: ICMP port unreachable and the error queue */
+struct net_errq;
+/* A datagram of s to `to` found no socket: the ICMP error, as s hears it. */
+void net_udp_port_unreachable(struct net_sock *s, const struct msghdr *msg, uint64_t len, const struct net_addr *to);
+/* recvmsg(MSG_ERRQUEUE): the oldest error (control_cap: msg_control's size). */
+ssize_t net_udp_errq_recv(struct net_sock *s, struct msghdr *msg, size_t control_cap);
+void net_udp_errq_purge(struct net_sock *s);
 
 /* net_udp.c */
 int net_udp_connect(struct net_file *f, const struct sockaddr *sa, socklen_t len);

@@ -44,6 +44,13 @@ int net_addr_node(const struct net_addr *a) {
   return memcmp(a->ip, loop6, 16) == 0 ? me : -1;
 }
 
+bool net_addr_needs_scope(const struct net_addr *a) {
+  if (net_addr_is_v4(a)) return false;
+  if (a->ip[0] == 0xfe && (a->ip[1] & 0xc0) == 0x80) return true; /* fe80::/10 */
+  /* multicast of interface-local or link-local scope */
+  return a->ip[0] == 0xff && ((a->ip[1] & 0x0f) == 1 || (a->ip[1] & 0x0f) == 2);
+}
+
 bool net_addr_is_local(const struct net_addr *a) { return net_addr_node(a) == (int)detsim__host_index; }
 
 bool net_addr_is_node_address(const struct net_addr *a) {
@@ -72,6 +79,7 @@ int net_addr_from(int sock_family, const struct sockaddr *sa, socklen_t len, str
     out->path_len = n;
     return 0;
   }
+  if (sock_family == AF_INET6 && len < NET_SIN6_LEN_RFC2133) return EINVAL; /* inet6_bind's first check */
   if (fam == AF_INET) {
     if (sock_family != AF_INET && sock_family != AF_INET6) return EAFNOSUPPORT;
     if (sock_family == AF_INET6) return EAFNOSUPPORT; /* v6 sockets take v4-mapped v6 addresses */
@@ -85,12 +93,15 @@ int net_addr_from(int sock_family, const struct sockaddr *sa, socklen_t len, str
   }
   if (fam == AF_INET6) {
     if (sock_family != AF_INET6) return EAFNOSUPPORT;
-    if (len < (socklen_t)sizeof(struct sockaddr_in6)) return EINVAL;
+    /* RFC 2133's sockaddr_in6 had no scope id: Linux takes its 24 bytes. */
+    if (len < NET_SIN6_LEN_RFC2133) return EINVAL;
     const struct sockaddr_in6 *in6 = (const struct sockaddr_in6 *)sa;
     out->family = AF_INET6;
     memcpy(out->ip, &in6->sin6_addr, 16);
     out->port = ntohs(in6->sin6_port);
-    out->scope_id = in6->sin6_scope_id;
+    /* The scope id counts only where the address needs one (link-local),
+     * as Linux binds the socket to that device and reports it back. */
+    if (len >= (socklen_t)sizeof(struct sockaddr_in6) && net_addr_needs_scope(out)) out->scope_id = in6->sin6_scope_id;
     return 0;
   }
   if (fam == AF_UNSPEC) return EAFNOSUPPORT;

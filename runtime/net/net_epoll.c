@@ -9,11 +9,13 @@
  *    since it was last reported, as Linux wakes on every new arrival.
  *  - EPOLLONESHOT: disabled after one report until EPOLL_CTL_MOD.
  * A registration is keyed by descriptor and file, and disappears when the
- * file is released (its last descriptor closed), as Linux's does.  Real
- * descriptors cannot be registered: the call fails loudly (EPERM, what Linux
- * says for a regular file).
+ * file is released (its last descriptor closed), as Linux's does.  Of real
+ * descriptors only inotify instances can be registered (net_inotify.c:
+ * the kernel asked without waiting; gone when the descriptor closes);
+ * others fail loudly (EPERM, what Linux says for a regular file).
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
@@ -22,6 +24,7 @@
 #include "time/time.h"
 #include "net/net.h"
 #include "world/world.h"
+#include "intercept/intercept.h"
 
 struct epoll_reg {
   int fd;
@@ -64,6 +67,7 @@ int net_epoll_create(int flags) {
 }
 
 static void remove_at(struct net_epoll *ep, unsigned i) {
+  if (ep->regs[i].file->kind == NET_INOTIFY) net_inotify_release(ep->regs[i].file);
   memmove(&ep->regs[i], &ep->regs[i + 1], (ep->n - i - 1) * sizeof *ep->regs);
   ep->n--;
   CHECK_GE(registrations, 1);
@@ -81,6 +85,8 @@ void net_epoll_release(struct net_file *f) {
   }
   CHECK_GE(registrations, ep->n);
   registrations -= ep->n;
+  for (unsigned i = 0; i < ep->n; i++)
+    if (ep->regs[i].file->kind == NET_INOTIFY) net_inotify_release(ep->regs[i].file);
   detsim__net_free(ep->regs);
   detsim__net_free(ep);
 }
@@ -91,9 +97,17 @@ void net_epoll_forget(struct net_file *f) {
       if (ep->regs[i].file == f) remove_at(ep, i);
 }
 
+void net_epoll_forget_real(int fd) {
+  for (struct net_epoll *ep = instances; ep; ep = ep->next_instance)
+    for (unsigned i = ep->n; i-- > 0;)
+      if (ep->regs[i].fd == fd && ep->regs[i].file->kind == NET_INOTIFY) remove_at(ep, i);
+}
+
+/* The registration of (fd, f); f NULL: of real descriptor fd. */
 static int find(struct net_epoll *ep, int fd, struct net_file *f) {
   for (unsigned i = 0; i < ep->n; i++)
-    if (ep->regs[i].fd == fd && ep->regs[i].file == f) return (int)i;
+    if (ep->regs[i].fd == fd && (f == NULL ? ep->regs[i].file->kind == NET_INOTIFY : ep->regs[i].file == f))
+      return (int)i;
   return -1;
 }
 
@@ -128,15 +142,19 @@ int net_epoll_ctl(struct net_file *epf, int op, int fd, struct epoll_event *ev) 
   struct net_epoll *ep = epf->obj;
   struct net_file *f = net_fd_get(fd);
   if (f == NULL) {
-    net_unsupported("epoll_ctl on a real descriptor", "only simulated sockets, pipes, eventfds, timerfds and epolls can be watched");
-    return EPERM;
+    if (REAL(fcntl)(fd, F_GETFD) < 0) return EBADF;
+    if (!net_inotify_is(fd)) {
+      net_unsupported("epoll_ctl on a real descriptor",
+                      "only simulated sockets, pipes, eventfds, timerfds, epolls and real inotify descriptors can be watched");
+      return EPERM;
+    }
   }
   if (f == epf) return EINVAL;
   if (op != EPOLL_CTL_DEL && ev == NULL) return EFAULT;
   int i = find(ep, fd, f);
   if (op == EPOLL_CTL_ADD) {
     if (i >= 0) return EEXIST;
-    if (f->kind == NET_EPOLL) {
+    if (f != NULL && f->kind == NET_EPOLL) {
       if (reaches(f, epf)) return ELOOP;
       if (depth_below(f, 1) < 0 || depth_below(f, 1) + 1 >= DETSIM_NET_EPOLL_NEST_MAX) return ELOOP;
     }
@@ -144,6 +162,10 @@ int net_epoll_ctl(struct net_file *epf, int op, int fd, struct epoll_event *ev) 
     if (registrations >= DETSIM_NET_EPOLL_REGISTRATIONS_MAX) {
       net_limit("net_epoll_registrations_max", DETSIM_NET_EPOLL_REGISTRATIONS_MAX, "too many epoll registrations (ENOSPC)");
       return ENOSPC;
+    }
+    if (f == NULL) {
+      f = net_inotify_file(fd);
+      if (f == NULL) return ENFILE;
     }
     if (ep->n == ep->cap) {
       ep->cap = ep->cap ? ep->cap * 2 : 8;

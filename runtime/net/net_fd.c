@@ -136,6 +136,7 @@ void net_file_release(struct net_file *f) {
   case NET_SIGNALFD: net_signalfd_release(f); break;
   case NET_DEVRANDOM: detsim__devrandom_release(f); break;
   case NET_EPOLL: net_epoll_release(f); break;
+  case NET_INOTIFY: break; /* released by its registration (net_inotify_release) */
   }
   CHECK_GE(live_objects, 1);
   live_objects--;
@@ -237,6 +238,7 @@ uint32_t net_file_poll(struct net_file *f, uint64_t now) {
   case NET_SIGNALFD: return net_signalfd_poll(f);
   case NET_DEVRANDOM: return EPOLLIN | EPOLLRDNORM | EPOLLOUT | EPOLLWRNORM; /* endless, and takes any write */
   case NET_EPOLL: return net_epoll_poll(f, now);
+  case NET_INOTIFY: return net_inotify_poll(f);
   }
   return 0;
 }
@@ -258,6 +260,7 @@ uint64_t net_file_gen(struct net_file *f, uint64_t now, uint32_t events) {
   case NET_PIPE_WRITE: return f->changes + net_pipe_gen(f);
   case NET_TIMERFD: return f->changes + net_timerfd_gen(f, now);
   case NET_SIGNALFD: return f->changes + net_signalfd_gen();
+  case NET_INOTIFY: return net_inotify_gen(f);
   default: return f->changes;
   }
 }

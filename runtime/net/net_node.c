@@ -53,6 +53,7 @@ void net_node_crash(unsigned node, bool silent) {
       continue;
     }
     if (v[i]->bound) net__bind_remove(v[i]);
+    net_mcast_release(v[i]); /* the host's group memberships die with it */
     v[i]->dead_host = true;
     /* Its kernel is gone with whatever it had not sent yet. */
     if (v[i]->conn != NULL) net_stream_abort(&v[i]->conn->dir[v[i]->side], detsim__now_ns());

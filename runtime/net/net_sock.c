@@ -224,6 +224,7 @@ static struct net_sock *sock_alloc(int domain, int type, int protocol) {
   s->node = detsim__host_index;
   s->rcvbuf = (int)detsim__opt.net_buffer_bytes;
   s->sndbuf = (int)detsim__opt.net_buffer_bytes;
+  net__sock_ip_defaults(s);
   if (detsim__world_hosts()) {
     s->all_next = net__all_socks;
     if (s->all_next) s->all_next->all_prev = s;
@@ -517,21 +518,45 @@ bool net_unix_unlink(const char *path) {
   return found;
 }
 
-struct net_sock *net_port_listener(int type, const struct net_addr *to) {
+/* Whether listener b takes a connection to `to`. */
+static bool listens_for(const struct net_sock *b, int node, const struct net_addr *to) {
+  if (b->state != SS_LISTEN || (int)b->node != node || b->domain == AF_UNIX || b->local.port != to->port) return false;
+  if (memcmp(b->local.ip, to->ip, 16) == 0) return true;
+  if (b->domain == AF_INET6 && net_addr_is_any(&b->local) && !net_addr_is_v4(&b->local))
+    return !(net_addr_is_v4(to) && b->v6only);
+  return net_addr_is_v4(&b->local) && net_addr_is_any(&b->local) && net_addr_is_v4(to);
+}
+
+uint64_t net__reuseport_hash(const struct net_addr *from) {
+  static uint64_t secret;
+  static bool drawn;
+  if (!drawn) {
+    secret = net_draw();
+    drawn = true;
+  }
+  uint64_t h = secret ^ 0xcbf29ce484222325ull;
+  for (unsigned i = 0; i < 16; i++) h = (h ^ from->ip[i]) * 0x100000001b3ull;
+  h = (h ^ from->port) * 0x100000001b3ull;
+  return h ^ (h >> 29);
+}
+
+struct net_sock *net_port_listener(int type, const struct net_addr *to, const struct net_addr *from) {
   (void)type;
   int node = net_addr_node(to);
   struct net_sock *best = NULL;
   for (struct net_sock *b = net__bound_list; b; b = b->bound_next) {
-    if (b->state != SS_LISTEN || (int)b->node != node || b->domain == AF_UNIX || b->local.port != to->port) continue;
-    bool match;
-    if (memcmp(b->local.ip, to->ip, 16) == 0) match = true;
-    else if (b->domain == AF_INET6 && net_addr_is_any(&b->local) && !net_addr_is_v4(&b->local))
-      match = !(net_addr_is_v4(to) && b->v6only);
-    else if (net_addr_is_v4(&b->local) && net_addr_is_any(&b->local)) match = net_addr_is_v4(to);
-    else match = false;
     /* An exact address beats a wildcard, as in the kernel's lookup. */
-    if (match && (best == NULL || memcmp(b->local.ip, to->ip, 16) == 0)) best = b;
+    if (listens_for(b, node, to) && (best == NULL || memcmp(b->local.ip, to->ip, 16) == 0)) best = b;
   }
+  if (best == NULL || !best->reuseport) return best;
+  /* SO_REUSEPORT: one listener of the group, by the dialer's address. */
+  unsigned n = 0;
+  for (struct net_sock *b = net__bound_list; b; b = b->bound_next)
+    n += b->reuseport && listens_for(b, node, to) && memcmp(b->local.ip, best->local.ip, 16) == 0;
+  if (n < 2) return best;
+  unsigned k = (unsigned)(net__reuseport_hash(from) % n);
+  for (struct net_sock *b = net__bound_list; b; b = b->bound_next)
+    if (b->reuseport && listens_for(b, node, to) && memcmp(b->local.ip, best->local.ip, 16) == 0 && k-- == 0) return b;
   return best;
 }
 
@@ -556,6 +581,29 @@ void net__source_for(const struct net_sock *s, const struct net_addr *to, struct
   }
 }
 
+/* inet6_bind's rules, in its order: a group is no TCP address; a
+ * v4-mapped address is IPv4's (EINVAL on a v6-only socket); a link-local
+ * one needs its interface (EINVAL without, ENODEV for one that does not
+ * exist); the rest must be the host's (::1; a group is anyone's).  A
+ * socket bound to an IPv6 address of its own becomes v6-only. */
+static int v6_bind_check(const struct net_sock *s, const struct net_addr *a, bool *v6only_after) {
+  bool v4 = net_addr_is_v4(a), group = net_addr_is_multicast(a);
+  if (group && s->type == SOCK_STREAM) return EINVAL;
+  if (v4) {
+    if (s->v6only) return EINVAL;
+    if (!net_addr_is_local(a) && !group && !net_iface_of_broadcast(a)) return EADDRNOTAVAIL;
+    return 0;
+  }
+  if (net_addr_is_any(a)) return 0;
+  if (net_addr_needs_scope(a)) {
+    if (a->scope_id == 0) return EINVAL;
+    if (net_iface_name(a->scope_id) == NULL) return ENODEV;
+  }
+  if (!group && !net_addr_is_local(a)) return EADDRNOTAVAIL;
+  *v6only_after = true;
+  return 0;
+}
+
 int net_bind(struct net_file *f, const struct sockaddr *sa, socklen_t len) {
   struct net_sock *s = net_sock_of(f);
   struct net_addr a;
@@ -576,13 +624,18 @@ int net_bind(struct net_file *f, const struct sockaddr *sa, socklen_t len) {
     net__bind_add(s);
     return 0;
   }
-  if (!net_addr_is_local(&a)) {
-    char text[160];
-    net_addr_text(&a, text, sizeof text);
-    (void)text;
-    return EADDRNOTAVAIL; /* not an address of this node */
+  /* An address of this node, or a group or (IPv4) a broadcast address,
+   * which Linux's inet_bind and inet6_bind take too (datagrams to it
+   * arrive). */
+  bool v4 = net_addr_is_v4(&a);
+  bool many = net_addr_is_multicast(&a) || (v4 && net_iface_of_broadcast(&a));
+  bool v6only_after = s->v6only;
+  if (s->domain == AF_INET6) {
+    e = v6_bind_check(s, &a, &v6only_after);
+    if (e) return e;
+  } else if (!net_addr_is_local(&a) && !many) {
+    return EADDRNOTAVAIL;
   }
-  if (s->domain == AF_INET6 && s->v6only && net_addr_is_v4(&a)) return EINVAL;
   s->local = a;
   if (a.port == 0) {
     uint16_t p;
@@ -591,6 +644,7 @@ int net_bind(struct net_file *f, const struct sockaddr *sa, socklen_t len) {
   } else if (net__port_conflict(s, a.port)) {
     return EADDRINUSE;
   }
+  s->v6only = v6only_after;
   net__bind_add(s);
   return 0;
 }
@@ -679,6 +733,16 @@ int net_connect(struct net_file *f, const struct sockaddr *sa, socklen_t len) {
   struct net_addr to;
   int e = net_addr_from(s->domain, sa, len, &to);
   if (e) return e;
+  if (s->domain == AF_INET6) {
+    /* tcp_v6_connect's rules, in its order */
+    if (net_addr_is_any(&to) && !net_addr_is_v4(&to) && s->bound && net_addr_is_v4(&s->local)) {
+      memset(to.ip, 0, 16); /* a wildcard is the loopback of the socket's family */
+      to.ip[10] = to.ip[11] = 0xff;
+    }
+    if (net_addr_is_multicast(&to) && !net_addr_is_v4(&to)) return ENETUNREACH;
+    if (net_addr_needs_scope(&to) && to.scope_id == 0) return EINVAL;
+    if (net_addr_is_v4(&to) && s->v6only) return ENETUNREACH;
+  }
   uint64_t cap = detsim__opt.net_buffer_bytes;
   struct net_sock *l;
   if (is_unix(s)) {
@@ -721,7 +785,7 @@ int net_connect(struct net_file *f, const struct sockaddr *sa, socklen_t len) {
       net__source_for(s, &to, &src);
       s->local = src;
     }
-    l = to.port != 0 ? net_port_listener(s->type, &to) : NULL;
+    l = to.port != 0 ? net_port_listener(s->type, &to, &s->local) : NULL;
   }
   s->peer = to;
   s->rst_consumed = s->refused_consumed = false;
@@ -1160,6 +1224,7 @@ void net_sock_release(struct net_sock *s) {
   uint64_t now = detsim__now_ns();
   if (s->type == SOCK_DGRAM) net_udp_release(s);
   if (s->type == SOCK_DGRAM && is_unix(s)) net_unix_dgram_release(s);
+  net_mcast_release(s);
   if (s->state == SS_LISTEN) {
     for (unsigned i = 0; i < s->qlen; i++) abort_child(s->queue[i], now);
     detsim__net_free(s->queue);

@@ -1,10 +1,12 @@
 /* Socket options: the ones the model acts on (SO_REUSEADDR/PORT, SO_LINGER,
- * SO_RCVTIMEO/SNDTIMEO, IPV6_V6ONLY, SO_ERROR), the ones it accepts and
- * reads back as Linux would (TCP_NODELAY, SO_KEEPALIVE, buffer sizes and
- * the like), and the rest, which fail with Linux's errno and a report
- * naming the option.
+ * SO_RCVTIMEO/SNDTIMEO, IPV6_V6ONLY, SO_ERROR here; multicast memberships in
+ * net_mcast.c; TTLs, multicast sending and SO_BROADCAST in net_ipopt.c),
+ * the ones it accepts and reads back as Linux would (TCP_NODELAY,
+ * SO_KEEPALIVE, buffer sizes and the like), and the rest, which fail with
+ * Linux's errno and a report naming the option.
  */
 #include <errno.h>
+#include <net/if.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <stdio.h>
@@ -38,7 +40,7 @@ static bool plain_option(int level, int name, int *def) {
   *def = 0;
   if (level == SOL_SOCKET) {
     switch (name) {
-    case SO_KEEPALIVE: case SO_BROADCAST: case SO_OOBINLINE: case SO_DONTROUTE: case SO_PRIORITY:
+    case SO_KEEPALIVE: case SO_OOBINLINE: case SO_DONTROUTE: case SO_PRIORITY:
     case SO_PASSCRED: case SO_TIMESTAMP: case SO_TIMESTAMPNS: case SO_MARK: case SO_BUSY_POLL:
     case SO_ZEROCOPY: case SO_INCOMING_CPU: case SO_SNDLOWAT: case SO_PASSSEC:
       return true;
@@ -62,18 +64,16 @@ static bool plain_option(int level, int name, int *def) {
   }
   if (level == IPPROTO_IP) {
     switch (name) {
-    case IP_TOS: case IP_RECVERR: case IP_FREEBIND: case IP_BIND_ADDRESS_NO_PORT: case IP_RECVTOS:
+    case IP_TOS: case IP_FREEBIND: case IP_BIND_ADDRESS_NO_PORT: case IP_RECVTOS:
       return true;
-    case IP_TTL: *def = 64; return true;
     case IP_MTU_DISCOVER: *def = IP_PMTUDISC_WANT; return true;
     default: return false;
     }
   }
   if (level == IPPROTO_IPV6) {
     switch (name) {
-    case IPV6_TCLASS: case IPV6_RECVERR: case IPV6_RECVTCLASS:
+    case IPV6_TCLASS: case IPV6_RECVTCLASS:
       return true;
-    case IPV6_UNICAST_HOPS: *def = 64; return true;
     default: return false;
     }
   }
@@ -100,6 +100,12 @@ static int unknown_option(int level, int name, const char *call) {
   return ENOPROTOOPT;
 }
 
+/* IPPROTO_IPV6 on an IPv4 socket: Linux's ip_setsockopt knows no such
+ * level (ENOPROTOOPT; getsockopt says EOPNOTSUPP), a modeled answer. */
+static bool ipv6_on_ipv4(const struct net_sock *s, int level) {
+  return level == IPPROTO_IPV6 && s->domain == AF_INET;
+}
+
 static bool level_fits(const struct net_sock *s, int level) {
   if (level == SOL_SOCKET) return true;
   if (is_unix(s)) return false;
@@ -115,9 +121,13 @@ int net_setsockopt(struct net_file *f, int level, int name, const void *val, soc
   struct net_sock *s = net_sock_of(f);
   if (!level_fits(s, level)) {
     if (is_unix(s)) return EOPNOTSUPP;
+    if (ipv6_on_ipv4(s, level)) return ENOPROTOOPT;
     return unknown_option(level, name, "setsockopt");
   }
   if (val == NULL && len > 0) return EFAULT;
+  if (net_mcast_is_membership_option(level, name)) return net_mcast_membership(s, level, name, val, len);
+  int err;
+  if (net_ipopt_set(s, level, name, val, len, &err)) return err;
   if (level == SOL_SOCKET && (name == SO_RCVTIMEO_OLD || name == SO_SNDTIMEO_OLD ||
                              name == SO_RCVTIMEO_NEW || name == SO_SNDTIMEO_NEW)) {
     if (len < (socklen_t)sizeof(struct timeval)) return EINVAL;
@@ -138,15 +148,20 @@ int net_setsockopt(struct net_file *f, int level, int name, const void *val, soc
     return 0;
   }
   if (level == SOL_SOCKET && name == SO_BINDTODEVICE) {
-    if (len == 0 || (len >= 2 && memcmp(val, "lo", 2) == 0 && (len == 2 || ((const char *)val)[2] == '\0')))
-      return 0;
-    net_unsupported("SO_BINDTODEVICE to a device other than lo", "this node has only the loopback device");
+    char dev[IFNAMSIZ] = "";
+    memcpy(dev, val, len < sizeof dev - 1 ? len : sizeof dev - 1);
+    if (dev[0] == '\0' || net_iface_index(dev) != 0) return 0; /* every datagram uses the route's device */
     return ENODEV;
   }
   if (level == IPPROTO_TCP && name == TCP_CONGESTION) return 0; /* any algorithm: no congestion is modeled */
-  if (len < (socklen_t)sizeof(int)) return EINVAL;
   int x;
-  memcpy(&x, val, sizeof x);
+  if (level == IPPROTO_IP) {
+    /* ip_setsockopt reads an int, or a char when given less */
+    if (!net_ipopt_ip_int(val, len, &x)) return EINVAL;
+  } else {
+    if (len < (socklen_t)sizeof(int)) return EINVAL;
+    memcpy(&x, val, sizeof x);
+  }
   if (level == SOL_SOCKET) {
     switch (name) {
     case SO_REUSEADDR: s->reuseaddr = x != 0; return 0;
@@ -193,10 +208,12 @@ int net_getsockopt(struct net_file *f, int level, int name, void *val, socklen_t
   struct net_sock *s = net_sock_of(f);
   if (!level_fits(s, level)) {
     if (is_unix(s)) return EOPNOTSUPP;
-    unknown_option(level, name, "getsockopt");
+    if (!ipv6_on_ipv4(s, level)) unknown_option(level, name, "getsockopt");
     return EOPNOTSUPP; /* ip_getsockopt's answer to a level it does not know */
   }
   if (len == NULL) return EFAULT;
+  int err;
+  if (net_ipopt_get(s, level, name, val, len, &err)) return err;
   if (level == SOL_SOCKET) {
     switch (name) {
     case SO_ERROR: return put_int(val, len, net__sock_take_error(s));
@@ -252,6 +269,7 @@ int net_getsockopt(struct net_file *f, int level, int name, void *val, socklen_t
   int def;
   if (!plain_option(level, name, &def)) return unknown_option(level, name, "getsockopt");
   int *slot = stored(s, level, name, false);
+  if (level == IPPROTO_IP) return net_ipopt_put_ip_int(val, len, slot ? *slot : def);
   return put_int(val, len, slot ? *slot : def);
 }
 

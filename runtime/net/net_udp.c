@@ -11,6 +11,22 @@
  * partition, the `udp` fault), duplicate them and reorder them (the `udp`
  * fault: world_io_faults.c), and a clog holds them back.  Unix datagram
  * sockets share the queue and the receiving side (net_unix_dgram.c).
+ *
+ * Multicast and broadcast (IPv4) go out of one interface of the sending
+ * host (net_iface.c): lo, which delivers to its own host only, or eth0,
+ * the simulated net, which reaches every node of a world.  The route is
+ * Linux's: IP_MULTICAST_IF, else the device of the address the socket is
+ * bound to, else eth0 (127.255.255.255 is lo's broadcast, 127.0.1.255 and
+ * 255.255.255.255 eth0's).  A copy goes to every socket of every host
+ * reached that is bound to the port (the wildcard or that very address;
+ * a connected one only from its peer), a group's only where the host
+ * listens to it on that interface and the socket takes it
+ * (net_mcast.c).  Through eth0 the sender's own host hears its multicast
+ * only with IP_MULTICAST_LOOP (its broadcast always), other hosts only
+ * with an IP_MULTICAST_TTL above 0; lo loops whatever IP_MULTICAST_LOOP
+ * says, as Linux's loopback device does.  A broadcast needs SO_BROADCAST
+ * (else EACCES); IPv6 multicast has no route (ENETUNREACH).  Each copy
+ * meets the faults of the path between the two hosts.
  */
 #include <errno.h>
 #include <netinet/in.h>
@@ -31,22 +47,56 @@ static bool addr_equal(const struct net_addr *a, const struct net_addr *b) {
   return memcmp(a->ip, b->ip, 16) == 0 && a->port == b->port;
 }
 
-/* The socket a datagram to `to` from `from` is delivered to, NULL for none. */
+/* How well socket b matches a datagram to `to` from `from` (Linux's
+ * compute_score: a specific local address and a connected peer weigh
+ * more), -1 for not at all. */
+static int score(const struct net_sock *b, int node, const struct net_addr *to, const struct net_addr *from) {
+  if (b->type != SOCK_DGRAM || (int)b->node != node || b->local.port != to->port) return -1;
+  int sc = b->domain == AF_INET ? 2 : 1;
+  if (memcmp(b->local.ip, to->ip, 16) == 0) sc += 4;
+  else if (b->domain == AF_INET6 && net_addr_is_any(&b->local) && !net_addr_is_v4(&b->local)) {
+    if (net_addr_is_v4(to) && b->v6only) return -1;
+  } else if (!(net_addr_is_v4(&b->local) && net_addr_is_any(&b->local) && net_addr_is_v4(to))) {
+    return -1;
+  }
+  if (b->state == SS_CONNECTED) {
+    if (!addr_equal(&b->peer, from)) return -1;
+    sc += 8;
+  }
+  return sc;
+}
+
+/* SO_REUSEPORT: a datagram goes to one socket of the group bound to the
+ * same address and port, picked by net__reuseport_hash of its source: one
+ * sender's datagrams go to one socket, different senders spread. */
+static struct net_sock *reuseport_pick(struct net_sock *best, int node, const struct net_addr *to,
+                                       const struct net_addr *from, int best_score) {
+  unsigned n = 0;
+  for (struct net_sock *b = net__bound_list; b; b = b->bound_next)
+    n += b->reuseport && score(b, node, to, from) == best_score && memcmp(b->local.ip, best->local.ip, 16) == 0;
+  if (n < 2) return best;
+  unsigned k = (unsigned)(net__reuseport_hash(from) % n);
+  for (struct net_sock *b = net__bound_list; b; b = b->bound_next)
+    if (b->reuseport && score(b, node, to, from) == best_score && memcmp(b->local.ip, best->local.ip, 16) == 0 &&
+        k-- == 0)
+      return b;
+  return best;
+}
+
+/* The socket a datagram to `to` from `from` is delivered to, NULL for none:
+ * the best match, the first of equals in the port table. */
 static struct net_sock *receiver(const struct net_addr *to, const struct net_addr *from) {
   struct net_sock *best = NULL;
-  int node = net_addr_node(to);
+  int best_score = -1, node = net_addr_node(to);
   for (struct net_sock *b = net__bound_list; b; b = b->bound_next) {
-    if (b->type != SOCK_DGRAM || (int)b->node != node || b->local.port != to->port) continue;
-    bool match;
-    if (memcmp(b->local.ip, to->ip, 16) == 0) match = true;
-    else if (b->domain == AF_INET6 && net_addr_is_any(&b->local) && !net_addr_is_v4(&b->local))
-      match = !(net_addr_is_v4(to) && b->v6only);
-    else if (net_addr_is_v4(&b->local) && net_addr_is_any(&b->local)) match = net_addr_is_v4(to);
-    else match = false;
-    if (!match) continue;
-    if (b->state == SS_CONNECTED && !addr_equal(&b->peer, from)) continue;
-    if (best == NULL || memcmp(b->local.ip, to->ip, 16) == 0) best = b;
+    int sc = score(b, node, to, from);
+    if (sc > best_score) {
+      best = b;
+      best_score = sc;
+    }
   }
+  if (best != NULL && best->reuseport && best->state != SS_CONNECTED)
+    best = reuseport_pick(best, node, to, from, best_score);
   return best;
 }
 
@@ -63,11 +113,64 @@ static int autobind(struct net_sock *s) {
   return 0;
 }
 
-/* The destination as the kernel resolves it: 0, or an errno (reported for
- * an address no node has). */
-static int resolve(struct net_sock *s, const struct sockaddr *sa, socklen_t len, struct net_addr *to) {
-  int e = net_addr_from(s->domain, sa, len, to);
+static bool is_group(const struct net_addr *a) { return net_addr_is_v4(a) && net_addr_is_multicast(a); }
+
+/* Bound to one of the host's unicast addresses (its source, whatever the
+ * route), not a wildcard, group or broadcast address. */
+static bool bound_unicast(const struct net_sock *s) {
+  return s->bound && !net_addr_is_any(&s->local) && !net_addr_is_multicast(&s->local) && !net_iface_of_broadcast(&s->local);
+}
+
+/* The interface a multicast or broadcast datagram from s to `to` leaves by,
+ * and its source address (port included). */
+static unsigned route_many(const struct net_sock *s, const struct net_addr *to, struct net_addr *src) {
+  unsigned out = net_iface_of_broadcast(to);
+  static const uint8_t limited[4] = { 255, 255, 255, 255 };
+  bool limited_bcast = memcmp(to->ip + 12, limited, 4) == 0;
+  if (is_group(to) && s->mc_index) out = s->mc_index;
+  else if ((is_group(to) || limited_bcast) && bound_unicast(s)) out = net_iface_of_addr(&s->local);
+  else if (is_group(to)) out = NET_IFINDEX_NET;
+  static const uint8_t zero[4];
+  if (bound_unicast(s)) {
+    *src = s->local;
+  } else if (is_group(to) && memcmp(s->mc_addr, zero, 4) != 0) {
+    net_iface_addr4(out, src);
+    memcpy(src->ip + 12, s->mc_addr, 4);
+  } else {
+    net_iface_addr4(out, src);
+  }
+  src->family = s->domain;
+  src->port = s->local.port;
+  return out;
+}
+
+/* The destination of a send or a connect as the kernel resolves it: 0,
+ * or an errno (reported for an address no node has).  An IPv6 socket
+ * takes a sockaddr_in as IPv4's (udpv6_sendmsg, ip6_datagram_connect),
+ * and an IPv4 destination, v4-mapped or not, only if it is not v6-only. */
+static int resolve(struct net_sock *s, const struct sockaddr *sa, socklen_t len, struct net_addr *to,
+                   bool connecting) {
+  int e;
+  bool six = s->domain == AF_INET6;
+  if (six && sa != NULL && len >= (socklen_t)sizeof(sa_family_t) && sa->sa_family == AF_INET) {
+    if (s->v6only) return connecting ? EAFNOSUPPORT : ENETUNREACH;
+    e = net_addr_from(AF_INET, sa, len, to);
+  } else {
+    e = net_addr_from(s->domain, sa, len, to);
+  }
   if (e) return e;
+  if (six && net_addr_is_any(to) && !net_addr_is_v4(to) && s->bound && net_addr_is_v4(&s->local)) {
+    memset(to->ip, 0, 16); /* a wildcard is the loopback of the socket's own family */
+    to->ip[10] = to->ip[11] = 0xff;
+  }
+  if (six && net_addr_is_v4(to) && s->v6only) return ENETUNREACH;
+  /* A link-local destination names its interface (a group may take
+   * IPV6_MULTICAST_IF's). */
+  if (connecting && net_addr_needs_scope(to) && to->scope_id == 0 && !(net_addr_is_multicast(to) && s->mc6_oif))
+    return EINVAL;
+  if (!net_addr_is_v4(to) && net_addr_is_multicast(to)) return ENETUNREACH; /* no IPv6 multicast route */
+  if (net_iface_of_broadcast(to)) return s->broadcast ? 0 : EACCES;
+  if (is_group(to)) return 0;
   if (net_addr_node(to) < 0) {
     char text[160], what[200];
     net_addr_text(to, text, sizeof text);
@@ -96,14 +199,15 @@ int net_udp_connect(struct net_file *f, const struct sockaddr *sa, socklen_t len
     return 0;
   }
   struct net_addr to;
-  int e = resolve(s, sa, len, &to);
+  int e = resolve(s, sa, len, &to, true);
   if (e) return e;
   e = autobind(s);
   if (e) return e;
   if (net_addr_is_any(&s->local)) {
     /* the local address becomes the source the route gives */
     uint16_t port = s->local.port;
-    net__source_for(s, &to, &s->local);
+    if (is_group(&to) || net_iface_of_broadcast(&to)) route_many(s, &to, &s->local);
+    else net__source_for(s, &to, &s->local);
     s->local.port = port;
   }
   s->peer = to;
@@ -135,6 +239,10 @@ void net__dgram_enqueue(struct net_sock *r, const struct msghdr *msg, uint64_t l
   net_wake_node(r->node, at);
 }
 
+static void deliver(struct net_sock *s, struct net_sock *r, const struct msghdr *msg, uint64_t len,
+                    const struct net_addr *from);
+static void send_many(struct net_sock *s, const struct msghdr *msg, uint64_t len, const struct net_addr *to);
+
 ssize_t net_udp_sendmsg(struct net_file *f, const struct msghdr *msg, int flags) {
   struct net_sock *s = net_sock_of(f);
   /* MSG_OOB and control messages are refused by net_sendmsg. */
@@ -149,7 +257,7 @@ ssize_t net_udp_sendmsg(struct net_file *f, const struct msghdr *msg, int flags)
   }
   struct net_addr to;
   if (msg->msg_name != NULL && msg->msg_namelen > 0) {
-    int e = resolve(s, msg->msg_name, msg->msg_namelen, &to);
+    int e = resolve(s, msg->msg_name, msg->msg_namelen, &to, false);
     if (e) {
       errno = e;
       return -1;
@@ -170,6 +278,12 @@ ssize_t net_udp_sendmsg(struct net_file *f, const struct msghdr *msg, int flags)
     errno = e;
     return -1;
   }
+  if (is_group(&to) || net_iface_of_broadcast(&to)) {
+    /* (A connected socket keeps the route its connect checked, whatever
+     * SO_BROADCAST says now, as Linux's cached route does.) */
+    send_many(s, msg, len, &to);
+    return (ssize_t)len;
+  }
   struct net_addr from = s->local;
   if (net_addr_is_any(&from)) {
     net__source_for(s, &to, &from);
@@ -177,17 +291,23 @@ ssize_t net_udp_sendmsg(struct net_file *f, const struct msghdr *msg, int flags)
   }
   struct net_sock *r = receiver(&to, &from);
   if (r == NULL) {
-    /* ICMP port unreachable: a connected socket hears of it. */
-    if (s->state == SS_CONNECTED) s->so_error = ECONNREFUSED;
+    net_udp_port_unreachable(s, msg, len, &to);
     return (ssize_t)len;
   }
-  if (r->dq_bytes + len > detsim__opt.net_buffer_bytes) return (ssize_t)len; /* the receiver's buffer is full: dropped */
+  deliver(s, r, msg, len, &from);
+  return (ssize_t)len;
+}
+
+/* One copy of a datagram from s to r, through the faults of the path
+ * between their hosts. */
+static void deliver(struct net_sock *s, struct net_sock *r, const struct msghdr *msg, uint64_t len,
+                    const struct net_addr *from) {
+  if (r->dq_bytes + len > detsim__opt.net_buffer_bytes) return; /* the receiver's buffer is full: dropped */
   uint64_t now = detsim__now_ns();
-  if (detsim__world_link_drops(s->node, r->node, now))
-    return (ssize_t)len; /* a partition: datagrams are lost, as UDP's are */
+  if (detsim__world_link_drops(s->node, r->node, now)) return; /* a partition: datagrams are lost, as UDP's are */
   uint64_t extra_ns;
   unsigned fate = detsim__world_udp_fate(s->node, r->node, &extra_ns);
-  if (fate & DETSIM_UDP_LOST) return (ssize_t)len;
+  if (fate & DETSIM_UDP_LOST) return;
   if (!s->dgram_latency_drawn) {
     s->dgram_latency_ns = net_latency_draw();
     s->dgram_latency_drawn = true;
@@ -201,10 +321,36 @@ ssize_t net_udp_sendmsg(struct net_file *f, const struct msghdr *msg, int flags)
   if (at < open_at) at = open_at;
   /* Reordered: it takes a longer way, so later datagrams may pass it. */
   at += extra_ns;
-  net__dgram_enqueue(r, msg, len, &from, at);
+  net__dgram_enqueue(r, msg, len, from, at);
   if ((fate & DETSIM_UDP_DUPLICATED) && r->dq_bytes + len <= detsim__opt.net_buffer_bytes)
-    net__dgram_enqueue(r, msg, len, &from, at);
-  return (ssize_t)len;
+    net__dgram_enqueue(r, msg, len, from, at);
+}
+
+/* Whether r is a socket a multicast or broadcast datagram to `to` from
+ * `from` may reach (Linux's __udp_is_mcast_sock, before the filters). */
+static bool bound_for_many(const struct net_sock *r, const struct net_addr *to, const struct net_addr *from) {
+  if (r->type != SOCK_DGRAM || r->domain == AF_UNIX || r->dead_host || r->local.port != to->port) return false;
+  if (r->domain == AF_INET6 && r->v6only) return false; /* IPv4 datagrams only */
+  bool any = net_addr_is_any(&r->local) && (r->domain == AF_INET6 || net_addr_is_v4(&r->local));
+  if (!any && memcmp(r->local.ip, to->ip, 16) != 0) return false;
+  return !(r->state == SS_CONNECTED && !addr_equal(&r->peer, from));
+}
+
+/* A multicast or broadcast datagram: a copy to every socket it reaches,
+ * host by host in the order of the port table. */
+static void send_many(struct net_sock *s, const struct msghdr *msg, uint64_t len, const struct net_addr *to) {
+  struct net_addr from;
+  unsigned out = route_many(s, to, &from);
+  bool group = is_group(to);
+  for (struct net_sock *r = net__bound_list; r; r = r->bound_next) {
+    if (!bound_for_many(r, to, &from)) continue;
+    bool own_host = r->node == s->node;
+    if (out == NET_IFINDEX_LO && !own_host) continue;
+    if (out == NET_IFINDEX_NET && group && (own_host ? !s->mc_loop : s->mc_ttl == 0)) continue;
+    if (group && !(net_mcast_host_listens(r->node, to, &from, out) && net_mcast_sock_takes(r, to, &from, out)))
+      continue;
+    deliver(s, r, msg, len, &from);
+  }
 }
 
 /* The arrived datagram to read next (earliest arrival, then queue order). */
@@ -228,7 +374,7 @@ uint64_t net_udp_first_len(struct net_sock *s, uint64_t now) {
 uint32_t net_udp_poll(struct net_sock *s, uint64_t now) {
   uint32_t m = EPOLLOUT | EPOLLWRNORM;
   if (first_arrived(s, now, NULL) != NULL) m |= EPOLLIN | EPOLLRDNORM;
-  if (s->so_error) m |= EPOLLERR;
+  if (s->so_error || s->errq_head != NULL) m |= EPOLLERR;
   if (s->shut_rd) m |= EPOLLIN | EPOLLRDNORM | EPOLLRDHUP;
   if (s->shut_rd && s->shut_wr) m |= EPOLLHUP;
   return m;
@@ -250,7 +396,9 @@ uint64_t net_udp_gen(struct net_sock *s, uint64_t now) {
 struct udp_wait { struct net_sock *s; };
 static bool udp_ready(void *arg) {
   struct net_sock *s = ((struct udp_wait *)arg)->s;
-  return (net_udp_poll(s, detsim__now_ns()) & (EPOLLIN | EPOLLERR)) != 0;
+  /* a datagram, a pending error, a shutdown (not the error queue: a
+   * receive without MSG_ERRQUEUE waits past it) */
+  return first_arrived(s, detsim__now_ns(), NULL) != NULL || s->so_error || s->shut_rd;
 }
 static uint64_t udp_next(void *arg) {
   return net_udp_next_change(((struct udp_wait *)arg)->s, detsim__now_ns());
@@ -262,16 +410,18 @@ ssize_t net_udp_recvmsg(struct net_file *f, struct msghdr *msg, int flags) {
     errno = EOPNOTSUPP;
     return -1;
   }
-  if (flags & MSG_ERRQUEUE) {
-    errno = EAGAIN;
-    return -1;
-  }
   bool nonblock = f->nonblock || (flags & MSG_DONTWAIT) || detsim__self() == NULL;
   size_t control_cap = msg->msg_controllen;
   msg->msg_flags = 0;
   msg->msg_controllen = 0;
+  if (flags & MSG_ERRQUEUE) return net_udp_errq_recv(s, msg, control_cap); /* never blocks */
   for (;;) {
     uint64_t now = detsim__now_ns();
+    /* A pending error comes before any datagram (Linux's __skb_recv_udp). */
+    if (s->so_error && s->domain != AF_UNIX) {
+      errno = net__sock_take_error(s);
+      return -1;
+    }
     struct net_dgram **link;
     struct net_dgram *d = first_arrived(s, now, &link);
     if (d != NULL) {
@@ -339,4 +489,5 @@ void net_udp_release(struct net_sock *s) {
   s->dq_head = s->dq_tail = NULL;
   s->dq_bytes = 0;
   s->scm_queued = 0;
+  net_udp_errq_purge(s);
 }
