@@ -209,6 +209,13 @@ int detsim__disk_fallocate(int fd, int mode, off_t off, off_t len, uintptr_t pc)
   return r;
 }
 
+bool disk_sync_fails(uint64_t ino, uintptr_t pc) {
+  if (eio_take(ino) || !disk_fault_hits(DETSIM_FAULT_EIO)) return false;
+  disk_fault_injected(DETSIM_FAULT_EIO, pc);
+  eio_note(ino);
+  return true;
+}
+
 /* fsync and fdatasync: the file's data and size are durable (a
  * directory's: its names), or, with an EIO fault, its unsynced data is
  * gone for crash purposes and a retry succeeds without bringing it back,
@@ -219,16 +226,17 @@ int detsim__disk_fsync(int fd, uintptr_t pc) {
   disk_take_time(DISK_OP_SYNC, 0, pc);
   char path[PATH_MAX] = "";
   if (detsim__disk.journal) disk_fd_path(fd, path, sizeof path);
-  if (S_ISREG(st.st_mode) && !eio_take(st.st_ino) && disk_fault_hits(DETSIM_FAULT_EIO)) {
-    disk_fault_injected(DETSIM_FAULT_EIO, pc);
-    eio_note(st.st_ino);
-    if (detsim__disk.journal) disk_journal_mark(DISK_REC_FSYNC_FAIL, st.st_ino, path);
-    return fail_with(EIO);
-  }
+  bool failed = S_ISREG(st.st_mode) && disk_sync_fails(st.st_ino, pc);
   if (detsim__disk.journal) {
     if (S_ISDIR(st.st_mode)) disk_journal_mark(DISK_REC_DIRSYNC, st.st_ino, path);
-    else disk_journal_mark(DISK_REC_FSYNC, st.st_ino, path);
+    else disk_journal_mark(failed ? DISK_REC_FSYNC_FAIL : DISK_REC_FSYNC, st.st_ino, path);
+    if (S_ISREG(st.st_mode) && disk_map_any()) {
+      int r = reader_of(fd);
+      disk_map_rearm_file(st.st_dev, st.st_ino, path, r);
+      close_reader(r);
+    }
   }
+  if (failed) return fail_with(EIO);
   /* The kernel's own fsync is not needed: the simulation decides what a
    * crash keeps, and a real one would cost real time. */
   return 0;
@@ -237,6 +245,7 @@ int detsim__disk_fsync(int fd, uintptr_t pc) {
 int detsim__disk_syncall(uintptr_t pc) {
   disk_take_time(DISK_OP_SYNC, 0, pc);
   disk_journal_reset();
+  disk_map_rearm_all();
   return 0;
 }
 
