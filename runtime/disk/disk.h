@@ -200,6 +200,12 @@ void disk_take_time(enum disk_op op, uint64_t bytes, uintptr_t pc);
  * (the kind's index in fault_kinds.inc), drawn from the node's stream. */
 bool disk_fault_hits(unsigned kind);
 uint64_t disk_fault_draw(uint64_t n);
+/* A full disk as a fault (enospc, edquot windows): ENOSPC or EDQUOT when
+ * this call meets one (injected and counted), else 0. */
+int disk_full_fault(uintptr_t pc);
+/* The bytes the disk can still take (disk_capacity= less what its files
+ * hold, disk_capacity.c); UINT64_MAX when its capacity is unlimited. */
+uint64_t disk_room(void);
 /* An injected storage fault: its event and its count. */
 void disk_fault_injected(unsigned kind, uintptr_t pc);
 /* The file's times after a modifying call: the virtual clock's. */

@@ -97,11 +97,23 @@ ssize_t detsim__disk_pwritev(int fd, const struct iovec *iov, int iovcnt, off_t 
   struct iovec cut[IOV_MAX];
   int cutn = iovcnt;
   memcpy(cut, iov, sizeof *iov * (size_t)iovcnt);
-  if (len > 0 && pos + (int64_t)len > (int64_t)st.st_size && disk_fault_hits(DETSIM_FAULT_ENOSPC)) {
-    disk_fault_injected(DETSIM_FAULT_ENOSPC, pc);
-    /* A full disk: the write fails, or takes what still fits. */
-    if (len < 2 || disk_fault_draw(2) == 0) return fail_with(ENOSPC);
-    size_t keep = 1 + (size_t)disk_fault_draw(len - 1);
+  if (len > 0 && pos + (int64_t)len > (int64_t)st.st_size) {
+    /* The disk's capacity, as Linux fills a disk: a write takes what still
+     * fits (a short write), the next one fails with ENOSPC. */
+    size_t keep = len;
+    uint64_t room = disk_room();
+    if ((uint64_t)(pos + (int64_t)len - (int64_t)st.st_size) > room) {
+      int64_t end = (int64_t)st.st_size + (int64_t)room;
+      keep = end > pos ? (size_t)(end - pos) : 0;
+      if (keep == 0) return fail_with(ENOSPC);
+    }
+    /* A full disk (or quota) as a fault: the write fails, or takes what
+     * still fits. */
+    int full = keep == len ? disk_full_fault(pc) : 0;
+    if (full) {
+      if (len < 2 || disk_fault_draw(2) == 0) return fail_with(full);
+      keep = 1 + (size_t)disk_fault_draw(len - 1);
+    }
     size_t left = keep;
     for (cutn = 0; cutn < iovcnt && left > 0; cutn++) {
       if (cut[cutn].iov_len > left) cut[cutn].iov_len = left;
@@ -158,14 +170,16 @@ ssize_t detsim__disk_read_done(int fd, void *buf, ssize_t got, uintptr_t pc) {
   return got;
 }
 
-static int size_change(int fd, int64_t new_size, uintptr_t pc) {
+/* A size change; `allocates`: the growth takes space (fallocate), not a
+ * hole (ftruncate, which Linux grants on a full disk). */
+static int size_change(int fd, int64_t new_size, bool allocates, uintptr_t pc) {
   struct stat st;
   if (fstat(fd, &st) != 0) return -1;
   disk_take_time(DISK_OP_META, 0, pc);
-  if (new_size > (int64_t)st.st_size && disk_fault_hits(DETSIM_FAULT_ENOSPC)) {
-    disk_fault_injected(DETSIM_FAULT_ENOSPC, pc);
+  if (allocates && new_size > (int64_t)st.st_size && (uint64_t)(new_size - (int64_t)st.st_size) > disk_room())
     return fail_with(ENOSPC);
-  }
+  int full = new_size > (int64_t)st.st_size ? disk_full_fault(pc) : 0;
+  if (full) return fail_with(full);
   if (detsim__disk.journal && S_ISREG(st.st_mode) && new_size != (int64_t)st.st_size) {
     char path[PATH_MAX] = "";
     disk_fd_path(fd, path, sizeof path);
@@ -178,7 +192,7 @@ static int size_change(int fd, int64_t new_size, uintptr_t pc) {
 
 int detsim__disk_ftruncate(int fd, off_t len, uintptr_t pc) {
   if (len < 0) return fail_with(EINVAL);
-  if (size_change(fd, len, pc) != 0) return -1;
+  if (size_change(fd, len, false, pc) != 0) return -1;
   int r = REAL(ftruncate)(fd, len);
   if (r == 0) disk_touch_fd(fd);
   return r;
@@ -200,9 +214,12 @@ int detsim__disk_fallocate(int fd, int mode, off_t off, off_t len, uintptr_t pc)
       close_reader(r);
     }
   } else if (!(mode & FALLOC_FL_KEEP_SIZE) && off + len > st.st_size) {
-    if (size_change(fd, off + len, pc) != 0) return -1;
+    if (size_change(fd, off + len, true, pc) != 0) return -1;
   } else {
     disk_take_time(DISK_OP_META, 0, pc);
+    /* Blocks past the end without a new size: they need the room too
+     * (the capacity counts sizes, so they hold none of it after). */
+    if (off + len > st.st_size && (uint64_t)(off + len - st.st_size) > disk_room()) return fail_with(ENOSPC);
   }
   int r = REAL(fallocate)(fd, mode, off, len);
   if (r == 0) disk_touch_fd(fd);
@@ -261,10 +278,8 @@ int detsim__disk_open(int dirfd, const char *path, int flags, mode_t mode) {
   bool exists = lstat(abs, &st) == 0;
   bool modifies = (flags & (O_CREAT | O_TRUNC)) != 0;
   if (modifies) disk_take_time(DISK_OP_META, 0, pc);
-  if (modifies && !exists && disk_fault_hits(DETSIM_FAULT_ENOSPC)) {
-    disk_fault_injected(DETSIM_FAULT_ENOSPC, pc);
-    return fail_with(ENOSPC);
-  }
+  int full = modifies && !exists ? disk_full_fault(pc) : 0;
+  if (full) return fail_with(full);
   bool truncates = exists && S_ISREG(st.st_mode) && st.st_size > 0 && (flags & O_TRUNC) && (flags & O_ACCMODE) != O_RDONLY;
   if (truncates && detsim__disk.journal) {
     int r = (int)REAL(open)(abs, O_RDONLY | O_CLOEXEC);
@@ -309,10 +324,8 @@ int detsim__disk_mkdirat(int dirfd, const char *path, mode_t mode, uintptr_t pc)
   /* As open(O_CREAT): a full disk fails only a name that would be made
    * (Linux answers EEXIST for one that is there, whatever the space). */
   struct stat st;
-  if (lstat(abs, &st) != 0 && disk_fault_hits(DETSIM_FAULT_ENOSPC)) {
-    disk_fault_injected(DETSIM_FAULT_ENOSPC, pc);
-    return fail_with(ENOSPC);
-  }
+  int full = lstat(abs, &st) != 0 ? disk_full_fault(pc) : 0;
+  if (full) return fail_with(full);
   int r = REAL(mkdirat)(dirfd, path, mode);
   if (r == 0 && detsim__disk.journal) disk_journal_name(DISK_REC_CREATE, abs, NULL, NULL, 1);
   if (r == 0) {

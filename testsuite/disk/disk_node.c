@@ -370,7 +370,8 @@ static void eio_run(void) {
   close(fd);
 }
 
-/* ---- enospc: failed and short writes; the file holds what they took ---- */
+/* ---- enospc: failed and short writes (a full disk, or quota: the
+ * enospc and edquot faults); the file holds what they took ---- */
 
 static void enospc_run(void) {
   int fd = open("disk/log", O_RDWR | O_CREAT | O_TRUNC, 0644);
@@ -382,8 +383,9 @@ static void enospc_run(void) {
     size_t done = 0;
     while (done < REC) {
       ssize_t w = write(fd, r + done, REC - done);
-      if (w < 0 && errno == ENOSPC) {
-        DETSIM_SOMETIMES(true, "a write failed with ENOSPC");
+      if (w < 0 && (errno == ENOSPC || errno == EDQUOT)) {
+        DETSIM_SOMETIMES(errno == ENOSPC, "a write failed with ENOSPC");
+        DETSIM_SOMETIMES(errno == EDQUOT, "a write failed with EDQUOT");
         usleep(1000);
         continue;
       }
