@@ -74,12 +74,9 @@ static bool owner_alive(uint32_t slot) {
 
 static bool live(const struct map_entry *e) { return e->used && owner_alive(e->owner); }
 
-static _Noreturn void limit(const char *name, unsigned long long max, const char *what) {
+static _Noreturn void limit(const char *name, const char *macro, unsigned long long max, const char *what) {
   char msg[512];
-  snprintf(msg, sizeof msg, "limit %s=%llu reached: %s (%s in runtime/limits.h)", name, max, what,
-           strcmp(name, "disk_maps") == 0            ? "DETSIM_DISK_MAPS_MAX"
-           : strcmp(name, "disk_mapped_files") == 0  ? "DETSIM_DISK_MAPPED_FILES_MAX"
-                                                     : "DETSIM_DISK_MAPPED_BYTES_MAX");
+  snprintf(msg, sizeof msg, "limit %s=%llu reached: %s (%s in runtime/limits.h)", name, max, what, macro);
   disk_fail(msg);
 }
 
@@ -125,7 +122,7 @@ static struct map_entry *add(uint64_t addr, uint64_t len, int64_t off, uint32_t 
     mine++;
     return e;
   }
-  limit("disk_maps", DETSIM_DISK_MAPS_MAX, "more shared mappings of files of the simulated disk than that, over the "
+  limit("disk_maps", "DETSIM_DISK_MAPS_MAX", DETSIM_DISK_MAPS_MAX, "more shared mappings of files of the simulated disk than that, over the "
                                             "node's processes (munmap gives them back)");
 }
 
@@ -144,7 +141,7 @@ static uint32_t file_slot(uint64_t dev, uint64_t ino, const char *path) {
     if (!ref && free_slot < 0) free_slot = (int)f;
   }
   if (free_slot < 0)
-    limit("disk_mapped_files", DETSIM_DISK_MAPPED_FILES_MAX, "more distinct files of the simulated disk mapped shared "
+    limit("disk_mapped_files", "DETSIM_DISK_MAPPED_FILES_MAX", DETSIM_DISK_MAPPED_FILES_MAX, "more distinct files of the simulated disk mapped shared "
                                                              "than that at once, over the node's processes");
   struct map_file *m = &t->f[free_slot];
   m->dev = dev;
@@ -164,7 +161,7 @@ static void check_bytes(uint64_t more) {
   if (!detsim__disk.journal) return;
   table();
   if (writable_bytes() + more > DETSIM_DISK_MAPPED_BYTES_MAX)
-    limit("disk_mapped_bytes", DETSIM_DISK_MAPPED_BYTES_MAX,
+    limit("disk_mapped_bytes", "DETSIM_DISK_MAPPED_BYTES_MAX", DETSIM_DISK_MAPPED_BYTES_MAX,
           "the node's writable shared mappings of files of the simulated disk would cover more bytes than that (each "
           "is snapshotted into the undo journal when it becomes writable and when it is synced)");
 }

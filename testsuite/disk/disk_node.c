@@ -3,7 +3,8 @@
  * it (oracle, in its own directory: no power loss touches it) what it made
  * durable, and after a restart checks the model's rules against it.
  *
- *   disk_node MODE MODEL   MODE: log stdio overwrite names rename eio enospc corrupt mmap;
+ *   disk_node MODE MODEL   MODE: log stdio overwrite names rename eio enospc corrupt mmap
+ *                          maplimit;
  *                          MODEL: ext4 or posix (the rules it checks)
  *
  * A broken rule is a failed DETSIM_CHECK (class correctness); what the
@@ -501,6 +502,18 @@ static void mmap_run(void) {
   pthread_join(t, NULL);
 }
 
+/* ---- maplimit: a writable shared mapping past the bytes the crash model
+ * tracks per node (DETSIM_DISK_MAPPED_BYTES_MAX): the run must end with
+ * the limit named, not map it blind ---- */
+
+static void maplimit_run(void) {
+  int fd = open("disk/big", O_RDWR | O_CREAT | O_TRUNC, 0644);
+  size_t len = (size_t)300 << 20;
+  if (fd < 0 || ftruncate(fd, (off_t)len) != 0) die("big file");
+  void *p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+  fprintf(stderr, "disk_node: a 300 MiB writable mapping %s\n", p == MAP_FAILED ? "failed" : "was made");
+}
+
 /* ---- corrupt: reads back and trusts nothing it cannot check ---- */
 
 static void corrupt_run(void) {
@@ -522,7 +535,7 @@ static void corrupt_run(void) {
 
 int main(int argc, char **argv) {
   if (argc != 3) {
-    fprintf(stderr, "usage: disk_node log|stdio|overwrite|names|rename|eio|enospc|corrupt|mmap ext4|posix\n");
+    fprintf(stderr, "usage: disk_node log|stdio|overwrite|names|rename|eio|enospc|corrupt|mmap|maplimit ext4|posix\n");
     return 2;
   }
   const char *mode = argv[1];
@@ -537,6 +550,7 @@ int main(int argc, char **argv) {
   else if (!strcmp(mode, "eio")) restarted ? eio_check() : eio_run();
   else if (!strcmp(mode, "enospc")) { if (!restarted) enospc_run(); }
   else if (!strcmp(mode, "mmap")) restarted ? mmap_check() : mmap_run();
+  else if (!strcmp(mode, "maplimit")) { if (!restarted) maplimit_run(); }
   else if (!strcmp(mode, "corrupt")) { if (!restarted) corrupt_run(); }
   else return 2;
   /* Stay up: the client ends the world. */
