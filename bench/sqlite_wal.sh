@@ -22,9 +22,10 @@
 #      integrity_check, whole transactions and every acknowledged commit
 #      after each restart) through simrun -j 2: crashes only (ext4 and
 #      posix models), every in-envelope fault (level 2's and eio, enospc,
-#      slow), and all faults (corrupt and misdirected too, whose failures
-#      are excused).  The first three must pass on every seed, the last may
-#      fail only excused.
+#      edquot, slow), crashes on a full disk (disk_capacity=150000, a tenth
+#      of the seeds), and all faults (corrupt and misdirected too, whose
+#      failures are excused).  All but the last must pass on every seed,
+#      the last may fail only excused.
 #
 # Prints Markdown rows on stdout (progress on stderr).  Not part of CTest.
 set -euo pipefail
@@ -35,7 +36,7 @@ while (($#)); do
   case "$1" in
     --quick) QUICK=1 ;;
     --seeds) SEEDS=$2; shift ;;
-    -h | --help) sed -n '2,31p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h | --help) sed -n '2,32p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     -*) echo "sqlite_wal.sh: unknown option $1" >&2; exit 2 ;;
     *) BUILD=$1 ;;
   esac
@@ -129,7 +130,8 @@ scenario() { # NAME OPTION-LINES...
 }
 scenario crash "option faults=crash"
 scenario posix "option faults=crash" "option disk_model=posix"
-scenario envelope "option faults=partition,pause,crash,reset,skew,clog,sigterm,udp,short,step,eio,enospc,slow"
+scenario envelope "option faults=partition,pause,crash,reset,skew,clog,sigterm,udp,short,step,eio,enospc,edquot,slow"
+scenario full "option faults=crash" "option disk_capacity=150000"
 scenario all
 # A seed with a power loss.
 PL=
@@ -143,25 +145,28 @@ replay "a world at level 3 with a power loss (seed $PL)" "$W" env DETSIM_SEED=$P
 echo
 echo "| level-3 sweep ($SEEDS seeds, simrun -j 2) | classes | power losses | integrity_check after a restart | faults met | wall | seeds per hour |"
 echo "|---|---|---|---|---|---|---|"
-sweep() { # NAME LABEL MUST
-  local name=$1 label=$2 must=$3 out=$W/$1.report
-  (cd "$W" && "$BUILD/bin/simrun" --seeds "$SEEDS" -j 2 --keep 1 "$name.scenario" >"$out" 2>&1) || true
+sweep() { # NAME LABEL MUST [SEEDS]
+  local name=$1 label=$2 must=$3 n=${4:-$SEEDS} out=$W/$1.report
+  (cd "$W" && "$BUILD/bin/simrun" --seeds "$n" -j 2 --keep 1 "$name.scenario" >"$out" 2>&1) || true
   local classes power integ wall faults
   classes=$(sed -n 's/^  classes: *//p' "$out")
   power=$(awk '$1 == "power_loss" { print $2 " in " $5 " seeds"; exit }' "$out")
   integ=$(awk '$1 == "integrity_check_passes_after_a_restart" { print $2 " checks in " $5 " seeds"; exit }' "$out")
   wall=$(sed -n 's/^  wall time: *\([0-9.]*\) s.*/\1/p' "$out")
-  faults=$(awk '/^  faults exercised:/ { on = 1; next } /^  [a-z]/ { on = 0 } on && ($1 == "eio" || $1 == "enospc" || $1 == "slow" || $1 == "corrupt" || $1 == "misdirected") { printf "%s%s %s", sep, $1, $2; sep = ", " }' "$out")
+  faults=$(awk '/^  faults exercised:/ { on = 1; next } /^  [a-z]/ { on = 0 } on && ($1 == "eio" || $1 == "enospc" || $1 == "edquot" || $1 == "slow" || $1 == "corrupt" || $1 == "misdirected") { printf "%s%s %s", sep, $1, $2; sep = ", " }' "$out")
   case $must in
     pass) grep -q "^  result: *PASSED" "$out" || die "$label: not every seed passed: $(sed -n '/^FAILURES/,/^$/p' "$out" | head -8)" ;;
     excused) [[ $(echo "$classes" | tr ' ' '\n' | grep -vE '^(pass|excused|[0-9]+)$' | wc -l) == 0 ]] ||
       die "$label: a failure other than excused: $classes" ;;
   esac
-  awk -v l="$label" -v c="$classes" -v p="${power:-none}" -v i="${integ:-none}" -v f="${faults:-none}" -v w="$wall" -v n="$SEEDS" \
+  awk -v l="$label" -v c="$classes" -v p="${power:-none}" -v i="${integ:-none}" -v f="${faults:-none}" -v w="$wall" -v n="$n" \
     'BEGIN { printf "| %s | %s | %s | %s | %s | %.0f s | %.0f |\n", l, c, p, i, f, w, n * 3600 / w }'
 }
 note "level-3 sweeps, $SEEDS seeds each"
 sweep crash "crashes only (ext4)" pass
 sweep posix "crashes only (posix model)" pass
 sweep envelope "every fault in the envelope" pass
+# A full disk: the workload fills 150 kB and retries (SQLITE_FULL) while
+# crashes hit it; a tenth of the seeds (each spins on its retries).
+sweep full "crashes on a full disk (disk_capacity=150000; $((SEEDS / 10)) seeds)" pass $((SEEDS / 10))
 sweep all "all faults (corrupt, misdirected too)" excused
