@@ -136,7 +136,8 @@ scenario all
 # A seed with a power loss.
 PL=
 for s in $(seq 1 40); do
-  if (cd "$W" && DETSIM_SEED=$s "$BUILD/bin/simworld" crash.scenario 2>&1 | grep -q 'power_loss=1'); then PL=$s; break; fi
+  (cd "$W" && DETSIM_SEED=$s "$BUILD/bin/simworld" crash.scenario >"$W/pl.out" 2>&1) || true
+  if grep -q 'power_loss=1' "$W/pl.out"; then PL=$s; break; fi
 done
 [[ -n $PL ]] || die "no seed of 1-40 of the crash sweep lost power"
 replay "a world at level 3 with a power loss (seed $PL)" "$W" env DETSIM_SEED=$PL "$BUILD/bin/simworld" crash.scenario
