@@ -165,7 +165,7 @@ bool disk_map_any(void);
 /* After a sync of a file (fsync, failed or not): the writable mappings of
  * it that any process of the node holds are snapshotted again from readfd,
  * as what is on the disk now; their later stores are unsynced. */
-void disk_map_rearm_file(uint64_t dev, uint64_t ino, const char *path, int readfd);
+void disk_map_rearm_file(uint64_t dev, uint64_t ino, int readfd);
 /* After sync()/syncfs() emptied the journal: every writable mapping. */
 void disk_map_rearm_all(void);
 /* After a power loss: no process of the node lives, nor do its mappings. */

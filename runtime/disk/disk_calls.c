@@ -249,7 +249,7 @@ int detsim__disk_fsync(int fd, uintptr_t pc) {
     else disk_journal_mark(failed ? DISK_REC_FSYNC_FAIL : DISK_REC_FSYNC, st.st_ino, path);
     if (S_ISREG(st.st_mode) && disk_map_any()) {
       int r = reader_of(fd);
-      disk_map_rearm_file(st.st_dev, st.st_ino, path, r);
+      disk_map_rearm_file(st.st_dev, st.st_ino, r);
       close_reader(r);
     }
   }

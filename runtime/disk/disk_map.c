@@ -268,8 +268,7 @@ static void rearm_range(uint32_t f, int64_t a, int64_t b, int readfd) {
 
 bool disk_map_any(void) { return T != NULL && T->used > 0; }
 
-void disk_map_rearm_file(uint64_t dev, uint64_t ino, const char *path, int readfd) {
-  (void)path;
+void disk_map_rearm_file(uint64_t dev, uint64_t ino, int readfd) {
   if (!disk_map_any()) return;
   for (unsigned f = 0; f < DETSIM_DISK_MAPPED_FILES_MAX; f++)
     if (T->f[f].dev == dev && T->f[f].ino == ino && file_referenced(f)) rearm_range(f, 0, INT64_MAX, readfd);
