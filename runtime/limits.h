@@ -279,5 +279,14 @@ _Static_assert((DETSIM_TRACE_EVENTS_DEFAULT & (DETSIM_TRACE_EVENTS_DEFAULT - 1))
 #define DETSIM_DISK_SCAN_FILES_MAX 65536
 #define DETSIM_DISK_RECORDS_PER_FILE_MAX 65536
 #define DETSIM_DISK_UNITS_PER_FILE_MAX 65536
+/* Shared file mappings of the disk (runtime/disk/disk_map.c): the mappings
+ * a node's processes hold (every mmap of a file of the disk with
+ * MAP_SHARED, split by munmap and mprotect), the distinct files they map,
+ * and the bytes of the writable ones the crash model tracks, summed over
+ * the node's processes (each snapshot goes to the undo journal): past any
+ * of them the mapping call ends the run with a clear error naming it. */
+#define DETSIM_DISK_MAPS_MAX 1024
+#define DETSIM_DISK_MAPPED_FILES_MAX 64
+#define DETSIM_DISK_MAPPED_BYTES_MAX (256ull << 20)
 
 #endif

@@ -54,9 +54,9 @@
  * under it) and a directory for its undo journal beside it. */
 #define DETSIM_DISK_DIR_ENV "DETSIM_DISK_DIR"
 #define DETSIM_DISK_JOURNAL_ENV "DETSIM_DISK_JOURNAL"
-/* The storage fault kinds with windows (eio .. misdirected in
+/* The storage fault kinds with windows (eio .. edquot in
  * fault_kinds.inc order). */
-#define DETSIM_DISK_FAULT_WINDOWS 5
+#define DETSIM_DISK_FAULT_WINDOWS 6
 /* Sent by the launcher to the nodes of a failed world: print your last
  * events (a real-time signal the runtime reserves; SIGRTMAX - 3 is the
  * watchdog's). */

@@ -59,6 +59,23 @@ int detsim__disk_lock_wait(int fd, int cmd, void *arg, bool is_flock);
  * directory in a world of several nodes: it is real and survives anything. */
 void detsim__disk_outside_write(int fd);
 
+/* Shared mappings of files of the disk (disk_map.c): mmap, munmap,
+ * mremap, mprotect and msync as the kernel does them, with the mappings
+ * tracked, so that a writable one's stores are in the crash model: the
+ * journal snapshots its range when it becomes writable and again whenever
+ * the range is synced (msync MS_SYNC, fsync, sync).  Each takes the
+ * arguments of its call; pc is the program's call site. */
+void *detsim__disk_mmap(void *addr, size_t len, int prot, int flags, int fd, off_t off, uintptr_t pc);
+int detsim__disk_munmap(void *addr, size_t len);
+void *detsim__disk_mremap(void *old, size_t old_len, size_t new_len, int flags, void *new_addr);
+int detsim__disk_mprotect(void *addr, size_t len, int prot);
+int detsim__disk_msync(void *addr, size_t len, int flags, uintptr_t pc);
+/* This process holds a tracked mapping: munmap, mremap, mprotect and msync
+ * must look (a cheap early out for every other call). */
+bool detsim__disk_maps_held(void);
+/* The child of a simulated fork: it holds its parent's mappings too. */
+void detsim__disk_fork_child(void);
+
 /* A call the disk model does not cover, on a file of the disk: ends the
  * run with a clear error naming it. */
 _Noreturn void detsim__disk_unsupported(const char *what);
@@ -105,6 +122,12 @@ enum disk_rec {
   DISK_REC_UNLINK,      /* path; path2 = its undo link ("" for a directory) */
   DISK_REC_RENAME,      /* path -> path2; pre = the undo link of a replaced file */
   DISK_REC_LINK,        /* path (old) -> path2 (new name) */
+  DISK_REC_MAP,         /* ino, path; off, len: a writable shared mapping's file range, whose
+                           stores the journal cannot see; old_size; pre-image of
+                           [off, min(off+len, old_size)) as it was when the mapping became
+                           writable (or the range was last synced) */
+  DISK_REC_MSYNC,       /* ino, path; off, len: msync(MS_SYNC) made that range's data and the
+                           file's size durable */
 };
 
 struct disk_rec_head {
@@ -121,6 +144,8 @@ struct disk_rec_head {
 void disk_journal_write(uint64_t ino, const char *path, int64_t off, uint64_t len, int64_t old_size, int readfd);
 void disk_journal_size(uint64_t ino, const char *path, int64_t new_size, int64_t old_size, int readfd);
 void disk_journal_mark(enum disk_rec type, uint64_t ino, const char *path);
+void disk_journal_map(uint64_t ino, const char *path, int64_t off, uint64_t len, int64_t size, int readfd);
+void disk_journal_msync(uint64_t ino, const char *path, int64_t off, uint64_t len);
 void disk_journal_name(enum disk_rec type, const char *path, const char *path2, const char *extra, uint64_t len);
 /* Hard-links `path` into the journal directory (so an unlinked or replaced
  * file can come back); its name there into out, "" when it is no file. */
@@ -130,6 +155,26 @@ void disk_journal_reset(void);
 /* After a power loss: rolls the disk back as the seed draws (disk_rollback.c),
  * counting what was lost. */
 void disk_rollback(uint64_t *lost_writes, uint64_t *lost_names);
+
+/* ---- shared mappings (disk_map.c) ---- */
+/* At start-up (every image): the mappings this process's slot held before
+ * (an image an exec replaced, an incarnation a crash ended) are gone. */
+void disk_map_init(void);
+/* Some process of the node holds a writable tracked mapping (cheap). */
+bool disk_map_any(void);
+/* After a sync of a file (fsync, failed or not): the writable mappings of
+ * it that any process of the node holds are snapshotted again from readfd,
+ * as what is on the disk now; their later stores are unsynced. */
+void disk_map_rearm_file(uint64_t dev, uint64_t ino, int readfd);
+/* After sync()/syncfs() emptied the journal: every writable mapping. */
+void disk_map_rearm_all(void);
+/* After a power loss: no process of the node lives, nor do its mappings. */
+void disk_map_forget_all(void);
+
+/* An fsync or msync(MS_SYNC) of a file meets an eio fault (counted and
+ * injected; a file whose failure was reported takes none until its next
+ * write, as Linux reports a writeback error once). */
+bool disk_sync_fails(uint64_t ino, uintptr_t pc);
 
 /* ---- paths (disk_config.c) ---- */
 /* `path` from dirfd as an absolute path with symlinks of its directory
@@ -155,6 +200,12 @@ void disk_take_time(enum disk_op op, uint64_t bytes, uintptr_t pc);
  * (the kind's index in fault_kinds.inc), drawn from the node's stream. */
 bool disk_fault_hits(unsigned kind);
 uint64_t disk_fault_draw(uint64_t n);
+/* A full disk as a fault (enospc, edquot windows): ENOSPC or EDQUOT when
+ * this call meets one (injected and counted), else 0. */
+int disk_full_fault(uintptr_t pc);
+/* The bytes the disk can still take (disk_capacity= less what its files
+ * hold, disk_capacity.c); UINT64_MAX when its capacity is unlimited. */
+uint64_t disk_room(void);
 /* An injected storage fault: its event and its count. */
 void disk_fault_injected(unsigned kind, uintptr_t pc);
 /* The file's times after a modifying call: the virtual clock's. */

@@ -97,11 +97,23 @@ ssize_t detsim__disk_pwritev(int fd, const struct iovec *iov, int iovcnt, off_t 
   struct iovec cut[IOV_MAX];
   int cutn = iovcnt;
   memcpy(cut, iov, sizeof *iov * (size_t)iovcnt);
-  if (len > 0 && pos + (int64_t)len > (int64_t)st.st_size && disk_fault_hits(DETSIM_FAULT_ENOSPC)) {
-    disk_fault_injected(DETSIM_FAULT_ENOSPC, pc);
-    /* A full disk: the write fails, or takes what still fits. */
-    if (len < 2 || disk_fault_draw(2) == 0) return fail_with(ENOSPC);
-    size_t keep = 1 + (size_t)disk_fault_draw(len - 1);
+  if (len > 0 && pos + (int64_t)len > (int64_t)st.st_size) {
+    /* The disk's capacity, as Linux fills a disk: a write takes what still
+     * fits (a short write), the next one fails with ENOSPC. */
+    size_t keep = len;
+    uint64_t room = disk_room();
+    if ((uint64_t)(pos + (int64_t)len - (int64_t)st.st_size) > room) {
+      int64_t end = (int64_t)st.st_size + (int64_t)room;
+      keep = end > pos ? (size_t)(end - pos) : 0;
+      if (keep == 0) return fail_with(ENOSPC);
+    }
+    /* A full disk (or quota) as a fault: the write fails, or takes what
+     * still fits. */
+    int full = keep == len ? disk_full_fault(pc) : 0;
+    if (full) {
+      if (len < 2 || disk_fault_draw(2) == 0) return fail_with(full);
+      keep = 1 + (size_t)disk_fault_draw(len - 1);
+    }
     size_t left = keep;
     for (cutn = 0; cutn < iovcnt && left > 0; cutn++) {
       if (cut[cutn].iov_len > left) cut[cutn].iov_len = left;
@@ -158,14 +170,16 @@ ssize_t detsim__disk_read_done(int fd, void *buf, ssize_t got, uintptr_t pc) {
   return got;
 }
 
-static int size_change(int fd, int64_t new_size, uintptr_t pc) {
+/* A size change; `allocates`: the growth takes space (fallocate), not a
+ * hole (ftruncate, which Linux grants on a full disk). */
+static int size_change(int fd, int64_t new_size, bool allocates, uintptr_t pc) {
   struct stat st;
   if (fstat(fd, &st) != 0) return -1;
   disk_take_time(DISK_OP_META, 0, pc);
-  if (new_size > (int64_t)st.st_size && disk_fault_hits(DETSIM_FAULT_ENOSPC)) {
-    disk_fault_injected(DETSIM_FAULT_ENOSPC, pc);
+  if (allocates && new_size > (int64_t)st.st_size && (uint64_t)(new_size - (int64_t)st.st_size) > disk_room())
     return fail_with(ENOSPC);
-  }
+  int full = new_size > (int64_t)st.st_size ? disk_full_fault(pc) : 0;
+  if (full) return fail_with(full);
   if (detsim__disk.journal && S_ISREG(st.st_mode) && new_size != (int64_t)st.st_size) {
     char path[PATH_MAX] = "";
     disk_fd_path(fd, path, sizeof path);
@@ -178,7 +192,7 @@ static int size_change(int fd, int64_t new_size, uintptr_t pc) {
 
 int detsim__disk_ftruncate(int fd, off_t len, uintptr_t pc) {
   if (len < 0) return fail_with(EINVAL);
-  if (size_change(fd, len, pc) != 0) return -1;
+  if (size_change(fd, len, false, pc) != 0) return -1;
   int r = REAL(ftruncate)(fd, len);
   if (r == 0) disk_touch_fd(fd);
   return r;
@@ -200,13 +214,23 @@ int detsim__disk_fallocate(int fd, int mode, off_t off, off_t len, uintptr_t pc)
       close_reader(r);
     }
   } else if (!(mode & FALLOC_FL_KEEP_SIZE) && off + len > st.st_size) {
-    if (size_change(fd, off + len, pc) != 0) return -1;
+    if (size_change(fd, off + len, true, pc) != 0) return -1;
   } else {
     disk_take_time(DISK_OP_META, 0, pc);
+    /* Blocks past the end without a new size: they need the room too
+     * (the capacity counts sizes, so they hold none of it after). */
+    if (off + len > st.st_size && (uint64_t)(off + len - st.st_size) > disk_room()) return fail_with(ENOSPC);
   }
   int r = REAL(fallocate)(fd, mode, off, len);
   if (r == 0) disk_touch_fd(fd);
   return r;
+}
+
+bool disk_sync_fails(uint64_t ino, uintptr_t pc) {
+  if (eio_take(ino) || !disk_fault_hits(DETSIM_FAULT_EIO)) return false;
+  disk_fault_injected(DETSIM_FAULT_EIO, pc);
+  eio_note(ino);
+  return true;
 }
 
 /* fsync and fdatasync: the file's data and size are durable (a
@@ -219,16 +243,17 @@ int detsim__disk_fsync(int fd, uintptr_t pc) {
   disk_take_time(DISK_OP_SYNC, 0, pc);
   char path[PATH_MAX] = "";
   if (detsim__disk.journal) disk_fd_path(fd, path, sizeof path);
-  if (S_ISREG(st.st_mode) && !eio_take(st.st_ino) && disk_fault_hits(DETSIM_FAULT_EIO)) {
-    disk_fault_injected(DETSIM_FAULT_EIO, pc);
-    eio_note(st.st_ino);
-    if (detsim__disk.journal) disk_journal_mark(DISK_REC_FSYNC_FAIL, st.st_ino, path);
-    return fail_with(EIO);
-  }
+  bool failed = S_ISREG(st.st_mode) && disk_sync_fails(st.st_ino, pc);
   if (detsim__disk.journal) {
     if (S_ISDIR(st.st_mode)) disk_journal_mark(DISK_REC_DIRSYNC, st.st_ino, path);
-    else disk_journal_mark(DISK_REC_FSYNC, st.st_ino, path);
+    else disk_journal_mark(failed ? DISK_REC_FSYNC_FAIL : DISK_REC_FSYNC, st.st_ino, path);
+    if (S_ISREG(st.st_mode) && disk_map_any()) {
+      int r = reader_of(fd);
+      disk_map_rearm_file(st.st_dev, st.st_ino, r);
+      close_reader(r);
+    }
   }
+  if (failed) return fail_with(EIO);
   /* The kernel's own fsync is not needed: the simulation decides what a
    * crash keeps, and a real one would cost real time. */
   return 0;
@@ -237,6 +262,7 @@ int detsim__disk_fsync(int fd, uintptr_t pc) {
 int detsim__disk_syncall(uintptr_t pc) {
   disk_take_time(DISK_OP_SYNC, 0, pc);
   disk_journal_reset();
+  disk_map_rearm_all();
   return 0;
 }
 
@@ -252,10 +278,8 @@ int detsim__disk_open(int dirfd, const char *path, int flags, mode_t mode) {
   bool exists = lstat(abs, &st) == 0;
   bool modifies = (flags & (O_CREAT | O_TRUNC)) != 0;
   if (modifies) disk_take_time(DISK_OP_META, 0, pc);
-  if (modifies && !exists && disk_fault_hits(DETSIM_FAULT_ENOSPC)) {
-    disk_fault_injected(DETSIM_FAULT_ENOSPC, pc);
-    return fail_with(ENOSPC);
-  }
+  int full = modifies && !exists ? disk_full_fault(pc) : 0;
+  if (full) return fail_with(full);
   bool truncates = exists && S_ISREG(st.st_mode) && st.st_size > 0 && (flags & O_TRUNC) && (flags & O_ACCMODE) != O_RDONLY;
   if (truncates && detsim__disk.journal) {
     int r = (int)REAL(open)(abs, O_RDONLY | O_CLOEXEC);
@@ -300,10 +324,8 @@ int detsim__disk_mkdirat(int dirfd, const char *path, mode_t mode, uintptr_t pc)
   /* As open(O_CREAT): a full disk fails only a name that would be made
    * (Linux answers EEXIST for one that is there, whatever the space). */
   struct stat st;
-  if (lstat(abs, &st) != 0 && disk_fault_hits(DETSIM_FAULT_ENOSPC)) {
-    disk_fault_injected(DETSIM_FAULT_ENOSPC, pc);
-    return fail_with(ENOSPC);
-  }
+  int full = lstat(abs, &st) != 0 ? disk_full_fault(pc) : 0;
+  if (full) return fail_with(full);
   int r = REAL(mkdirat)(dirfd, path, mode);
   if (r == 0 && detsim__disk.journal) disk_journal_name(DISK_REC_CREATE, abs, NULL, NULL, 1);
   if (r == 0) {

@@ -186,11 +186,13 @@ void detsim__disk_init(uint64_t seed) {
     snprintf(detsim__disk.journal_dir, sizeof detsim__disk.journal_dir, "%s", journal);
     detsim__disk.journal = true;
   }
+  disk_map_init();
   if (!detsim__world_hosts()) return;
   struct detsim_world_node *me = &detsim__ws->nodes[detsim__host_index];
   if (!me->disk_lost_power) return;
   uint64_t writes = 0, names = 0;
   if (detsim__disk.journal) disk_rollback(&writes, &names);
+  disk_map_forget_all(); /* none of the node's processes outlived the power */
   me->disk_lost_writes = writes;
   me->disk_lost_names = names;
   me->disk_lost_power = 0;

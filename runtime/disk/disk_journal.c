@@ -112,6 +112,27 @@ void disk_journal_size(uint64_t ino, const char *path, int64_t new_size, int64_t
   record(h, path, NULL, readfd, new_size, NULL);
 }
 
+void disk_journal_map(uint64_t ino, const char *path, int64_t off, uint64_t len, int64_t size, int readfd) {
+  struct disk_rec_head h = { 0 };
+  h.type = DISK_REC_MAP;
+  h.ino = ino;
+  h.off = off;
+  h.len = len;
+  h.old_size = size;
+  int64_t end = off + (int64_t)len < size ? off + (int64_t)len : size;
+  h.pre_len = end > off ? (uint64_t)(end - off) : 0;
+  record(h, path, NULL, readfd, off, NULL);
+}
+
+void disk_journal_msync(uint64_t ino, const char *path, int64_t off, uint64_t len) {
+  struct disk_rec_head h = { 0 };
+  h.type = DISK_REC_MSYNC;
+  h.ino = ino;
+  h.off = off;
+  h.len = len;
+  record(h, path, NULL, -1, 0, NULL);
+}
+
 void disk_journal_mark(enum disk_rec type, uint64_t ino, const char *path) {
   struct disk_rec_head h = { 0 };
   h.type = type;

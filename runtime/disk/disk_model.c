@@ -10,6 +10,7 @@
  * rate, drawn from the node's own stream (per incarnation), so a seed
  * replays.
  */
+#include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <sys/stat.h>
@@ -98,11 +99,23 @@ static struct detsim_rng *fault_stream(void) {
 uint64_t disk_fault_draw(uint64_t n) { return n ? detsim__rng_below(fault_stream(), n) : 0; }
 
 bool disk_fault_hits(unsigned kind) {
-  if (!detsim__world_hosts() || kind < DETSIM_FAULT_EIO || kind > DETSIM_FAULT_MISDIRECTED) return false;
+  if (!detsim__world_hosts() || kind < DETSIM_FAULT_EIO || kind > DETSIM_FAULT_EDQUOT) return false;
   const struct detsim_world_node *n = &S->nodes[detsim__host_index];
   unsigned k = kind - DETSIM_FAULT_EIO;
   if (detsim__now_ns() >= n->disk_until[k]) return false;
   return detsim__rng_below(fault_stream(), PPM) < n->disk_ppm[k];
+}
+
+int disk_full_fault(uintptr_t pc) {
+  if (disk_fault_hits(DETSIM_FAULT_ENOSPC)) {
+    disk_fault_injected(DETSIM_FAULT_ENOSPC, pc);
+    return ENOSPC;
+  }
+  if (disk_fault_hits(DETSIM_FAULT_EDQUOT)) {
+    disk_fault_injected(DETSIM_FAULT_EDQUOT, pc);
+    return EDQUOT;
+  }
+  return 0;
 }
 
 void disk_fault_injected(unsigned kind, uintptr_t pc) {

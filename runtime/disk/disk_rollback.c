@@ -15,7 +15,13 @@
  *    ordered mode writes the data before the size that exposes it);
  *  - undo runs from the newest record to the oldest and never writes over
  *    bytes a newer record kept (the protected ranges), so a unit ends as
- *    one of its versions.
+ *    one of its versions;
+ *  - a writable shared mapping's snapshot (disk_map.c) is a write of its
+ *    whole range: each unit of it that changed since takes a version as
+ *    any write's does, and a file with one tears at least per page (its
+ *    pages are written back one by one); msync(MS_SYNC) makes a range
+ *    durable (the records before it, within the range) and the file's size
+ *    with it.
  */
 #include <errno.h>
 #include <stddef.h>
@@ -41,6 +47,8 @@ struct rec {
   unsigned char fate;     /* data records: enum fate, from the records after it */
   bool durable;           /* name records: a later sync made it durable */
   bool first_of_file;     /* data records: the first of its file */
+  unsigned until;         /* data records: the first whole-file sync outcome
+                             of its file after it (n_recs: none) */
 };
 
 struct range {
@@ -51,7 +59,8 @@ static struct rec *recs;
 static unsigned n_recs;
 static struct detsim_rng rng;
 static unsigned mode;    /* 0 keep all, 1 lose all it may, else mixed */
-static int64_t unit;     /* tearing granularity in bytes (INT64_MAX: whole file) */
+static int64_t crash_unit; /* tearing granularity in bytes (INT64_MAX: whole file) */
+static int64_t unit;     /* the file's at hand: crash_unit, at most a page when mapped */
 
 static void too_many(const char *what, unsigned long long max) {
   char msg[256];
@@ -149,7 +158,9 @@ static void parent(const char *p, char *out, size_t n) {
   if (s && s != out) *s = '\0';
 }
 
-static bool is_data(const struct rec *r) { return r->h.type == DISK_REC_WRITE || r->h.type == DISK_REC_SIZE; }
+static bool is_data(const struct rec *r) {
+  return r->h.type == DISK_REC_WRITE || r->h.type == DISK_REC_SIZE || r->h.type == DISK_REC_MAP;
+}
 
 static bool name_durable(unsigned i) { return recs[i].durable; }
 
@@ -224,6 +235,7 @@ static enum fate fate_of(unsigned i) { return (enum fate)recs[i].fate; }
 #define INO_SLOTS (2 * DETSIM_DISK_SCAN_FILES_MAX)
 static struct {
   uint64_t ino;
+  unsigned at; /* the newest whole-file sync outcome seen (classify) */
   unsigned char state;
   bool used;
 } inos[INO_SLOTS];
@@ -232,7 +244,7 @@ static unsigned ino_slot(uint64_t ino) {
   unsigned h = (unsigned)((ino * 0x9e3779b97f4a7c15ull) >> 40) % INO_SLOTS;
   for (unsigned n = 0; n < INO_SLOTS; n++, h = (h + 1) % INO_SLOTS)
     if (!inos[h].used || inos[h].ino == ino) {
-      if (!inos[h].used) inos[h].used = true, inos[h].ino = ino, inos[h].state = FATE_DRAWN;
+      if (!inos[h].used) inos[h].used = true, inos[h].ino = ino, inos[h].state = FATE_DRAWN, inos[h].at = n_recs;
       return h;
     }
   too_many("disk_scan_files", INO_SLOTS);
@@ -254,17 +266,27 @@ static void classify(void) {
     switch (r->h.type) {
     case DISK_REC_SYNCALL: all = true; break;
     case DISK_REC_FSYNC:
-    case DISK_REC_FSYNC_FAIL:
-      inos[ino_slot(r->h.ino)].state = r->h.type == DISK_REC_FSYNC ? FATE_DURABLE : FATE_FORCED_LOST;
+    case DISK_REC_FSYNC_FAIL: {
+      unsigned s = ino_slot(r->h.ino);
+      inos[s].state = r->h.type == DISK_REC_FSYNC ? FATE_DURABLE : FATE_FORCED_LOST;
+      inos[s].at = i;
       any_sync = true;
       break;
+    }
+    case DISK_REC_MSYNC: any_sync = true; break; /* ext4: its journal commit takes every name before it */
     case DISK_REC_DIRSYNC:
       any_sync = true;
       if (n_dirs < 64) snprintf(synced_dirs[n_dirs++], PATH_MAX, "%s", r->path);
       else dirs_overflow = true; /* more synced directories than it tracks: counted as durable */
       break;
     case DISK_REC_WRITE:
-    case DISK_REC_SIZE: r->fate = all ? FATE_DURABLE : inos[ino_slot(r->h.ino)].state; break;
+    case DISK_REC_SIZE:
+    case DISK_REC_MAP: {
+      unsigned s = ino_slot(r->h.ino);
+      r->fate = all ? FATE_DURABLE : inos[s].state;
+      r->until = inos[s].at;
+      break;
+    }
     default: {
       char dir[PATH_MAX];
       parent(r->h.type == DISK_REC_RENAME || r->h.type == DISK_REC_LINK ? r->path2 : r->path, dir, sizeof dir);
@@ -286,9 +308,17 @@ static void classify(void) {
   }
 }
 
+/* The largest size the file at hand had in its records or has now: a
+ * mapping's range past it was never there to change. */
+static int64_t file_max;
+
 /* The byte range a data record changed, with its pre-image's extent. */
 static struct range changed(const struct rec *r) {
   if (r->h.type == DISK_REC_WRITE) return (struct range){ r->h.off, r->h.off + (int64_t)r->h.len };
+  if (r->h.type == DISK_REC_MAP) {
+    int64_t b = r->h.off + (int64_t)r->h.len;
+    return (struct range){ r->h.off, b < file_max ? b : file_max };
+  }
   /* A size change: the bytes it cut (restored by undo), or none. */
   if (r->h.off < r->h.old_size) return (struct range){ r->h.off, r->h.old_size };
   return (struct range){ 0, 0 };
@@ -296,6 +326,7 @@ static struct range changed(const struct rec *r) {
 
 static int64_t size_after(const struct rec *r) {
   if (r->h.type == DISK_REC_SIZE) return r->h.off;
+  if (r->h.type == DISK_REC_MAP) return r->h.old_size; /* stores never grow a file */
   int64_t end = r->h.off + (int64_t)r->h.len;
   return end > r->h.old_size ? end : r->h.old_size;
 }
@@ -343,13 +374,22 @@ static unsigned version_of(int64_t u) {
 }
 
 static void protect(int64_t a, int64_t b) {
+  if (fr.n_prot > 0 && fr.prot[fr.n_prot - 1].b == a && fr.prot[fr.n_prot - 1].a <= a) {
+    fr.prot[fr.n_prot - 1].b = b; /* a mapping's next page */
+    return;
+  }
   if (fr.n_prot == DETSIM_DISK_RECORDS_PER_FILE_MAX) too_many("disk_records_per_file", DETSIM_DISK_RECORDS_PER_FILE_MAX);
   fr.prot[fr.n_prot++] = (struct range){ a, b };
 }
 
-/* Writes the record's pre-image over [a, b), except the protected bytes. */
+static const char *target(const struct rec *r, int64_t y, int64_t *n);
+
+/* Writes the record's pre-image over [a, b), except the protected bytes
+ * (a mapping's, only over what exists of the file now: past its end
+ * nothing was stored). */
 static void restore(int fd, const struct rec *r, int64_t a, int64_t b) {
-  int64_t pre_a = r->h.type == DISK_REC_WRITE ? r->h.off : r->h.off;
+  struct stat st;
+  if (r->h.type == DISK_REC_MAP && fstat(fd, &st) == 0 && b > st.st_size) b = st.st_size;
   for (int64_t x = a; x < b;) {
     /* The next protected byte at or after x, and whether x is protected. */
     int64_t stop = b;
@@ -367,18 +407,9 @@ static void restore(int fd, const struct rec *r, int64_t a, int64_t b) {
     }
     for (unsigned i = 0; i < fr.n_prot; i++)
       if (fr.prot[i].a > x && fr.prot[i].a < stop) stop = fr.prot[i].a;
-    char zeros[4096] = { 0 };
     for (int64_t y = x; y < stop;) {
       int64_t n = stop - y;
-      const char *src;
-      int64_t in_pre = y - pre_a;
-      if (in_pre >= 0 && (uint64_t)in_pre < r->h.pre_len) {
-        if ((uint64_t)n > r->h.pre_len - (uint64_t)in_pre) n = (int64_t)(r->h.pre_len - (uint64_t)in_pre);
-        src = r->pre + in_pre;
-      } else {
-        if (n > (int64_t)sizeof zeros) n = (int64_t)sizeof zeros;
-        src = zeros; /* past the old size: nothing was there */
-      }
+      const char *src = target(r, y, &n); /* past the old size: nothing was there */
       if (REAL(pwrite)(fd, src, (size_t)n, y) != n) disk_fail("cannot write a file back while rolling the disk back");
       y += n;
     }
@@ -386,19 +417,104 @@ static void restore(int fd, const struct rec *r, int64_t a, int64_t b) {
   }
 }
 
+/* The ranged syncs (msync MS_SYNC) of the file at hand. */
+static struct {
+  unsigned at;
+  int64_t a, b;
+} msyncs[DETSIM_DISK_RECORDS_PER_FILE_MAX];
+static unsigned n_msyncs;
+
+/* Whether [a, b) of record i is durable by an msync after it (and before
+ * its file's first whole-file outcome: a failed fsync dropped it first). */
+static bool range_synced(unsigned i, int64_t a, int64_t b) {
+  for (unsigned k = 0; k < n_msyncs; k++)
+    if (msyncs[k].at > i && msyncs[k].at < recs[i].until && msyncs[k].a <= a && b <= msyncs[k].b) return true;
+  return false;
+}
+
+/* The end of the piece of a record's change starting at a: the unit's
+ * end, or an msync's boundary before it, so each piece is inside or
+ * outside each synced range. */
+static int64_t piece_end(int64_t a, int64_t end) {
+  int64_t b = unit == INT64_MAX ? end : (a / unit + 1) * unit;
+  if (b > end) b = end;
+  for (unsigned k = 0; k < n_msyncs; k++) {
+    if (msyncs[k].a > a && msyncs[k].a < b) b = msyncs[k].a;
+    if (msyncs[k].b > a && msyncs[k].b < b) b = msyncs[k].b;
+  }
+  return b;
+}
+
+/* What undoing [a, b) of r would write: its pre-image, zeros past it. */
+static const char *target(const struct rec *r, int64_t y, int64_t *n) {
+  static const char zeros[4096];
+  int64_t in_pre = y - r->h.off;
+  if (in_pre >= 0 && (uint64_t)in_pre < r->h.pre_len) {
+    if ((uint64_t)*n > r->h.pre_len - (uint64_t)in_pre) *n = (int64_t)(r->h.pre_len - (uint64_t)in_pre);
+    return r->pre + in_pre;
+  }
+  if (*n > (int64_t)sizeof zeros) *n = (int64_t)sizeof zeros;
+  return zeros;
+}
+
+/* A mapping's snapshot over [a, b): whether the file there (what exists
+ * of it now) differs from it.  A page no store changed since is no
+ * version of its own: it draws nothing and is no loss. */
+static bool map_piece_changed(int fd, const struct rec *r, int64_t a, int64_t b) {
+  struct stat st;
+  if (fstat(fd, &st) != 0) return true;
+  if (b > st.st_size) b = st.st_size;
+  char buf[4096];
+  for (int64_t y = a; y < b;) {
+    int64_t n = b - y < (int64_t)sizeof buf ? b - y : (int64_t)sizeof buf;
+    const char *want = target(r, y, &n);
+    if (REAL(pread)(fd, buf, (size_t)n, y) != n || memcmp(buf, want, (size_t)n) != 0) return true;
+    y += n;
+  }
+  return false;
+}
+
 static uint64_t roll_file(uint64_t ino) {
   memset(&fr, 0, offsetof(struct file_roll, units));
   fr.n_units = fr.n_prot = 0;
-  for (unsigned i = 0; i < n_recs; i++)
-    if (is_data(&recs[i]) && recs[i].h.ino == ino && fate_of(i) == FATE_DRAWN) {
+  n_msyncs = 0;
+  bool mapped = false;
+  file_max = 0;
+  for (unsigned i = 0; i < n_recs; i++) {
+    const struct rec *r = &recs[i];
+    if (r->h.ino != ino) continue;
+    if (r->h.type == DISK_REC_MSYNC) {
+      if (n_msyncs == DETSIM_DISK_RECORDS_PER_FILE_MAX) too_many("disk_records_per_file", DETSIM_DISK_RECORDS_PER_FILE_MAX);
+      msyncs[n_msyncs++] = (typeof(msyncs[0])){ i, r->h.off, r->h.off + (int64_t)r->h.len };
+      continue;
+    }
+    if (!is_data(r)) continue;
+    if (r->h.old_size > file_max) file_max = r->h.old_size;
+    if (r->h.type != DISK_REC_MAP && size_after(r) > file_max) file_max = size_after(r);
+    if (r->h.type == DISK_REC_MAP && fate_of(i) != FATE_DURABLE) mapped = true;
+    if (fate_of(i) == FATE_DRAWN) {
       if (fr.k == DETSIM_DISK_RECORDS_PER_FILE_MAX) too_many("disk_records_per_file", DETSIM_DISK_RECORDS_PER_FILE_MAX);
       fr.drawn[fr.k++] = i;
     }
-  fr.size_version = mode == 0 ? fr.k : mode == 1 ? 0 : (unsigned)detsim__rng_below(&rng, fr.k + 1);
+  }
+  /* An msync made the size durable: it keeps at least the records before
+   * the last one. */
+  unsigned lo_size = 0;
+  for (unsigned k = 0; k < n_msyncs; k++) {
+    unsigned before = 0;
+    while (before < fr.k && fr.drawn[before] < msyncs[k].at) before++;
+    if (before > lo_size) lo_size = before;
+  }
+  fr.size_version = mode == 0 ? fr.k : mode == 1 ? lo_size : lo_size + (unsigned)detsim__rng_below(&rng, fr.k - lo_size + 1);
+  /* Mapped pages are written back one by one: such a file tears at
+   * least per page. */
+  unit = mapped && crash_unit > 4096 ? 4096 : crash_unit;
   const char *path = path_of(ino);
   if (path == NULL) return 0; /* no name reaches it any more: nothing to roll */
-  int fd = (int)REAL(open)(path, O_WRONLY | O_CLOEXEC);
+  int fd = (int)REAL(open)(path, O_RDWR | O_CLOEXEC);
   if (fd < 0) return 0;
+  struct stat st;
+  if (fstat(fd, &st) == 0 && st.st_size > file_max) file_max = st.st_size;
   uint64_t lost = 0;
   unsigned t = fr.k; /* the drawn rank of the record at hand, 1-based */
   for (unsigned i = n_recs; i-- > 0;) {
@@ -406,13 +522,18 @@ static uint64_t roll_file(uint64_t ino) {
     if (!is_data(r) || r->h.ino != ino) continue;
     enum fate f = fate_of(i);
     unsigned rank = f == FATE_DRAWN ? t-- : 0;
+    bool is_map = r->h.type == DISK_REC_MAP;
     struct range c = changed(r);
     bool any_lost = false;
     for (int64_t a = c.a; a < c.b;) {
+      int64_t b = piece_end(a, c.b);
       int64_t u = unit == INT64_MAX ? 0 : a / unit;
-      int64_t b = unit == INT64_MAX ? c.b : (u + 1) * unit;
-      if (b > c.b) b = c.b;
-      bool kept = f == FATE_DURABLE || (f == FATE_DRAWN && rank <= version_of(u));
+      bool durable = f == FATE_DURABLE || range_synced(i, a, b);
+      if (!durable && is_map && !map_piece_changed(fd, r, a, b)) {
+        a = b;
+        continue;
+      }
+      bool kept = durable || (f == FATE_DRAWN && rank <= version_of(u));
       if (kept) protect(a, b);
       else {
         restore(fd, r, a, b);
@@ -420,7 +541,7 @@ static uint64_t roll_file(uint64_t ino) {
       }
       a = b;
     }
-    if (f == FATE_FORCED_LOST) any_lost = true;
+    if (f == FATE_FORCED_LOST && !is_map) any_lost = true;
     if (f == FATE_DRAWN && rank > fr.size_version && r->h.type == DISK_REC_SIZE) any_lost = true;
     lost += any_lost;
   }
@@ -447,7 +568,7 @@ void disk_rollback(uint64_t *lost_writes, uint64_t *lost_names) {
   detsim__rng_init(&rng, detsim__seed_child(detsim__disk.seed, label));
   mode = (unsigned)detsim__rng_below(&rng, 4);
   static const int64_t units[] = { INT64_MAX, 4096, 512 };
-  unit = units[detsim__rng_below(&rng, 3)];
+  crash_unit = units[detsim__rng_below(&rng, 3)];
   size_t len;
   char *buf = load(&len);
   if (buf) parse(buf, len);

@@ -1,13 +1,16 @@
 /* The interceptors of the calls only the simulated disk gives meaning to
- * (syncs, renames, links, directories, sizes, locks, positioned reads).
+ * (syncs, renames, links, directories, sizes, locks, positioned reads,
+ * shared mappings).
  * A call on a file outside every data directory is the kernel's, except the
  * lock waits, which are scheduling points for every file (a process blocked
  * in the kernel on another's lock would hang the world).
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <sys/file.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/uio.h>
 #include <unistd.h>
@@ -209,3 +212,52 @@ DETSIM_EXPORT ssize_t __detsim_copy_file_range(int in, off64_t *in_off, int out,
   return REAL(copy_file_range)(in, in_off, out, out_off, n, flags);
 }
 DETSIM_INTERCEPT_ALIAS(copy_file_range)
+
+/* Shared mappings (disk_map.c): a MAP_SHARED mapping of a file of the disk
+ * is tracked, so its stores are in the crash model; every other mapping is
+ * the kernel's, and munmap, mremap, mprotect and msync of a process holding
+ * no tracked mapping go straight to it. */
+static bool maps_on(void) { return detsim__self() != NULL && detsim__disk_on(); }
+
+DETSIM_EXPORT void *__detsim_mmap(void *addr, size_t len, int prot, int flags, int fd, off_t off) {
+  if (!maps_on()) return REAL(mmap)(addr, len, prot, flags, fd, off);
+  return detsim__disk_mmap(addr, len, prot, flags, fd, off, PC());
+}
+DETSIM_INTERCEPT_ALIAS(mmap)
+
+DETSIM_EXPORT void *__detsim_mmap64(void *addr, size_t len, int prot, int flags, int fd, off64_t off) {
+  if (!maps_on()) return REAL(mmap64)(addr, len, prot, flags, fd, off);
+  return detsim__disk_mmap(addr, len, prot, flags, fd, off, PC());
+}
+DETSIM_INTERCEPT_ALIAS(mmap64)
+
+DETSIM_EXPORT int __detsim_munmap(void *addr, size_t len) {
+  if (!detsim__disk_maps_held() || detsim__self() == NULL) return REAL(munmap)(addr, len);
+  return detsim__disk_munmap(addr, len);
+}
+DETSIM_INTERCEPT_ALIAS(munmap)
+
+DETSIM_EXPORT void *__detsim_mremap(void *old, size_t old_len, size_t new_len, int flags, ...) {
+  void *new_addr = NULL;
+  if (flags & MREMAP_FIXED) {
+    va_list ap;
+    va_start(ap, flags);
+    new_addr = va_arg(ap, void *);
+    va_end(ap);
+  }
+  if (!detsim__disk_maps_held() || detsim__self() == NULL) return REAL(mremap)(old, old_len, new_len, flags, new_addr);
+  return detsim__disk_mremap(old, old_len, new_len, flags, new_addr);
+}
+DETSIM_INTERCEPT_ALIAS(mremap)
+
+DETSIM_EXPORT int __detsim_mprotect(void *addr, size_t len, int prot) {
+  if (!detsim__disk_maps_held() || detsim__self() == NULL) return REAL(mprotect)(addr, len, prot);
+  return detsim__disk_mprotect(addr, len, prot);
+}
+DETSIM_INTERCEPT_ALIAS(mprotect)
+
+DETSIM_EXPORT int __detsim_msync(void *addr, size_t len, int flags) {
+  if (!detsim__disk_maps_held() || detsim__self() == NULL) return REAL(msync)(addr, len, flags);
+  return detsim__disk_msync(addr, len, flags, PC());
+}
+DETSIM_INTERCEPT_ALIAS(msync)

@@ -29,6 +29,7 @@
 #include <unistd.h>
 
 #include "core/core.h"
+#include "disk/disk.h"
 #include "time/time.h"
 #include "limits.h"
 #include "net/net.h"
@@ -278,6 +279,7 @@ bool detsim__proc_atfork_child(void) {
   detsim__sched_fork_child();
   detsim__sig_fork_child();
   net_fork_child();
+  detsim__disk_fork_child(); /* it holds its parent's shared mappings too */
   detsim__world_start_dispatcher();
   /* It always runs: it also ends a run stopped by a signal from outside. */
   detsim__watchdog_start();

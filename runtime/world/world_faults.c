@@ -444,6 +444,7 @@ static void draw(void) {
     if (on & DETSIM_FAULTS_SLOW) draw_disk(horizon, DETSIM_FAULT_SLOW, "slow", 10000, 300000);
     if (on & DETSIM_FAULTS_CORRUPT) draw_disk(horizon, DETSIM_FAULT_CORRUPT, "corrupt", 1000, 50000);
     if (on & DETSIM_FAULTS_MISDIRECTED) draw_disk(horizon, DETSIM_FAULT_MISDIRECTED, "misdirected", 1000, 50000);
+    if (on & DETSIM_FAULTS_EDQUOT) draw_disk(horizon, DETSIM_FAULT_EDQUOT, "edquot", 5000, 200000);
   }
   drop_groups(detsim__opt.fault_drop);
   for (unsigned i = 0; i < S->n_faults; i++)
@@ -499,7 +500,7 @@ static void apply(const struct detsim_world_fault *f) {
   if (f->kind == DETSIM_FAULT_RESET && !net_reset_connection(f->arg)) return;
   /* A storage fault kind counts what it did to calls (runtime/disk/), not
    * its window. */
-  if (f->kind < DETSIM_FAULT_EIO || f->kind > DETSIM_FAULT_MISDIRECTED) S->fault_counts[f->kind]++;
+  if (f->kind < DETSIM_FAULT_EIO || f->kind > DETSIM_FAULT_EDQUOT) S->fault_counts[f->kind]++;
   /* The event first: a crash of this very node does not return. */
   detsim__event(DETSIM_EV_fault, detsim__self(), NULL, 0, fault_value(f));
   switch (f->kind) {
@@ -550,7 +551,8 @@ static void apply(const struct detsim_world_fault *f) {
   case DETSIM_FAULT_ENOSPC:
   case DETSIM_FAULT_SLOW:
   case DETSIM_FAULT_CORRUPT:
-  case DETSIM_FAULT_MISDIRECTED: {
+  case DETSIM_FAULT_MISDIRECTED:
+  case DETSIM_FAULT_EDQUOT: {
     struct detsim_world_node *n = &S->nodes[f->node];
     n->disk_until[f->kind - DETSIM_FAULT_EIO] = f->until;
     n->disk_ppm[f->kind - DETSIM_FAULT_EIO] = (uint32_t)f->arg;

@@ -3,7 +3,8 @@
  * it (oracle, in its own directory: no power loss touches it) what it made
  * durable, and after a restart checks the model's rules against it.
  *
- *   disk_node MODE MODEL   MODE: log stdio overwrite names rename eio enospc corrupt;
+ *   disk_node MODE MODEL   MODE: log stdio overwrite names rename eio enospc corrupt mmap
+ *                          maplimit;
  *                          MODEL: ext4 or posix (the rules it checks)
  *
  * A broken rule is a failed DETSIM_CHECK (class correctness); what the
@@ -11,12 +12,14 @@
  * the test wants reached in some seed.
  */
 #include <errno.h>
+#include <pthread.h>
 #include <fcntl.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -368,7 +371,8 @@ static void eio_run(void) {
   close(fd);
 }
 
-/* ---- enospc: failed and short writes; the file holds what they took ---- */
+/* ---- enospc: failed and short writes (a full disk, or quota: the
+ * enospc and edquot faults); the file holds what they took ---- */
 
 static void enospc_run(void) {
   int fd = open("disk/log", O_RDWR | O_CREAT | O_TRUNC, 0644);
@@ -380,8 +384,9 @@ static void enospc_run(void) {
     size_t done = 0;
     while (done < REC) {
       ssize_t w = write(fd, r + done, REC - done);
-      if (w < 0 && errno == ENOSPC) {
-        DETSIM_SOMETIMES(true, "a write failed with ENOSPC");
+      if (w < 0 && (errno == ENOSPC || errno == EDQUOT)) {
+        DETSIM_SOMETIMES(errno == ENOSPC, "a write failed with ENOSPC");
+        DETSIM_SOMETIMES(errno == EDQUOT, "a write failed with EDQUOT");
         usleep(1000);
         continue;
       }
@@ -400,6 +405,113 @@ static void enospc_run(void) {
   fstat(fd, &st);
   DETSIM_CHECK(same && (size_t)st.st_size == total, "the file holds exactly what the writes took");
   close(fd);
+}
+
+/* ---- mmap: records stored through shared mappings by two threads (one
+ * the even pages, the other the odd ones through a second mapping), a
+ * page msync'ed after some stores, the file fsynced by the first thread
+ * after others (which must cover the second mapping too); each page must
+ * read back as one whole record of its own, never older than its last
+ * synced one ---- */
+
+#define MPAGES 8
+#define MPG 4096
+
+static void mmap_check(void) {
+  /* The oracle: "w N" before record N-1 is stored, "d N" after, "m N"
+   * after an msync of its page, "s N" after an fsync of the file. */
+  int newest[MPAGES], done[MPAGES], floor[MPAGES];
+  for (int p = 0; p < MPAGES; p++) newest[p] = done[p] = floor[p] = -1;
+  for (unsigned i = 0; i < n_evs; i++) {
+    int seq = (int)evs[i].n - 1, p = seq >= 0 ? seq % MPAGES : 0;
+    if (evs[i].kind == 'w' && seq > newest[p]) newest[p] = seq;
+    if (evs[i].kind == 'd' && seq > done[p]) done[p] = seq;
+    if (evs[i].kind == 'm' && seq > floor[p]) floor[p] = seq;
+    if (evs[i].kind == 's')
+      for (int q = 0; q < MPAGES; q++)
+        if (done[q] > floor[q]) floor[q] = done[q];
+  }
+  int fd = open("disk/mapped", O_RDONLY);
+  if (fd < 0) die("mapped after restart");
+  bool lost = false, kept = false;
+  for (int p = 0; p < MPAGES; p++) {
+    unsigned char buf[REC];
+    if (pread(fd, buf, REC, (off_t)p * MPG) != REC) die("pread");
+    unsigned seq = 0;
+    memcpy(&seq, buf + 4, 4);
+    int c = classify(buf, seq);
+    bool zeros = classify(buf, 0) == 0;
+    int v = zeros ? -1 : c == 1 && (int)(seq % MPAGES) == p ? (int)seq : -2;
+    if (v == -2 || v > newest[p] || v < floor[p])
+      fprintf(stderr, "disk_node: page %d holds %d (synced %d, newest %d)\n", p, v, floor[p], newest[p]);
+    DETSIM_CHECK(v != -2 && v <= newest[p], "a mapped page holds zeros or one whole record stored in it");
+    DETSIM_CHECK(v >= floor[p], "an msync'ed or fsynced mapped page survives");
+    if (v < done[p]) lost = true;
+    if (v > floor[p]) kept = true;
+  }
+  close(fd);
+  DETSIM_SOMETIMES(lost, "an unsynced mapped write lost");
+  DETSIM_SOMETIMES(kept, "an unsynced mapped write kept");
+}
+
+static void mmap_store(unsigned char *map, unsigned t) {
+  unsigned char r[REC];
+  make(t, r);
+  note("w %u", t + 1);
+  memcpy(map + (size_t)(t % MPAGES) * MPG, r, REC);
+  note("d %u", t + 1);
+  if (t % 5 == 4 || t % 5 == 1) {
+    if (msync(map + (size_t)(t % MPAGES) * MPG, MPG, MS_SYNC) != 0) die("msync");
+    note("m %u", t + 1);
+  }
+}
+
+struct mmap_writer {
+  unsigned char *map;
+  int fd;
+  unsigned first;
+};
+
+static void *mmap_writer(void *arg) {
+  const struct mmap_writer *w = arg;
+  for (unsigned t = w->first; t < RECORDS; t += 2) {
+    mmap_store(w->map, t);
+    if (w->first == 0 && t % 23 == 22) {
+      if (fsync(w->fd) != 0) die("fsync");
+      note("s %u", t + 1);
+    }
+    usleep(2000);
+  }
+  return NULL;
+}
+
+static void mmap_run(void) {
+  int fd = open("disk/mapped", O_RDWR | O_CREAT | O_TRUNC, 0644);
+  if (fd < 0) die("open mapped");
+  if (ftruncate(fd, MPAGES * MPG) != 0 || fsync(fd) != 0) die("ftruncate");
+  fsync_dir("disk");
+  unsigned char *map = mmap(NULL, MPAGES * MPG, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+  if (map == MAP_FAILED) die("mmap");
+  /* The odd pages through a mapping of their own. */
+  unsigned char *odd = mmap(NULL, MPAGES * MPG, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+  if (odd == MAP_FAILED) die("mmap");
+  struct mmap_writer even_w = { map, fd, 0 }, odd_w = { odd, fd, 1 };
+  pthread_t t;
+  pthread_create(&t, NULL, mmap_writer, &odd_w);
+  mmap_writer(&even_w);
+  pthread_join(t, NULL);
+}
+
+/* ---- maplimit: a writable shared mapping past the bytes the crash model
+ * tracks per node (DETSIM_DISK_MAPPED_BYTES_MAX): the run must end with
+ * the limit named, not map it blind ---- */
+
+static void maplimit_run(void) {
+  int fd = open("disk/big", O_RDWR | O_CREAT | O_TRUNC, 0644);
+  size_t len = (size_t)300 << 20;
+  if (fd < 0 || ftruncate(fd, (off_t)len) != 0) die("big file");
+  void *p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+  fprintf(stderr, "disk_node: a 300 MiB writable mapping %s\n", p == MAP_FAILED ? "failed" : "was made");
 }
 
 /* ---- corrupt: reads back and trusts nothing it cannot check ---- */
@@ -423,7 +535,7 @@ static void corrupt_run(void) {
 
 int main(int argc, char **argv) {
   if (argc != 3) {
-    fprintf(stderr, "usage: disk_node log|names|rename|eio|enospc|corrupt ext4|posix\n");
+    fprintf(stderr, "usage: disk_node log|stdio|overwrite|names|rename|eio|enospc|corrupt|mmap|maplimit ext4|posix\n");
     return 2;
   }
   const char *mode = argv[1];
@@ -437,6 +549,8 @@ int main(int argc, char **argv) {
   else if (!strcmp(mode, "rename")) restarted ? rename_check() : rename_run();
   else if (!strcmp(mode, "eio")) restarted ? eio_check() : eio_run();
   else if (!strcmp(mode, "enospc")) { if (!restarted) enospc_run(); }
+  else if (!strcmp(mode, "mmap")) restarted ? mmap_check() : mmap_run();
+  else if (!strcmp(mode, "maplimit")) { if (!restarted) maplimit_run(); }
   else if (!strcmp(mode, "corrupt")) { if (!restarted) corrupt_run(); }
   else return 2;
   /* Stay up: the client ends the world. */
