@@ -51,13 +51,16 @@ int LLVMFuzzerInitialize(int *argc, char ***argv) {
   if (!r.result_line)
     st_die(ST_EXIT_HARNESS, "%s is not a simulation build, or it did not run (no result line); its stderr ends:\n%s",
            sf.target[0], r.stderr_text);
+  if ((!r.have_coverage || r.counters == 0) && sf.world)
+    st_die(ST_EXIT_HARNESS, "%s: no node's program has coverage counters: build them with detsim-cc --fuzz",
+           sf.target[1]);
   if (!r.have_coverage || r.counters == 0)
     st_die(ST_EXIT_HARNESS, "%s has no coverage counters: build it with detsim-cc --fuzz", sf.target[0]);
   n_counters = r.counters;
   n_features = sf.sched_features ? DETSIM_FUZZ_SCHED_FEATURES : 0;
-  fprintf(stderr, "simfuzz: %s: %zu coverage counters and %zu scheduling features; seed %" PRIu64
-          "; the seed's own run: %s\n", sf.target[0], n_counters, n_features, sf.seed,
-          r.result_line);
+  fprintf(stderr, "simfuzz: %s: %zu coverage counters%s and %zu scheduling features; seed %" PRIu64
+          "; the seed's own run: %s\n", sf.world ? sf.target[1] : sf.target[0], n_counters,
+          sf.world ? " (all nodes' programs)" : "", n_features, sf.seed, r.result_line);
   sf_run_free(&r);
   free(path);
   region = st_xcalloc(n_counters + n_features, 1);

@@ -35,13 +35,17 @@
  * runtime's watchdog gets the same bound for a run without events). */
 #define SF_TIMEOUT_S_DEFAULT 10
 #define SF_TIMEOUT_S_MAX 3600
-/* libFuzzer's -max_len unless given: decisions an input holds at most. */
+/* libFuzzer's -max_len unless given: decisions an input holds at most (a
+ * world's input also holds its fault draws, and every node's choices). */
 #define SF_MAX_LEN_DEFAULT "64"
+#define SF_MAX_LEN_WORLD_DEFAULT "256"
 /* Arguments of the target. */
 #define SF_TARGET_ARGS_MAX 256
 
 struct sf_config {
-  char **target;     /* argv of the target, NULL-terminated */
+  char **target;     /* argv of the target, NULL-terminated (a world's:
+                        simworld's full path, its flags, the scenario) */
+  bool world;        /* the target is a scenario, run by simworld */
   uint64_t seed;     /* DETSIM_SEED of every run: the PRNG after the bytes run out */
   const char *out;   /* where failing inputs are saved */
   unsigned timeout_s;
