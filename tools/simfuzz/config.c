@@ -106,6 +106,7 @@ static void from_env(void) {
     st_world_preflight(world[k - 1]);
     sf.target = world;
     sf.world = true;
+    sf.scenario = world[k - 1];
   }
   const char *seed = getenv(SF_ENV_SEED);
   if (!seed || !st_parse_u64(seed, &sf.seed)) st_die(ST_EXIT_USAGE, "%s: not a seed", SF_ENV_SEED);

@@ -46,6 +46,7 @@ struct sf_config {
   char **target;     /* argv of the target, NULL-terminated (a world's:
                         simworld's full path, its flags, the scenario) */
   bool world;        /* the target is a scenario, run by simworld */
+  const char *scenario; /* then its scenario file */
   uint64_t seed;     /* DETSIM_SEED of every run: the PRNG after the bytes run out */
   const char *out;   /* where failing inputs are saved */
   unsigned timeout_s;

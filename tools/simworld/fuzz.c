@@ -28,7 +28,7 @@
 #include "st_elf.h"
 #include "st_util.h"
 
-void sw_choices_load(const char *path, struct detsim_world_shared *w) {
+struct sw_choices *sw_choices_read(const char *path) {
   int fd = open(path, O_RDONLY | O_CLOEXEC);
   if (fd < 0) st_die(ST_RUNTIME_EXIT_USAGE, "DETSIM_OPTIONS: cannot read choices file %s: %s", path, strerror(errno));
   struct stat st;
@@ -37,9 +37,10 @@ void sw_choices_load(const char *path, struct detsim_world_shared *w) {
   if ((uint64_t)st.st_size > DETSIM_CHOICES_BYTES_MAX)
     st_die(ST_RUNTIME_EXIT_USAGE, "DETSIM_OPTIONS: choices file %s has %lld bytes, more than %u (limit choices_bytes)",
            path, (long long)st.st_size, DETSIM_CHOICES_BYTES_MAX);
+  struct sw_choices *c = st_xmalloc(sizeof *c + (size_t)st.st_size);
   size_t got = 0;
   while (got < (size_t)st.st_size) {
-    ssize_t k = read(fd, w->choices + got, (size_t)st.st_size - got);
+    ssize_t k = read(fd, c->bytes + got, (size_t)st.st_size - got);
     if (k < 0 && errno == EINTR) continue;
     if (k <= 0)
       st_die(ST_RUNTIME_EXIT_USAGE, "DETSIM_OPTIONS: reading choices file %s failed: %s", path,
@@ -47,7 +48,13 @@ void sw_choices_load(const char *path, struct detsim_world_shared *w) {
     got += (size_t)k;
   }
   close(fd);
-  w->choices_len = got;
+  c->len = got;
+  return c;
+}
+
+void sw_choices_load(const struct sw_choices *c, struct detsim_world_shared *w) {
+  memcpy(w->choices, c->bytes, c->len);
+  w->choices_len = c->len;
   w->choices_pos = 0;
   w->choices_on = 1;
 }

@@ -235,6 +235,16 @@ int main(int argc, char **argv) {
   r.seed = seed;
   r.options = merged_options(&sc);
   r.outside_death = -1;
+  /* Fuzz mode (fuzz.c): the choices file is the launcher's to read (the
+   * world's header holds its bytes), and the nodes write coverage parts. */
+  char *choices = st_options_value(r.options, "choices");
+  char *fuzz_out = st_options_value(r.options, "fuzz_out");
+  if (choices && !choices[0]) choices = NULL;
+  if (fuzz_out && !fuzz_out[0]) fuzz_out = NULL;
+  if (choices && st_options_have(r.options, "plan"))
+    st_die(SW_EXIT_USAGE, "DETSIM_OPTIONS: choices= and plan= both decide the schedule: give one");
+  struct sw_choices *choice_bytes = choices ? sw_choices_read(choices) : NULL;
+  r.fuzz = fuzz_out != NULL;
   if (logs) {
     if (mkdir(logs, 0755) != 0 && errno != EEXIST) st_die(ST_EXIT_HARNESS, "--logs %s: %s", logs, strerror(errno));
     r.log_dir = st_xstrdup(logs);
@@ -246,15 +256,6 @@ int main(int argc, char **argv) {
   pin_to_current_cpu();
   char *replay = replay_command(seed, path);
   fprintf(stderr, "detsim: seed=%" PRIu64 " replay: %s\n", seed, replay);
-  /* Fuzz mode (fuzz.c): the choices file is the launcher's to read (the
-   * world's header holds its bytes), and the nodes write coverage parts. */
-  char *choices = st_options_value(r.options, "choices");
-  char *fuzz_out = st_options_value(r.options, "fuzz_out");
-  if (choices && !choices[0]) choices = NULL;
-  if (fuzz_out && !fuzz_out[0]) fuzz_out = NULL;
-  if (choices && st_options_have(r.options, "plan"))
-    st_die(SW_EXIT_USAGE, "DETSIM_OPTIONS: choices= and plan= both decide the schedule: give one");
-  r.fuzz = fuzz_out != NULL;
   sw_disks_create(&r);
   /* Each node runs in a directory of its own: a relative trace or
    * coverage path is the launcher's, made absolute for the nodes (the
@@ -276,7 +277,8 @@ int main(int argc, char **argv) {
   }
   r.node_options = node_options;
   r.world = sw_world_create(&sc, seed, &r.fd);
-  if (choices) sw_choices_load(choices, r.world);
+  if (choice_bytes) sw_choices_load(choice_bytes, r.world);
+  free(choice_bytes);
   /* The nodes' own first lines name the world's replay (they run in
    * directories of their own: the scenario's path absolute). */
   char scenario_abs[PATH_MAX];
