@@ -1,7 +1,8 @@
 /* The scheduler's choices in a world (world.h): over this node's runnable
  * threads and the other nodes that may have something to run, drawn
- * uniformly from the seed (in choice mode from the world's choices bytes); when nothing anywhere can run, time jumps to the
- * earliest deadline of any node.  How the world comes to a node and leaves
+ * uniformly from the seed (in choice mode from the world's choices bytes);
+ * when nothing anywhere can run, time jumps to the earliest deadline of any
+ * node.  How the world comes to a node and leaves
  * it (the guessed thread, the dispatcher), and a node's exit, crash and
  * clock steps.  The rest of the scheduler is sched.c.
  */

@@ -111,8 +111,8 @@ bool detsim__world_link_drops(unsigned src, unsigned dst, uint64_t t) {
 bool detsim__world_paused(unsigned node) { return S->nodes[node].paused_until > detsim__now_ns(); }
 
 /* One fault kind's draws: its own stream of the seed, or in choice mode
- * the world's choices bytes while they last (fuzz_abi.h has the encoding),
- * then that stream.  Without a choices file every draw is the stream's, as
+ * the world's choices bytes while they last (fuzz_abi.h; docs/fuzzing.md
+ * has the encoding), then that stream.  Without a choices file every draw is the stream's, as
  * it always was. */
 struct draws {
   struct detsim_rng rng;

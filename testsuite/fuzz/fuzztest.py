@@ -316,10 +316,11 @@ def faults_line(err):
 
 
 def case_world_choices_deterministic():
-    """A world takes its choices file's bytes for every node's scheduling
-    and, at level 2, for its fault draws: the same input in separate
-    processes takes the same history (and the same faults); different
-    inputs take different histories and draw different faults."""
+    """A world takes its choices file's bytes for every node's scheduling,
+    its links and, at level 2, its fault draws: the same input in separate
+    processes takes the same history (and the same faults), with link
+    latencies too; different inputs take different histories and draw
+    different faults."""
     rng = random.Random(41)
     hists, faults = set(), set()
     for i in range(6):
@@ -331,6 +332,9 @@ def case_world_choices_deterministic():
         check(total == 200 and 0 < u <= 200, "input %d: choices_used=%d/%d" % (i, u, total))
         hists.add(runs[0][2])
         faults.add(faults_line(runs[0][4]))
+        # With link latencies (each connection's link draws take bytes too).
+        slow = [world(3, "level=2:net_latency_max_ns=500000:choices=" + path)[:3] for _ in range(2)]
+        check(slow[0] == slow[1], "input %d with latencies: two processes took %s" % (i, slow))
     check(len(hists) >= 4, "6 inputs took only %d histories" % len(hists))
     check(len(faults) >= 3, "6 inputs drew only %d fault schedules: %s" % (len(faults), sorted(faults)))
     # Without a file the seed draws them, as it always did: the input is what changed them.
