@@ -9,6 +9,9 @@
  * into a counter region simfuzz registered with libFuzzer, so the corpus
  * grows on new program coverage (and new interleavings).  A failing run saves its input, prints its replay
  * line and traps, so libFuzzer records it (and -minimize_crash=1 shrinks it).
+ * A scenario is a world's target: simworld runs it, the input is every
+ * node's decisions and the world's fault draws, and the coverage is the
+ * merge of all the nodes' (docs/fuzzing.md, "Worlds").
  *
  * Parts: config.c (the command line, kept in the environment so that the
  * copies of itself libFuzzer starts, as -minimize_crash does, see it too),
