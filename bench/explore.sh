@@ -1,6 +1,7 @@
 #!/bin/sh
 # Executions to first failure on planted bugs of increasing depth, for the
-# seeded random walk, PCT and simfuzz (coverage-guided choices).
+# seeded random walk, PCT and simfuzz (coverage-guided choices), in programs
+# and in worlds (scenarios of several nodes).
 #
 #   bench/explore.sh [--quick] [BUILD_DIR [--budget N] [--trials N] [--only NAME] [--ablation]]
 #
@@ -27,4 +28,21 @@ done
 "$cc" --fuzz -O1 -g -o "$work/lost_update" "$src/testsuite/runtime/lost_update.c"
 "$cc" --fuzz -O1 -g -o "$work/canary" "$src/testsuite/tools/canary.c"
 "$cc" --fuzz -O1 -g -o "$work/bank" "$src/examples/bank/bank.c"
+# Worlds: the cross-node ordering bug at depths 1, 2, 4, 6 (links without latency:
+# which byte comes first is scheduling alone), the kv example's stale read
+# and the WAL example's ack before fsync at level 3.
+"$cc" --fuzz -O1 -g -o "$work/world_ordering" "$src/testsuite/fuzz/world_ordering.c"
+for d in 1 2 4 6; do
+  printf 'option net_latency_max_ns=0\nserver srv: world_ordering server 7000 3 %d\nclient c x3: world_ordering client {index} srv 7000 %d\n' \
+    $d $((2 * d + 2)) > "$work/world_d$d.scenario"
+done
+kv="$src/examples/kv"
+"$cc" --fuzz -O1 -g -DKV_PLANTED_BUG -o "$work/kv_server_buggy" "$kv/kv_server.c" "$kv/kv_net.c"
+"$cc" --fuzz -O1 -g -o "$work/kv_client" "$kv/kv_client.c" "$kv/kv_net.c"
+cp "$kv/kv-buggy.scenario" "$work/"
+wal="$src/examples/wal"
+"$cc" --fuzz -O1 -g -DWAL_BUG_ACK_BEFORE_FSYNC -o "$work/wal_server_ack_early" "$wal/wal_server.c" "$wal/wal_log.c" \
+  "$wal/wal_snap.c" "$wal/wal_record.c" "$wal/wal_state.c" "$wal/wal_crc32.c" "$wal/wal_net.c"
+"$cc" --fuzz -O1 -g -o "$work/wal_client" "$wal/wal_client.c" "$wal/wal_net.c"
+{ echo "level 3"; cat "$wal/wal-ack-early.scenario"; } > "$work/wal-ack-early.scenario"
 python3 "$here/explore/explore.py" $quick --simfuzz "$build/bin/simfuzz" --progs "$work" --work "$work" "$@"

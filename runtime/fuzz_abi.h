@@ -13,6 +13,19 @@
  * When the bytes run out, the run goes on drawing from the seed's
  * scheduler stream, exactly as a random walk of that seed would: every
  * input is a valid run, and an empty file is the seed's own run.
+ *
+ * In a world the launcher loads the file into the world's header
+ * (world_abi.h) and every node takes its bytes in the order of the one
+ * history: the nodes' scheduling decisions as above (a choice spans this
+ * node's runnable threads and the other nodes that may run), one byte per
+ * property of each new connection's link (net_fd.c), and at level
+ * 2 and up the fault draws (world_faults.c): one byte b per coin or
+ * fraction ((b + 0.5) / 256), per count or node (modulo their number), per
+ * length (log-uniform in its range), per 8 nodes of a partition's side;
+ * two bytes, big-endian, per time in the fault horizon.  Each node writes
+ * a coverage file of its own (<fuzz_out>.<node>.<incarnation>), and the
+ * launcher merges them into one of the layout below: one region per
+ * distinct program of the scenario, summed over its nodes.
  */
 #ifndef DETSIM_FUZZ_ABI_H
 #define DETSIM_FUZZ_ABI_H

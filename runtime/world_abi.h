@@ -24,6 +24,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "fuzz_abi.h"
+
 #define DETSIM_WORLD_MAGIC 0x646c726f776d6973ull /* "simworld" */
 #define DETSIM_WORLD_VERSION 19u
 /* Far from where Linux places programs, heaps, libraries and stacks without
@@ -154,7 +156,10 @@ struct detsim_world_node {
    * while this node is held (parked, never a candidate), 0 once NODE's
    * first listen released it (or when it starts at once). */
   uint32_t after1;
-  uint32_t after_pad;
+  /* Fuzz mode (fuzz_abi.h): the most coverage counters a process of it
+   * registered, so the launcher lays out the world's merged coverage file
+   * whatever parts were written. */
+  uint32_t fuzz_counters;
 };
 
 /* Faults, drawn from the seed at the world's start (world_faults.c). */
@@ -293,6 +298,16 @@ struct detsim_world_shared {
    * its scenario path absolute): a node's own first line names it, as a
    * node cannot be replayed alone.  Empty: the node prints none. */
   char replay[DETSIM_WORLD_REPLAY_BYTES];
+  /* Choice mode (DETSIM_OPTIONS=choices=FILE given to the launcher;
+   * fuzz_abi.h): the launcher loads the file here, and the world's
+   * decisions (every node's scheduling choices, the fault draws) take its
+   * bytes in the order of the one history, whichever node makes them;
+   * choices_pos is the next byte's index.  The bytes come last: only the
+   * pages a file fills are ever touched. */
+  uint32_t choices_on;
+  uint32_t choices_pad;
+  uint64_t choices_len, choices_pos;
+  uint8_t choices[DETSIM_CHOICES_BYTES_MAX];
 };
 
 /* The arena starts here, after the header, page aligned. */

@@ -11,33 +11,59 @@ as "> BUDGET"):
   pct     DETSIM_OPTIONS=strategy=pct (depth 3, change points spread over a
           per-seed length), the same seeds
   fuzz    simfuzz --seed t -seed=t -runs=BUDGET (libFuzzer's defaults but
-          -len_control=0 -max_len=64, simfuzz's own): the run at which it
-          reports the failure
+          -len_control=0 -max_len=64, simfuzz's own; 256 for a world): the
+          run at which it reports the failure
+
+A planted bug in a world is a scenario (simworld runs it; its input holds
+every node's scheduling choices and the fault draws); PCT is for one-node
+runs only.
 
 Every run gets quiet=1:trace=none.  Prints the table in Markdown."""
 import argparse
 import os
 import re
+import shutil
 import statistics
 import subprocess
 import sys
 import time
 
 PROGRAMS = [
-    # name, program, what the bug needs, the class that counts
+    # name, program (or scenario: a world), what the bug needs, the class that counts
     ("ordering depth 1", "ordering_d1", "1 switch into a window 1 yield point wide", "crash"),
     ("ordering depth 2", "ordering_d2", "2 such switches, in order", "crash"),
     ("ordering depth 3", "ordering_d3", "3 such switches, in order", "crash"),
     ("lost update", "lost_update", "a switch between a load and its store (2 threads x 50)", "crash"),
     ("ABBA canary", "canary", "each thread holding its first lock", "deadlock"),
     ("bank (example)", "bank", "two tellers passing the balance check at once", "correctness"),
+    ("world ordering depth 1", "world_d1.scenario", "world: tick 2's first byte from client 1 of 3", "crash"),
+    ("world ordering depth 2", "world_d2.scenario", "world: ticks 2, 4 from clients 1, 2", "crash"),
+    ("world ordering depth 4", "world_d4.scenario", "world: ticks 2 .. 8 from clients 1, 2, 3, 1", "crash"),
+    ("world ordering depth 6", "world_d6.scenario", "world: ticks 2 .. 12 from clients 1, 2, 3, 1, 2, 3", "crash"),
+    ("kv stale read (world example)", "kv-buggy.scenario", "world: a read from a backup before it applied the put",
+     "correctness"),
+    ("wal ack before fsync (world example, level 3)", "wal-ack-early.scenario",
+     "world: a power loss of the server between an ack and its fsync", "correctness"),
 ]
+
+
+SIMWORLD = None  # simworld, next to simfuzz
+WORK = None
+
+
+def argv_of(path):
+    """A program runs as it is; a scenario through simworld, its logs in the
+    work directory (removed after each run)."""
+    if path.endswith(".scenario"):
+        return [SIMWORLD, "--logs", os.path.join(WORK, "logs"), path]
+    return [path]
 
 
 def seeded(path, seed, strategy, want):
     opts = "quiet=1:trace=none" + (":strategy=pct" if strategy == "pct" else "")
     env = dict(os.environ, DETSIM_SEED=str(seed), DETSIM_OPTIONS=opts)
-    p = subprocess.run([path], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, timeout=120)
+    p = subprocess.run(argv_of(path), env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, timeout=120)
+    shutil.rmtree(os.path.join(WORK, "logs"), ignore_errors=True)
     m = re.findall(r"^detsim: (\w+) seed=", p.stderr.decode(errors="replace"), re.M)
     return bool(m) and m[-1] == want
 
@@ -92,6 +118,9 @@ def main():
     ap.add_argument("--ablation", action="store_true",
                     help="simfuzz with and without its scheduling features, instead of the three methods")
     a = ap.parse_args()
+    global SIMWORLD, WORK
+    SIMWORLD = os.path.join(os.path.dirname(os.path.abspath(a.simfuzz)), "simworld")
+    WORK = a.work
     trials, budget = (1, 300) if a.quick else (3, 1000)
     trials, budget = a.trials or trials, a.budget or budget
     rows = []
@@ -102,6 +131,9 @@ def main():
         path = os.path.join(a.progs, prog)
         cols = []
         for how in (("fuzz", "fuzz-sched") if a.ablation else ("random", "pct", "fuzz")):
+            if how == "pct" and prog.endswith(".scenario"):
+                cols.append("n/a (one-node runs only)")
+                continue
             vals = []
             for t in range(1, trials + 1):
                 s = time.time()

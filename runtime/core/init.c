@@ -187,7 +187,9 @@ __attribute__((constructor(101))) static void detsim_init(int argc, char **argv,
   } else if (world) {
     if (strcmp(detsim__opt.strategy, "random") != 0) usage_error("DETSIM_OPTIONS=strategy: a world of several nodes runs the random strategy only");
     if (detsim__opt.plan[0] || detsim__opt.plan_out[0]) usage_error("DETSIM_OPTIONS=plan/plan_out: schedule plans are for one-node runs");
-    if (detsim__opt.choices[0] || detsim__opt.fuzz_out[0]) usage_error("DETSIM_OPTIONS=choices/fuzz_out: choice mode is for one-node runs");
+    /* The launcher reads the choices file into the world (every node takes
+     * its bytes) and gives its nodes no choices= of their own. */
+    if (detsim__opt.choices[0]) usage_error("DETSIM_OPTIONS=choices: in a world the launcher reads the choices file (give it to simworld, not to a node)");
     detsim__world_attach(world);
     unsetenv(DETSIM_WORLD_ENV); /* the program's children are not nodes */
   } else {
@@ -201,6 +203,7 @@ __attribute__((constructor(101))) static void detsim_init(int argc, char **argv,
   if (detsim__opt.plan[0] && detsim__plan_load(detsim__opt.plan, seed, err, sizeof err) != 0) usage_error(err);
   if (detsim__opt.choices[0] && detsim__opt.plan[0]) usage_error("DETSIM_OPTIONS: choices= and plan= both decide the schedule: give one");
   if (detsim__opt.choices[0] && detsim__choices_load(detsim__opt.choices, err, sizeof err) != 0) usage_error(err);
+  detsim__world_choices_attach();
   detsim__fuzz_on = detsim__opt.fuzz_out[0] != '\0';
   if (detsim__opt.pin_cpu) {
     int cpu = detsim__opt.cpu != 0xffffffffull ? (int)detsim__opt.cpu : sched_getcpu();

@@ -177,6 +177,9 @@ _Noreturn void detsim__finish(enum detsim_class cls, int exit_status, const char
   }
   detsim__proc_teardown();
   if (detsim__world_hosts()) {
+    /* Before the end is published: the launcher kills the nodes soon
+     * after, this one too. */
+    detsim__fuzz_write_out();
     char node_extra[1024];
     /* Liveness is the whole world's failure, whichever node noticed it. */
     if (cls == DETSIM_CLASS_liveness) snprintf(node_extra, sizeof node_extra, "%s", extra_all);

@@ -1,5 +1,8 @@
 /* Choice mode (fuzz/fuzz.h): the file's bytes, held in memory and taken in
- * order by the scheduler's decisions. */
+ * order by the scheduler's decisions.  In a world the bytes and the index
+ * of the next one are the world's (the launcher loaded the file into its
+ * shared header), so every node takes them in the order of the one
+ * history. */
 #include "fuzz/fuzz.h"
 
 #include <errno.h>
@@ -13,8 +16,9 @@
 #include "fuzz_abi.h"
 
 bool detsim__choices_on;
-static uint8_t *bytes;
-static uint64_t len, pos;
+static const uint8_t *bytes;
+static uint64_t len, own_pos;
+static uint64_t *pos = &own_pos;
 
 int detsim__choices_load(const char *path, char *err, size_t errlen) {
   int fd = open(path, O_RDONLY | O_CLOEXEC);
@@ -34,15 +38,15 @@ int detsim__choices_load(const char *path, char *err, size_t errlen) {
     close(fd);
     return -1;
   }
-  bytes = malloc(st.st_size ? (size_t)st.st_size : 1);
-  if (bytes == NULL) {
+  uint8_t *buf = malloc(st.st_size ? (size_t)st.st_size : 1);
+  if (buf == NULL) {
     snprintf(err, errlen, "DETSIM_OPTIONS: choices file %s: out of memory", path);
     close(fd);
     return -1;
   }
   size_t got = 0;
   while (got < (size_t)st.st_size) {
-    ssize_t k = read(fd, bytes + got, (size_t)st.st_size - got);
+    ssize_t k = read(fd, buf + got, (size_t)st.st_size - got);
     if (k < 0 && errno == EINTR) continue;
     if (k <= 0) {
       snprintf(err, errlen, "DETSIM_OPTIONS: reading choices file %s failed: %s", path,
@@ -53,17 +57,25 @@ int detsim__choices_load(const char *path, char *err, size_t errlen) {
     got += (size_t)k;
   }
   close(fd);
+  bytes = buf;
   len = got;
-  pos = 0;
+  own_pos = 0;
   detsim__choices_on = true;
   return 0;
 }
 
+void detsim__choices_share(const uint8_t *shared_bytes, uint64_t shared_len, uint64_t *shared_pos) {
+  bytes = shared_bytes;
+  len = shared_len;
+  pos = shared_pos;
+  detsim__choices_on = true;
+}
+
 bool detsim__choices_next(uint8_t *byte) {
-  if (pos >= len) return false;
-  *byte = bytes[pos++];
+  if (*pos >= len) return false;
+  *byte = bytes[(*pos)++];
   return true;
 }
 
-uint64_t detsim__choices_used(void) { return pos; }
+uint64_t detsim__choices_used(void) { return *pos; }
 uint64_t detsim__choices_len(void) { return len; }

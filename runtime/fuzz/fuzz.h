@@ -13,6 +13,9 @@
 
 /* Loads the file; on a bad one writes the reason to err and returns -1. */
 int detsim__choices_load(const char *path, char *err, size_t errlen);
+/* A world's choices (world_abi.h): the launcher loaded the file into the
+ * shared header; every node takes the next byte at shared_pos there. */
+void detsim__choices_share(const uint8_t *bytes, uint64_t len, uint64_t *shared_pos);
 /* Choice mode is on (a file was loaded, perhaps empty). */
 extern bool detsim__choices_on;
 /* The next byte, if any is left. */
@@ -33,7 +36,11 @@ extern bool detsim__fuzz_on;
 /* A switch from the thread last at yield site `from` to the one last at
  * `to` (program counters). */
 void detsim__fuzz_switch(uintptr_t from, uintptr_t to);
-/* Writes fuzz_out (once; signal-safe: open/write only). */
+/* Writes fuzz_out (once; signal-safe: open/write only); in a world each
+ * node process writes its part, <fuzz_out>.<node>.<incarnation>, which the
+ * launcher merges into fuzz_out. */
 void detsim__fuzz_write_out(void);
+/* The program's counters registered so far (capped at the limit). */
+uint32_t detsim__fuzz_counters(void);
 
 #endif /* DETSIM_FUZZ_PART_H */

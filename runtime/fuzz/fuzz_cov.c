@@ -6,12 +6,15 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "fuzz_abi.h"
 #include "core/core.h"
 #include "intercept/intercept.h"
+#include "limits.h"
+#include "world/world.h"
 
 bool detsim__fuzz_on;
 
@@ -33,6 +36,12 @@ DETSIM_EXPORT void __sanitizer_cov_8bit_counters_init(uint8_t *start, uint8_t *s
   modules[n_modules].start = start;
   modules[n_modules].stop = stop;
   n_modules++;
+  /* A node's program registers when the world first runs it: the launcher
+   * lays out the world's coverage by what its nodes registered. */
+  if (detsim__world_hosts()) {
+    uint32_t *noted = &detsim__ws->nodes[detsim__node_index].fuzz_counters;
+    if (detsim__fuzz_counters() > *noted) *noted = detsim__fuzz_counters();
+  }
 }
 
 void detsim__fuzz_switch(uintptr_t from, uintptr_t to) {
@@ -54,11 +63,28 @@ static bool write_all(int fd, const void *p, size_t n) {
   return true;
 }
 
+static uint64_t counters_total(void) {
+  uint64_t total = 0;
+  for (unsigned i = 0; i < n_modules; i++) total += (uint64_t)(modules[i].stop - modules[i].start);
+  return total;
+}
+
+uint32_t detsim__fuzz_counters(void) {
+  uint64_t total = counters_total();
+  return (uint32_t)(total < DETSIM_FUZZ_COUNTERS_MAX ? total : DETSIM_FUZZ_COUNTERS_MAX);
+}
+
 void detsim__fuzz_write_out(void) {
   const char *path = detsim__opt.fuzz_out;
   if (!path[0] || __atomic_exchange_n(&written, 1, __ATOMIC_ACQ_REL)) return;
-  uint64_t total = 0;
-  for (unsigned i = 0; i < n_modules; i++) total += (uint64_t)(modules[i].stop - modules[i].start);
+  /* A node of a world writes its part; the launcher merges them. */
+  char part[DETSIM_PATH_BYTES_MAX + 64];
+  if (detsim__world_hosts()) {
+    const struct detsim_world_node *me = &detsim__ws->nodes[detsim__node_index];
+    snprintf(part, sizeof part, "%s.%.*s.%u", path, DETSIM_WORLD_NAME_BYTES, me->name, me->incarnation);
+    path = part;
+  }
+  uint64_t total = counters_total();
   struct detsim_fuzz_header h = {
     .magic = DETSIM_FUZZ_MAGIC,
     .version = DETSIM_FUZZ_VERSION,

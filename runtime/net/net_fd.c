@@ -37,6 +37,7 @@
 #include "intercept/intercept.h"
 #include "sched/sched.h"
 #include "signal/signal.h"
+#include "fuzz/fuzz.h"
 
 static struct net_file *fd_table[DETSIM_NET_FD_NUMBER_MAX];
 static bool fd_cloexec_bits[DETSIM_NET_FD_NUMBER_MAX];
@@ -394,9 +395,21 @@ static uint64_t link_ns_of(uint64_t x, uint64_t max) {
   return (double)max <= 1000.0 ? max : (uint64_t)log_uniform_of(x, 1000.0, (double)max);
 }
 
+/* A link's property: in a world's choice mode one byte b of the world's
+ * choices when the property can be there at all, read as the draw
+ * b << 56 | (b & 3) (its low bits say whether the link has it, its high
+ * bits how much), so the fuzzer's input sets each connection's latency,
+ * jitter and bandwidth; else the network's stream. */
+static uint64_t link_draw(bool possible) {
+  uint8_t b;
+  if (possible && __builtin_expect(detsim__choices_on, 0) && detsim__world_hosts() && detsim__choices_next(&b))
+    return (uint64_t)b << 56 | (b & 3u);
+  return net_draw();
+}
+
 uint64_t net_jitter_draw(void) {
   uint64_t max = detsim__opt.net_jitter_max_ns;
-  uint64_t x = net_draw();
+  uint64_t x = link_draw(max != 0);
   if (max == 0 || (x & 1) == 0) return 0; /* half the links: no jitter */
   return link_ns_of(x, max);
 }
@@ -405,14 +418,14 @@ uint64_t net_jitter_draw(void) {
  * bandwidth log-uniform between net_bandwidth_min and 10 Gbit/s. */
 uint64_t net_bandwidth_draw(void) {
   uint64_t min = detsim__opt.net_bandwidth_min;
-  uint64_t x = net_draw();
+  uint64_t x = link_draw(min != 0 && min < DETSIM_NET_BANDWIDTH_MAX);
   if (min == 0 || (x & 3) == 0 || min >= DETSIM_NET_BANDWIDTH_MAX) return 0;
   return (uint64_t)(1024.0 * 1e9 / log_uniform_of(x, (double)min, (double)DETSIM_NET_BANDWIDTH_MAX));
 }
 
 uint64_t net_latency_draw(void) {
   uint64_t max = detsim__opt.net_latency_max_ns;
-  uint64_t x = net_draw();
+  uint64_t x = link_draw(max != 0);
   if (max == 0 || (x & 3) == 0) return 0; /* a quarter of links: no latency */
   return link_ns_of(x, max);
 }

@@ -258,7 +258,7 @@ uint64_t detsim__sched_next_deadline(void) {
 /* A decision among n options: in choice mode the next byte of the choices
  * file while bytes remain (a decision with one option takes none), else
  * the seed's scheduler stream. */
-static uint64_t draw_below(uint64_t n) {
+uint64_t detsim__sched_draw_below(uint64_t n) {
   uint8_t b;
   if (__builtin_expect(detsim__choices_on, 0) && n > 1 && detsim__choices_next(&b)) return b % n;
   return detsim__rng_below(&W.rng, n);
@@ -281,7 +281,7 @@ static detsim_thread *pick(detsim_thread **cands, unsigned n) {
     detsim_thread *planned = find_candidate(cands, n, detsim__plan_take(me->id, me->steps, DETSIM_PLAN_SWITCH));
     if (planned) best = planned;
   } else if (!W.pct) {
-    best = cands[draw_below(n)];
+    best = cands[detsim__sched_draw_below(n)];
   } else {
     for (unsigned i = 1; i < n; i++)
       if (cands[i]->priority > best->priority) best = cands[i];
@@ -374,7 +374,7 @@ static __attribute__((noinline)) void preempt_slow(detsim_thread *self) {
   detsim_thread *cands[DETSIM_MAX_THREADS];
   unsigned n = detsim__sched_collect_runnable(cands, self);
   if (n == 0) return;
-  detsim_thread *next = cands[draw_below(n)];
+  detsim_thread *next = cands[detsim__sched_draw_below(n)];
   detsim__plan_record(self->id, self->steps, DETSIM_PLAN_SWITCH, next->id);
   detsim__sched_switch_to(self, next);
 }
@@ -579,7 +579,7 @@ detsim_thread *detsim__choose_waiter(detsim_thread **cands, unsigned n) {
     detsim_thread *planned = find_candidate(cands, n, detsim__plan_take(me->id, me->steps, DETSIM_PLAN_WAKE));
     if (planned) t = planned;
   } else {
-    t = cands[draw_below(n)];
+    t = cands[detsim__sched_draw_below(n)];
   }
   if (t != cands[0]) detsim__plan_record(me->id, me->steps, DETSIM_PLAN_WAKE, t->id);
   return t;

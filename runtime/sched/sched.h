@@ -387,6 +387,9 @@ uint64_t detsim__sched_next_deadline(void);
 uint64_t detsim__sched_follow_deadline(detsim_thread *t);
 /* The virtual time at which detsim__event must look up (limits, faults). */
 void detsim__sched_refresh_time_stop(void);
+/* A decision among n options: the choices file's next byte in choice mode
+ * (none for one option), else the scheduler's seeded stream. */
+uint64_t detsim__sched_draw_below(uint64_t n);
 
 /* ---- sched_world.c ---- */
 

@@ -1,7 +1,8 @@
 /* The scheduler's choices in a world (world.h): over this node's runnable
  * threads and the other nodes that may have something to run, drawn
- * uniformly from the seed; when nothing anywhere can run, time jumps to the
- * earliest deadline of any node.  How the world comes to a node and leaves
+ * uniformly from the seed (in choice mode from the world's choices bytes);
+ * when nothing anywhere can run, time jumps to the earliest deadline of any
+ * node.  How the world comes to a node and leaves
  * it (the guessed thread, the dispatcher), and a node's exit, crash and
  * clock steps.  The rest of the scheduler is sched.c.
  */
@@ -74,7 +75,7 @@ struct choice detsim__sched_world_choose(detsim_thread *exclude, bool local) {
   unsigned nr = detsim__world_candidates(nodes);
   struct choice c = { NULL, -1 };
   if (nl + nr == 0) return c;
-  uint64_t r = detsim__rng_below(&W.rng, nl + nr);
+  uint64_t r = detsim__sched_draw_below(nl + nr);
   if (r < nl) c.thread = cands[r];
   else c.node = (int)nodes[r - nl];
   return c;

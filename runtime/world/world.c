@@ -39,6 +39,7 @@
 #include "sanitize/sanitize.h"
 #include "sched/sched.h"
 #include "trace/trace.h"
+#include "fuzz/fuzz.h"
 
 bool detsim__in_world;
 unsigned detsim__node_index;
@@ -106,6 +107,12 @@ void detsim__world_attach(const char *spec) {
   if (fd > 2) REAL(close)((int)fd);
 }
 
+void detsim__world_choices_attach(void) {
+  if (!detsim__world_hosts() || !S->choices_on) return;
+  CHECK_LE(S->choices_len, DETSIM_CHOICES_BYTES_MAX);
+  detsim__choices_share(S->choices, S->choices_len, &S->choices_pos);
+}
+
 /* ---- the history, carried across nodes ---- */
 
 static void publish(void) {
@@ -157,6 +164,9 @@ static void dump_request(int sig) {
   /* The world ends for a signal from outside: what this node's program
    * wrote reaches its log before the launcher kills it. */
   if (__atomic_load_n(&S->outside_signal, __ATOMIC_ACQUIRE)) detsim__outside_flush_stdio();
+  /* Fuzz mode: this node's coverage, whatever the world's end (the
+   * launcher asks every node then, and a crashed one before its kill). */
+  detsim__fuzz_write_out();
   if (__atomic_load_n(&self_node()->state, __ATOMIC_ACQUIRE) == DETSIM_NODE_DOWN) {
     /* Crashed: the launcher kills it next; its records would go with it. */
     detsim__world_trace_part();
@@ -177,6 +187,7 @@ static void dump_request(int sig) {
 void detsim__world_park_main(void) {
   struct detsim_world_node *me = self_node();
   me->pid = REAL(getpid)(); /* the kernel's: the launcher signals it */
+  if (detsim__fuzz_counters() > me->fuzz_counters) me->fuzz_counters = detsim__fuzz_counters();
   me->idle = 0;
   me->wake_at = DETSIM_NO_DEADLINE;
   me->posted_at = DETSIM_NO_DEADLINE; /* a fresh process has no waits yet */

@@ -35,6 +35,9 @@ static inline bool detsim__world_hosts(void) { return detsim__in_world && !detsi
 /* Maps the world named by DETSIM_WORLD ("FD,NODE"); a usage error when it
  * is malformed or not a world. */
 void detsim__world_attach(const char *spec);
+/* Choice mode in a launcher's world: this process takes the world's
+ * choices (the shared header's bytes) when the launcher loaded a file. */
+void detsim__world_choices_attach(void);
 /* The main thread of a new node: registers as ready, starts the node's
  * dispatcher, and waits until the world first hands this node the baton. */
 void detsim__world_park_main(void);

@@ -25,6 +25,9 @@
  *  - steps: a node's CLOCK_REALTIME jumps, forward or back, as NTP steps a
  *    host's clock; waits and timers for an absolute realtime time follow
  *    it (sched.c), relative ones and CLOCK_MONOTONIC do not.
+ * In choice mode (a choices file given to the launcher) every draw of the
+ * schedule takes the world's choices bytes first (draws below), so a
+ * fuzzer's input decides which faults come, when, where and for how long.
  * At level 3 (radioactive) also storage faults, a window of each kind on a
  * server's disk (runtime/disk/): EIO, a full disk, slow calls; beyond the
  * envelope, corrupt reads and misdirected writes.  A crash as a dead host
@@ -39,6 +42,7 @@
 #include "sched/sched.h"
 #include "trace/trace.h"
 #include "world/world.h"
+#include "fuzz/fuzz.h"
 
 #define S detsim__ws
 
@@ -106,8 +110,52 @@ bool detsim__world_link_drops(unsigned src, unsigned dst, uint64_t t) {
 
 bool detsim__world_paused(unsigned node) { return S->nodes[node].paused_until > detsim__now_ns(); }
 
-static uint64_t log_uniform(struct detsim_rng *r, uint64_t lo, uint64_t hi) {
-  return (uint64_t)((double)lo * __builtin_exp(detsim__rng_unit(r) * __builtin_log((double)hi / (double)lo)));
+/* One fault kind's draws: its own stream of the seed, or in choice mode
+ * the world's choices bytes while they last (fuzz_abi.h; docs/fuzzing.md
+ * has the encoding), then that stream.  Without a choices file every draw is the stream's, as
+ * it always was. */
+struct draws {
+  struct detsim_rng rng;
+};
+
+static bool choice_byte(uint8_t *b) { return __builtin_expect(detsim__choices_on, 0) && detsim__choices_next(b); }
+
+/* In [0, 1): a byte b is (b + 0.5) / 256. */
+static double d_unit(struct draws *d) {
+  uint8_t b;
+  if (choice_byte(&b)) return ((double)b + 0.5) / 256.0;
+  return detsim__rng_unit(&d->rng);
+}
+
+/* In [0, n): one byte modulo n for n <= 256; for more (a time in the
+ * horizon) two bytes, big-endian, scaled to n (a missing second one is
+ * 0x80, the middle).  A draw with one option takes no byte. */
+static uint64_t d_below(struct draws *d, uint64_t n) {
+  uint8_t hi, lo;
+  if (n <= 1 || !choice_byte(&hi)) return detsim__rng_below(&d->rng, n);
+  if (n <= 256) return hi % n;
+  if (!choice_byte(&lo)) lo = 0x80;
+  return (uint64_t)(((unsigned __int128)((unsigned)hi << 8 | lo) * n) >> 16);
+}
+
+/* A set of nodes of `all` (a bit each): one byte per 8 nodes. */
+static uint64_t d_nodes(struct draws *d, uint64_t all, unsigned n_nodes) {
+  uint8_t b;
+  if (!choice_byte(&b)) return detsim__rng_next(&d->rng) & all;
+  uint64_t v = b;
+  for (unsigned k = 8; k < n_nodes && choice_byte(&b); k += 8) v |= (uint64_t)b << k;
+  return v & all;
+}
+
+/* Any 64-bit value (which connection a reset picks): one byte. */
+static uint64_t d_next(struct draws *d) {
+  uint8_t b;
+  if (choice_byte(&b)) return b;
+  return detsim__rng_next(&d->rng);
+}
+
+static uint64_t log_uniform(struct draws *r, uint64_t lo, uint64_t hi) {
+  return (uint64_t)((double)lo * __builtin_exp(d_unit(r) * __builtin_log((double)hi / (double)lo)));
 }
 
 static void add(struct detsim_world_fault f) {
@@ -142,26 +190,26 @@ static bool down_overlaps(unsigned node, uint64_t at, uint64_t until) {
 
 /* Each kind draws from a stream of its own, so turning one off (the
  * `faults` option) leaves the others' schedules as they were. */
-static void stream(struct detsim_rng *r, const char *kind) {
+static void stream(struct draws *r, const char *kind) {
   char label[48];
   snprintf(label, sizeof label, "faults/%s", kind);
-  detsim__rng_init(r, detsim__seed_child(S->seed, label));
+  detsim__rng_init(&r->rng, detsim__seed_child(S->seed, label));
 }
 
 static void draw_partitions(uint64_t horizon) {
-  struct detsim_rng r;
+  struct draws r;
   stream(&r, "partition");
   uint64_t all = S->n_nodes >= 64 ? ~0ull : (1ull << S->n_nodes) - 1;
-  if (detsim__rng_unit(&r) >= 0.75) return;
-  unsigned k = 1 + (unsigned)detsim__rng_below(&r, PARTITIONS_MAX);
+  if (d_unit(&r) >= 0.75) return;
+  unsigned k = 1 + (unsigned)d_below(&r, PARTITIONS_MAX);
   for (unsigned i = 0; i < k; i++) {
     uint64_t side = 0;
-    while (side == 0 || side == all) side = detsim__rng_next(&r) & all;
+    while (side == 0 || side == all) side = d_nodes(&r, all, S->n_nodes);
     struct detsim_world_fault f = { 0 };
     f.group = S->n_groups++;
-    f.at = detsim__rng_below(&r, horizon);
+    f.at = d_below(&r, horizon);
     f.until = f.at + log_uniform(&r, PARTITION_MIN_NS, PARTITION_MAX_NS);
-    f.kind = detsim__rng_unit(&r) < 0.3 ? DETSIM_FAULT_ONE_WAY : DETSIM_FAULT_PARTITION;
+    f.kind = d_unit(&r) < 0.3 ? DETSIM_FAULT_ONE_WAY : DETSIM_FAULT_PARTITION;
     f.side_a = side;
     add(f);
     struct detsim_world_fault h = f;
@@ -172,35 +220,35 @@ static void draw_partitions(uint64_t horizon) {
 }
 
 static void draw_pauses(uint64_t horizon) {
-  struct detsim_rng r;
+  struct draws r;
   stream(&r, "pause");
-  if (detsim__rng_unit(&r) >= 0.5) return;
-  unsigned k = 1 + (unsigned)detsim__rng_below(&r, PAUSES_MAX);
+  if (d_unit(&r) >= 0.5) return;
+  unsigned k = 1 + (unsigned)d_below(&r, PAUSES_MAX);
   for (unsigned i = 0; i < k; i++) {
     struct detsim_world_fault f = { 0 };
     f.group = S->n_groups++;
-    f.at = detsim__rng_below(&r, horizon);
+    f.at = d_below(&r, horizon);
     f.until = f.at + log_uniform(&r, PAUSE_MIN_NS, PAUSE_MAX_NS);
     f.kind = DETSIM_FAULT_PAUSE;
-    f.node = (uint32_t)detsim__rng_below(&r, S->n_nodes);
+    f.node = (uint32_t)d_below(&r, S->n_nodes);
     add(f);
   }
 }
 
 static void draw_crashes(uint64_t horizon) {
-  struct detsim_rng r;
+  struct draws r;
   stream(&r, "crash");
   unsigned cands[DETSIM_WORLD_NODES_MAX], nc = crashable_nodes(cands);
-  if (nc == 0 || detsim__rng_unit(&r) >= 0.5) return;
-  unsigned k = 1 + (unsigned)detsim__rng_below(&r, CRASHES_MAX);
+  if (nc == 0 || d_unit(&r) >= 0.5) return;
+  unsigned k = 1 + (unsigned)d_below(&r, CRASHES_MAX);
   for (unsigned i = 0; i < k; i++) {
     struct detsim_world_fault f = { 0 };
     f.group = S->n_groups++;
     f.kind = DETSIM_FAULT_CRASH;
-    f.node = cands[detsim__rng_below(&r, nc)];
-    f.at = detsim__rng_below(&r, horizon);
+    f.node = cands[d_below(&r, nc)];
+    f.at = d_below(&r, horizon);
     f.until = f.at + log_uniform(&r, DOWN_MIN_NS, DOWN_MAX_NS);
-    f.arg = detsim__rng_unit(&r) < 0.5; /* a dead host, or a dead process */
+    f.arg = d_unit(&r) < 0.5; /* a dead host, or a dead process */
     if (down_overlaps(f.node, f.at, f.until)) continue;
     add(f);
     struct detsim_world_fault back = f;
@@ -211,16 +259,16 @@ static void draw_crashes(uint64_t horizon) {
 }
 
 static void draw_resets(uint64_t horizon) {
-  struct detsim_rng r;
+  struct draws r;
   stream(&r, "reset");
-  if (detsim__rng_unit(&r) >= 0.5) return;
-  unsigned k = 1 + (unsigned)detsim__rng_below(&r, RESETS_MAX);
+  if (d_unit(&r) >= 0.5) return;
+  unsigned k = 1 + (unsigned)d_below(&r, RESETS_MAX);
   for (unsigned i = 0; i < k; i++) {
     struct detsim_world_fault f = { 0 };
     f.group = S->n_groups++;
-    f.at = f.until = detsim__rng_below(&r, horizon);
+    f.at = f.until = d_below(&r, horizon);
     f.kind = DETSIM_FAULT_RESET;
-    f.arg = detsim__rng_next(&r); /* which connection: the arg-th alive then */
+    f.arg = d_next(&r); /* which connection: the arg-th alive then */
     add(f);
   }
 }
@@ -228,15 +276,15 @@ static void draw_resets(uint64_t horizon) {
 /* A stop as an orchestrator does it: SIGTERM, SIGKILL at the end of the
  * grace period if the node still runs, a fresh process after a delay. */
 static void draw_terms(uint64_t horizon) {
-  struct detsim_rng r;
+  struct draws r;
   stream(&r, "sigterm");
   unsigned cands[DETSIM_WORLD_NODES_MAX], nc = crashable_nodes(cands);
-  if (nc == 0 || detsim__rng_unit(&r) >= 0.5) return;
+  if (nc == 0 || d_unit(&r) >= 0.5) return;
   struct detsim_world_fault f = { 0 };
   f.group = S->n_groups++;
   f.kind = DETSIM_FAULT_TERM;
-  f.node = cands[detsim__rng_below(&r, nc)];
-  f.at = detsim__rng_below(&r, horizon);
+  f.node = cands[d_below(&r, nc)];
+  f.at = d_below(&r, horizon);
   uint64_t grace = detsim__opt.term_grace_ms * 1000000ull;
   uint64_t down = log_uniform(&r, DOWN_MIN_NS, DOWN_MAX_NS);
   f.until = f.at + grace + down;
@@ -282,26 +330,26 @@ void detsim__world_stopped(unsigned node) {
 }
 
 static void draw_clogs(uint64_t horizon) {
-  struct detsim_rng r;
+  struct draws r;
   stream(&r, "clog");
-  if (detsim__rng_unit(&r) >= 0.5) return;
-  unsigned k = 1 + (unsigned)detsim__rng_below(&r, CLOGS_MAX);
+  if (d_unit(&r) >= 0.5) return;
+  unsigned k = 1 + (unsigned)d_below(&r, CLOGS_MAX);
   for (unsigned i = 0; i < k; i++) {
     struct detsim_world_fault f = { 0 };
     f.group = S->n_groups++;
     f.kind = DETSIM_FAULT_CLOG;
-    f.at = detsim__rng_below(&r, horizon);
+    f.at = d_below(&r, horizon);
     f.until = f.at + log_uniform(&r, CLOG_MIN_NS, CLOG_MAX_NS);
-    f.node = (uint32_t)detsim__rng_below(&r, S->n_nodes);
-    unsigned dst = (unsigned)detsim__rng_below(&r, S->n_nodes - 1);
+    f.node = (uint32_t)d_below(&r, S->n_nodes);
+    unsigned dst = (unsigned)d_below(&r, S->n_nodes - 1);
     f.arg = dst < f.node ? dst : dst + 1; /* any node but the source */
     add(f);
   }
 }
 
 /* A magnitude in [lo, hi] (log-uniform) with a random sign. */
-static int64_t signed_log_uniform(struct detsim_rng *r, uint64_t lo, uint64_t hi) {
-  bool negative = detsim__rng_unit(r) < 0.5;
+static int64_t signed_log_uniform(struct draws *r, uint64_t lo, uint64_t hi) {
+  bool negative = d_unit(r) < 0.5;
   int64_t m = (int64_t)log_uniform(r, lo, hi);
   return negative ? -m : m;
 }
@@ -309,13 +357,13 @@ static int64_t signed_log_uniform(struct detsim_rng *r, uint64_t lo, uint64_t hi
 /* Skew is there from the start (at 0, before any node's program runs: the
  * world's first dispatch applies it), so a node's clock never jumps. */
 static void draw_skews(void) {
-  struct detsim_rng r;
+  struct draws r;
   stream(&r, "skew");
-  if (detsim__rng_unit(&r) >= 0.5) return;
+  if (d_unit(&r) >= 0.5) return;
   unsigned skewed = 0;
   for (unsigned j = 0; j < S->n_nodes && skewed < SKEWED_NODES_MAX; j++) {
     bool last_chance = j + 1 == S->n_nodes && skewed == 0; /* the kind is on: some node is askew */
-    if (!last_chance && detsim__rng_unit(&r) >= 0.5) continue;
+    if (!last_chance && d_unit(&r) >= 0.5) continue;
     struct detsim_world_fault f = { 0 };
     f.group = S->n_groups++;
     f.kind = DETSIM_FAULT_SKEW;
@@ -328,16 +376,16 @@ static void draw_skews(void) {
 }
 
 static void draw_steps(uint64_t horizon) {
-  struct detsim_rng r;
+  struct draws r;
   stream(&r, "step");
-  if (detsim__rng_unit(&r) >= 0.5) return;
-  unsigned k = 1 + (unsigned)detsim__rng_below(&r, STEPS_MAX);
+  if (d_unit(&r) >= 0.5) return;
+  unsigned k = 1 + (unsigned)d_below(&r, STEPS_MAX);
   for (unsigned i = 0; i < k; i++) {
     struct detsim_world_fault f = { 0 };
     f.group = S->n_groups++;
     f.kind = DETSIM_FAULT_STEP;
-    f.node = (uint32_t)detsim__rng_below(&r, S->n_nodes);
-    f.at = f.until = detsim__rng_below(&r, horizon);
+    f.node = (uint32_t)d_below(&r, S->n_nodes);
+    f.at = f.until = d_below(&r, horizon);
     f.arg = (uint64_t)signed_log_uniform(&r, STEP_MIN_NS, STEP_MAX_NS);
     add(f);
   }
@@ -345,13 +393,13 @@ static void draw_steps(uint64_t horizon) {
 
 /* A per-datagram or per-call fault's window, on in 1 seed of 2 (false
  * when off); r goes on to draw its rates. */
-static bool draw_window(struct detsim_rng *r, const char *name, uint32_t kind, uint64_t horizon) {
+static bool draw_window(struct draws *r, const char *name, uint32_t kind, uint64_t horizon) {
   stream(r, name);
-  if (detsim__rng_unit(r) >= 0.5) return false;
+  if (d_unit(r) >= 0.5) return false;
   struct detsim_world_fault f = { 0 };
   f.group = S->n_groups++;
   f.kind = kind;
-  f.at = detsim__rng_below(r, horizon);
+  f.at = d_below(r, horizon);
   f.until = f.at + log_uniform(r, IO_WINDOW_MIN_NS, IO_WINDOW_MAX_NS);
   add(f);
   return true;
@@ -360,7 +408,7 @@ static bool draw_window(struct detsim_rng *r, const char *name, uint32_t kind, u
 /* Datagrams between nodes get lost, duplicated and reordered for a while,
  * at rates drawn per seed (a few in a thousand to a third). */
 static void draw_udp(uint64_t horizon) {
-  struct detsim_rng r;
+  struct draws r;
   if (!draw_window(&r, "udp", DETSIM_FAULT_UDP, horizon)) return;
   S->udp_loss_ppm = (uint32_t)log_uniform(&r, 2000, 300000);
   S->udp_dup_ppm = (uint32_t)log_uniform(&r, 2000, 100000);
@@ -372,7 +420,7 @@ static void draw_udp(uint64_t horizon) {
  * non-blocking writes take part of what they are given, for a while: the
  * byte stream is the same, its pieces are not the ones sent. */
 static void draw_short(uint64_t horizon) {
-  struct detsim_rng r;
+  struct draws r;
   if (!draw_window(&r, "short", DETSIM_FAULT_SHORT, horizon)) return;
   S->short_ppm = (uint32_t)log_uniform(&r, 50000, 500000);
 }
@@ -383,13 +431,13 @@ static void draw_short(uint64_t horizon) {
  * checks what the servers keep). */
 static void draw_disk(uint64_t horizon, uint32_t kind, const char *name, uint64_t ppm_lo, uint64_t ppm_hi) {
   unsigned cands[DETSIM_WORLD_NODES_MAX], nc = crashable_nodes(cands);
-  struct detsim_rng r;
+  struct draws r;
   if (nc == 0 || !draw_window(&r, name, kind, horizon)) return;
   struct detsim_world_fault *f = NULL;
   for (unsigned i = 0; i < S->n_faults; i++)
     if (S->faults[i].kind == kind) f = &S->faults[i];
   CHECK(f != NULL);
-  f->node = cands[detsim__rng_below(&r, nc)];
+  f->node = cands[d_below(&r, nc)];
   f->arg = log_uniform(&r, ppm_lo, ppm_hi);
 }
 

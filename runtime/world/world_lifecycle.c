@@ -23,6 +23,7 @@
 #include "sched/sched.h"
 #include "signal/signal.h"
 #include "world/world.h"
+#include "fuzz/fuzz.h"
 
 #define S detsim__ws
 
@@ -175,6 +176,7 @@ void detsim__world_term_default(void) {
   detsim__msg("SIGTERM's default action ends this node: it leaves the world until its restart");
   fflush(NULL);
   net_node_crash(detsim__node_index, false);
+  detsim__fuzz_write_out();
   detsim__world_node_exit(128 + SIGTERM);
   REAL(_exit)(128 + SIGTERM);
 }

@@ -6,7 +6,9 @@
 
 Programs (built by CMakeLists.txt): ordering (a detsim-cc --fuzz build of
 ordering.c, a depth-1 planted ordering bug), ordering_plain (the same
-without --fuzz).  Exit 0 when the case holds; 1 with the reason.  Every
+without --fuzz); world_ordering and world_ordering_plain with their
+scenarios (world_ordering.c: a depth-2 ordering bug across the nodes of a
+world), next to them.  Exit 0 when the case holds; 1 with the reason.  Every
 temporary file lives in a fresh directory under the working directory,
 removed on success.
 """
@@ -288,6 +290,191 @@ def case_simfuzz_bad_target():
     return "%d bad invocations refused" % len(cases)
 
 
+# ---------------------------------------------------------------- worlds
+
+WORLD = "world_ordering.scenario"  # the planted cross-node ordering bug, depth 2
+WORLD_PLAIN = "world_ordering_plain.scenario"  # the same nodes without --fuzz
+
+
+def world(seed, options="", scenario=WORLD):
+    """One run of a world (its logs under WORK); returns (class, events,
+    history, extra, stderr)."""
+    env = {"DETSIM_SEED": str(seed), "DETSIM_OPTIONS": "quiet=1:trace=none" + (":" + options if options else "")}
+    logs = os.path.join(WORK, "logs")
+    st, _, err = run([tool("simworld"), "--logs", logs, os.path.join(A.progs, scenario)], env=env)
+    shutil.rmtree(logs, ignore_errors=True)
+    m = RESULT_RE.findall(err)
+    check(m, "no result line:\n" + err[-2000:])
+    cls, _, events, hist, extra = m[-1]
+    return cls, int(events), hist, extra, err
+
+
+def faults_line(err):
+    m = re.search(r"^detsim: faults level=2.*$", err, re.M)
+    g = re.search(r"^detsim: fault groups=(\d+)", err, re.M)
+    return (m.group(0) if m else "", int(g.group(1)) if g else 0)
+
+
+def case_world_choices_deterministic():
+    """A world takes its choices file's bytes for every node's scheduling,
+    its links and, at level 2, its fault draws: the same input in separate
+    processes takes the same history (and the same faults), with link
+    latencies too; different inputs take different histories and draw
+    different faults."""
+    rng = random.Random(41)
+    hists, faults = set(), set()
+    for i in range(6):
+        path = write("w%d" % i, bytes(rng.randrange(256) for _ in range(200)))
+        runs = [world(3, "level=2:choices=" + path) for _ in range(2)]
+        check(runs[0][:3] == runs[1][:3], "input %d: two processes took %s and %s" % (i, runs[0][:3], runs[1][:3]))
+        check(faults_line(runs[0][4]) == faults_line(runs[1][4]), "input %d: two processes drew other faults" % i)
+        u, total = used(runs[0][3])
+        check(total == 200 and 0 < u <= 200, "input %d: choices_used=%d/%d" % (i, u, total))
+        hists.add(runs[0][2])
+        faults.add(faults_line(runs[0][4]))
+        # With link latencies (each connection's link draws take bytes too).
+        slow = [world(3, "level=2:net_latency_max_ns=500000:choices=" + path)[:3] for _ in range(2)]
+        check(slow[0] == slow[1], "input %d with latencies: two processes took %s" % (i, slow))
+    check(len(hists) >= 4, "6 inputs took only %d histories" % len(hists))
+    check(len(faults) >= 3, "6 inputs drew only %d fault schedules: %s" % (len(faults), sorted(faults)))
+    # Without a file the seed draws them, as it always did: the input is what changed them.
+    plain = {world(3, "level=2")[2] for _ in range(2)}
+    check(len(plain) == 1 and not plain & hists, "the seed alone: %s; with inputs: %s" % (plain, hists))
+    return "6 inputs x 2 processes: one history each, %d histories and %d fault schedules in all" % (
+        len(hists), len(faults))
+
+
+def case_world_choices_run_out():
+    """When a world's bytes run out it goes on from the seed: an empty file
+    takes the seed's own history (level 1 and 2); an exhausted input takes
+    one history in separate processes, and another seed after the same
+    bytes another; an input cut to the bytes it took, or extended, the same
+    history as the whole input."""
+    empty = write("empty", b"")
+    for level in (1, 2):
+        for seed in (1, 2, 3):
+            plain = world(seed, "level=%d" % level)
+            chosen = world(seed, "level=%d:choices=%s" % (level, empty))
+            check(chosen[:3] == plain[:3], "level %d seed %d: empty choices %s, the seed alone %s" % (
+                level, seed, chosen[:3], plain[:3]))
+            check(used(chosen[3]) == (0, 0), "level %d seed %d: an empty file took bytes" % (level, seed))
+    short = write("short", bytes([7, 200, 3, 1, 0, 9]))
+    runs = [world(2, "level=2:choices=" + short) for _ in range(3)]
+    check(used(runs[0][3]) == (6, 6), "the short input was not used up: %s" % runs[0][3])
+    check(len({r[:3] for r in runs}) == 1, "an exhausted input took %s" % sorted({r[:3] for r in runs}))
+    others = {world(s, "level=2:choices=" + short)[2] for s in range(3, 9)}
+    check(len(others | {runs[0][2]}) >= 3, "7 seeds after the same 6 bytes took %d histories" % len(others | {runs[0][2]}))
+    rng = random.Random(8)
+    cut = 0
+    for i in range(8):
+        data = bytes(rng.randrange(256) for _ in range(400))
+        whole = world(4, "choices=" + write("w%d" % i, data))
+        u, _ = used(whole[3])
+        if u == len(data):
+            continue
+        a = world(4, "choices=" + write("c%d" % i, data[:u]))
+        b = world(4, "choices=" + write("m%d" % i, data[:u] + bytes(rng.randrange(256) for _ in range(50))))
+        check(a[:3] == whole[:3] == b[:3], "input %d: whole %s, cut to %d bytes %s, longer %s" % (
+            i, whole[:3], u, a[:3], b[:3]))
+        cut += 1
+    check(cut >= 3, "only %d inputs ended before their bytes" % cut)
+    return "empty = the seed's run (6 runs); an exhausted input replays, other seeds after it explore (%d " \
+           "histories); %d inputs cut/extended: same history" % (len(others | {runs[0][2]}), cut)
+
+
+def case_world_simfuzz_finds():
+    """simfuzz on a scenario finds the planted cross-node bug (whose seed's
+    own run passes) within 1000 executions; the printed replay line, run
+    twice in separate processes, takes the failing history both times;
+    the simreplay line replays it; no scratch or log directory is left."""
+    check(world(1)[0] == "pass", "the seed's own run fails: nothing to find")
+    out = os.path.join(WORK, "out")
+    st, _, err = simfuzz(["--out", out, "--fail-on", "crash", "-seed=1", "-runs=1000", "-artifact_prefix=%s/" % WORK,
+                          "--", os.path.join(A.progs, WORLD)])
+    check(st == 77, "simfuzz exit status %d, expected 77 (a failure found)\n%s" % (st, err[-3000:]))
+    need(r"^simfuzz: \S+world_ordering\.scenario: (\d+) coverage counters \(all nodes' programs\)", err, "probe line")
+    m = need(r"^simfuzz: found crash at run (\d+): (detsim: crash seed=1 events=(\d+) history=([0-9a-f]{16}) .*"
+             r"nodes=4 choices_used=\d+/\d+ node=srv signal=SIGABRT)$", err, "finding")
+    execs, line, events, hist = int(m.group(1)), m.group(2), m.group(3), m.group(4)
+    check("logs=" not in line, "the result line names the scratch logs: %s" % line)
+    need(r"srv\| world_ordering: 2 ticks in a row came first", err, "the server's own words")
+    rep = need(r"^simfuzz: replay: (DETSIM_SEED=1 DETSIM_OPTIONS=choices=\S+ \S+/simworld \S+)$", err,
+               "replay line").group(1)
+    for _ in range(2):
+        st, _, rerr = run(["sh", "-c", rep.replace(" simworld ", " simworld --logs %s/rlogs " % WORK)])
+        rm = RESULT_RE.findall(rerr)
+        check(rm and rm[-1][0] == "crash" and rm[-1][3] == hist and rm[-1][2] == events,
+              "the replay line gave %s, expected crash %s" % (rm[-1:] if rm else rerr[-2000:], hist))
+    chk = need(r"^simfuzz: check:  (simreplay .*)$", err, "simreplay line").group(1)
+    st, sout, serr = run(["sh", "-c", chk.replace("simreplay", tool("simreplay"), 1)], expect=0)
+    need(r"replays exactly", sout + serr, "simreplay")
+    left = [d for d in os.listdir(out) if d.startswith(".work-")]
+    check(not left, "scratch directories left: %s" % left)
+    return "found at run %d (%s); the replay line twice and simreplay: the same history" % (
+        execs, line.split(" sim_time")[0])
+
+
+def case_world_simfuzz_minimize():
+    """-minimize_crash=1 on the input simfuzz saved for a world's failure
+    writes smaller inputs; the smallest is shorter than the saved one (the
+    bytes the failure took) and still fails."""
+    out = os.path.join(WORK, "out")
+    st, _, err = simfuzz(["--out", out, "--fail-on", "crash", "-seed=1", "-runs=1000", "-artifact_prefix=%s/" % WORK,
+                          "--", os.path.join(A.progs, WORLD)])
+    check(st == 77, "finding: exit status %d\n%s" % (st, err[-3000:]))
+    saved = need(r"^simfuzz: input (\S+) \((\d+) of (\d+) bytes taken\)$", err, "saved input")
+    path = saved.group(1)
+    u = os.path.getsize(path)
+    check(u == int(saved.group(2)) and world(1, "choices=" + path)[0] == "crash", "the saved input does not fail")
+    prefix = os.path.join(WORK, "min-")
+    st, _, err = simfuzz(["--out", out, "--fail-on", "crash", "-minimize_crash=1", "-seed=1", "-runs=30",
+                          "-artifact_prefix=" + prefix, path, "--", os.path.join(A.progs, WORLD)], timeout=240)
+    check(st == 0, "minimizing: exit status %d\n%s" % (st, err[-3000:]))
+    mins = [os.path.join(WORK, f) for f in os.listdir(WORK) if f.startswith("min-minimized-from-")]
+    check(mins, "no minimized input written:\n" + err[-3000:])
+    best = min(mins, key=os.path.getsize)
+    size = os.path.getsize(best)
+    check(size < u, "the smallest minimized input has %d bytes, the saved one %d" % (size, u))
+    check(world(1, "choices=" + best)[0] == "crash", "the minimized input no longer fails")
+    return "the saved %d bytes minimized to %d, still a crash" % (u, size)
+
+
+def case_world_bad_input():
+    """Bad input to a world in fuzz mode is a clear error with its status:
+    simworld refuses a choices file that is missing, not a regular file or
+    too big (the runtime's usage status); simfuzz a missing scenario, a bad
+    one, and one whose nodes have no coverage counters."""
+    big = write("big", b"\0" * ((1 << 20) + 1))
+    os.mkdir(os.path.join(WORK, "dir"))
+    scenario = os.path.join(A.progs, WORLD)
+    cases = [
+        ("choices=" + os.path.join(WORK, "missing"), r"cannot read choices file .*missing: No such file"),
+        ("choices=" + os.path.join(WORK, "dir"), r"choices file .*dir is not a regular file"),
+        ("choices=" + big, r"has 1048577 bytes, more than 1048576 \(limit choices_bytes\)"),
+    ]
+    for opts, pattern in cases:
+        st, _, err = run([tool("simworld"), "--logs", os.path.join(WORK, "logs"), scenario],
+                         env={"DETSIM_SEED": "1", "DETSIM_OPTIONS": opts})
+        check(st == USAGE_STATUS, "%s: exit status %d, expected %d\n%s" % (opts, st, USAGE_STATUS, err))
+        need(r"^simworld: DETSIM_OPTIONS: .*" + pattern, err, opts)
+        check(not RESULT_RE.search(err), "%s: the world ran:\n%s" % (opts, err))
+    bad = write("bad.scenario", b"server srv: /bin/true\nbogus line\n")
+    out = os.path.join(WORK, "out")
+    fuzz_cases = [
+        (["--out", out, "--", os.path.join(WORK, "missing.scenario")], 2, r"missing\.scenario: no such scenario file"),
+        (["--out", out, "--", tool("simworld"), os.path.join(WORK, "missing.scenario")], 2, r"missing\.scenario"),
+        (["--out", out, "--", tool("simworld"), bad], 2, r"bad\.scenario:2: "),
+        (["--out", out, "--", os.path.join(A.progs, WORLD_PLAIN)], 3,
+         r"no node's program has coverage counters: build them with detsim-cc --fuzz"),
+    ]
+    for args, status, pattern in fuzz_cases:
+        st, _, err = simfuzz(args)
+        check(st == status, "%s: exit status %d, expected %d\n%s" % (args, st, status, err[-2000:]))
+        need(r"^simfuzz: .*" + pattern, err, " ".join(args))
+    return "%d bad choices files refused by simworld (status %d), %d bad targets by simfuzz" % (
+        len(cases), USAGE_STATUS, len(fuzz_cases))
+
+
 CASES = {n[5:].replace("_", "-"): f for n, f in globals().items() if n.startswith("case_")}
 
 
@@ -298,6 +485,7 @@ def main():
     ap.add_argument("--bin", required=True)
     ap.add_argument("--progs", required=True)
     A = ap.parse_args()
+    A.bin, A.progs = os.path.abspath(A.bin), os.path.abspath(A.progs)
     WORK = tempfile.mkdtemp(prefix="fuzztest-%s-" % A.case, dir=os.getcwd())
     try:
         msg = CASES[A.case]()

@@ -46,8 +46,12 @@ static void scan(const struct image *im, struct st_elf_info *out) {
     return;
   out->is_elf = true;
   const Elf64_Shdr *sh = (const Elf64_Shdr *)(im->p + eh->e_shoff);
+  const Elf64_Shdr *names = eh->e_shstrndx < eh->e_shnum ? &sh[eh->e_shstrndx] : NULL;
   for (unsigned i = 0; i < eh->e_shnum; i++) {
     const Elf64_Shdr *s = &sh[i];
+    /* detsim-cc --fuzz's inline 8-bit counters: a byte each (SHT_NOBITS). */
+    const char *sname = names ? str_at(im, names, s->sh_name) : NULL;
+    if (sname && !strcmp(sname, "__sancov_cntrs")) out->fuzz_counters += s->sh_size;
     if (s->sh_link >= eh->e_shnum || !in_bounds(im, s->sh_offset, s->sh_size)) continue;
     const Elf64_Shdr *strtab = &sh[s->sh_link];
     if (s->sh_type == SHT_DYNAMIC) {

@@ -11,6 +11,7 @@
 #define ST_ELF_H
 
 #include <stdbool.h>
+#include <stdint.h>
 
 struct st_elf_info {
   bool is_elf;          /* a 64-bit ELF file we could read */
@@ -19,6 +20,8 @@ struct st_elf_info {
   int local_detsim;     /* .symtab names containing "detsim" */
   char names[256];      /* the first few of the dynamic ones, comma-separated */
   char needed[256];     /* the DT_NEEDED entry naming the runtime */
+  uint64_t fuzz_counters; /* bytes of __sancov_cntrs: detsim-cc --fuzz's coverage
+                             counters of this file (not its libraries') */
 };
 
 /* Inspects `path`.  0, or -1 with errno when it cannot be read; a file that

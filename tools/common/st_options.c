@@ -33,3 +33,20 @@ bool st_options_true(const char *options, const char *key) {
   free(v);
   return on;
 }
+
+char *st_options_without(const char *options, const char *key) {
+  struct st_buf b = { 0 };
+  st_buf_puts(&b, "");
+  size_t k = strlen(key);
+  for (const char *p = options; *p;) {
+    size_t n = strcspn(p, ":");
+    bool drop = n >= k && !strncmp(p, key, k) && (p[k] == '=' || n == k);
+    if (!drop && n > 0) {
+      if (b.len) st_buf_puts(&b, ":");
+      st_buf_add(&b, p, n);
+    }
+    p += n;
+    if (*p == ':') p++;
+  }
+  return b.s;
+}

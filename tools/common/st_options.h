@@ -10,5 +10,7 @@ char *st_options_value(const char *options, const char *key);
 bool st_options_have(const char *options, const char *key);
 /* `key` is set true, in the runtime's spellings (1, true, yes). */
 bool st_options_true(const char *options, const char *key);
+/* The text without any setting of `key` (malloc'd). */
+char *st_options_without(const char *options, const char *key);
 
 #endif

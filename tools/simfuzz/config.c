@@ -12,22 +12,27 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "simfuzz.h"
 #include "st_classes.h"
 #include "st_util.h"
+#include "st_world.h"
 
 struct sf_config sf;
 
 static const char help_text[] =
 "usage: simfuzz [options] [libFuzzer flags] [CORPUS-DIR...] -- PROGRAM [ARGS...]\n"
+"       simfuzz [options] [libFuzzer flags] [CORPUS-DIR...] -- SCENARIO-FILE\n"
 "\n"
 "Coverage-guided exploration of a simulation build's schedules: libFuzzer's\n"
 "inputs are the runs' scheduling decisions (DETSIM_OPTIONS choices=), and the\n"
 "program's code coverage and the interleavings reached guide it.  PROGRAM is\n"
-"a build made with detsim-cc --fuzz.  Every failing run's input is saved with\n"
-"its replay line, then libFuzzer records it as a crash (-minimize_crash=1\n"
-"shrinks one).\n"
+"a build made with detsim-cc --fuzz.  A scenario (or simworld SCENARIO-FILE)\n"
+"fuzzes a world: the input is every node's scheduling decisions and the\n"
+"world's fault draws, guided by the coverage of all its nodes (each a --fuzz\n"
+"build).  Every failing run's input is saved with its replay line, then\n"
+"libFuzzer records it as a crash (-minimize_crash=1 shrinks one).\n"
 "\n"
 "options:\n"
 "  --seed N          DETSIM_SEED of every run: how a run goes on once its\n"
@@ -45,10 +50,12 @@ static const char help_text[] =
 "  --help            this text\n"
 "libFuzzer's own flags take one dash: -runs=N, -max_total_time=S, -max_len=N,\n"
 "-minimize_crash=1, -artifact_prefix=DIR/, -seed=N, -help=1 ...; simfuzz gives\n"
-"-len_control=0 -max_len=" SF_MAX_LEN_DEFAULT " unless they are given (inputs of every length from the start).\n"
+"-len_control=0 -max_len=" SF_MAX_LEN_DEFAULT " (a world: " SF_MAX_LEN_WORLD_DEFAULT ") unless they are given (inputs of every\n"
+"length from the start).\n"
 "\n"
 "Exit status: libFuzzer's (0: no failure found; 77 by default, -error_exitcode,\n"
-"when one was); 2 for a bad command line; 3 when PROGRAM is not a --fuzz build.\n";
+"when one was); 2 for a bad command line or scenario; 3 when PROGRAM (or a\n"
+"node's program) is not a --fuzz build.\n";
 
 static void set_fail_classes(const char *list) {
   memset(sf.fails, 0, sizeof sf.fails);
@@ -85,6 +92,21 @@ static void from_env(void) {
     sf.target[n++] = p;
     if (!e) break;
     p = e + 1;
+  }
+  /* A scenario runs through simworld (found next to simfuzz, else on
+   * PATH), checked first: a bad one is named now, not by every run. */
+  size_t len0 = strlen(sf.target[0]);
+  if (len0 > 9 && !strcmp(sf.target[0] + len0 - 9, ".scenario") && access(sf.target[0], F_OK) != 0)
+    st_die(ST_EXIT_USAGE, "%s: no such scenario file", sf.target[0]);
+  char **world = st_world_argv(sf.target);
+  if (world) {
+    int k = 0;
+    while (world[k]) k++;
+    if (k < 2) st_die(ST_EXIT_USAGE, "simworld needs a scenario file: -- simworld SCENARIO-FILE");
+    st_world_preflight(world[k - 1]);
+    sf.target = world;
+    sf.world = true;
+    sf.scenario = world[k - 1];
   }
   const char *seed = getenv(SF_ENV_SEED);
   if (!seed || !st_parse_u64(seed, &sf.seed)) st_die(ST_EXIT_USAGE, "%s: not a seed", SF_ENV_SEED);
@@ -179,9 +201,9 @@ void sf_config_init(int *argc, char ***argvp) {
     if (!strncmp(argv[i], "-len_control=", 13)) have_len_control = true;
     if (!strncmp(argv[i], "-max_len=", 9)) have_max_len = true;
   }
+  from_env();
   if (!have_len_control) argv[kept++] = "-len_control=0";
-  if (!have_max_len) argv[kept++] = "-max_len=" SF_MAX_LEN_DEFAULT;
+  if (!have_max_len) argv[kept++] = sf.world ? "-max_len=" SF_MAX_LEN_WORLD_DEFAULT : "-max_len=" SF_MAX_LEN_DEFAULT;
   argv[kept] = NULL;
   *argc = kept;
-  from_env();
 }

@@ -39,6 +39,15 @@ static void write_file(const char *path, const uint8_t *data, size_t size) {
   if (close(fd) != 0) st_die(ST_EXIT_HARNESS, "writing %s failed: %s", path, strerror(errno));
 }
 
+/* A world's result line without its logs= (the scratch directory's,
+ * removed with the run): in place. */
+static void drop_logs_word(char *line) {
+  char *w = strstr(line, " logs=");
+  if (!w) return;
+  char *end = strchr(w + 1, ' ');
+  memmove(w, end ? end : w + strlen(w), strlen(end ? end : w + strlen(w)) + 1);
+}
+
 int LLVMFuzzerInitialize(int *argc, char ***argv) {
   st_prog = "simfuzz";
   sf_config_init(argc, argv);
@@ -51,13 +60,17 @@ int LLVMFuzzerInitialize(int *argc, char ***argv) {
   if (!r.result_line)
     st_die(ST_EXIT_HARNESS, "%s is not a simulation build, or it did not run (no result line); its stderr ends:\n%s",
            sf.target[0], r.stderr_text);
+  if ((!r.have_coverage || r.counters == 0) && sf.world)
+    st_die(ST_EXIT_HARNESS, "%s: no node's program has coverage counters: build them with detsim-cc --fuzz",
+           sf.scenario);
   if (!r.have_coverage || r.counters == 0)
     st_die(ST_EXIT_HARNESS, "%s has no coverage counters: build it with detsim-cc --fuzz", sf.target[0]);
   n_counters = r.counters;
+  if (sf.world) drop_logs_word(r.result_line);
   n_features = sf.sched_features ? DETSIM_FUZZ_SCHED_FEATURES : 0;
-  fprintf(stderr, "simfuzz: %s: %zu coverage counters and %zu scheduling features; seed %" PRIu64
-          "; the seed's own run: %s\n", sf.target[0], n_counters, n_features, sf.seed,
-          r.result_line);
+  fprintf(stderr, "simfuzz: %s: %zu coverage counters%s and %zu scheduling features; seed %" PRIu64
+          "; the seed's own run: %s\n", sf.world ? sf.scenario : sf.target[0], n_counters,
+          sf.world ? " (all nodes' programs)" : "", n_features, sf.seed, r.result_line);
   sf_run_free(&r);
   free(path);
   region = st_xcalloc(n_counters + n_features, 1);
@@ -68,7 +81,8 @@ int LLVMFuzzerInitialize(int *argc, char ***argv) {
 /* A failing run: its input, cut to the bytes the run took (the rest were
  * never read, so the cut input takes the same run), saved under the
  * history's name, and how to replay it. */
-static void report_failure(const uint8_t *data, size_t size, const struct sf_run *r) {
+static void report_failure(const uint8_t *data, size_t size, struct sf_run *r) {
+  if (sf.world) drop_logs_word(r->result_line);
   struct st_outcome o = {0};
   st_parse_result_line(r->result_line, &o);
   size_t used = r->choices_used < size ? (size_t)r->choices_used : size;

@@ -4,6 +4,7 @@
  * libFuzzer owns the handlers), then the whole group is killed. */
 #include <errno.h>
 #include <fcntl.h>
+#include <ftw.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
@@ -28,10 +29,27 @@
 extern char **environ;
 
 static char *workdir;
-static char *cov_path, *err_path;
+static char *cov_path, *err_path, *logs_path;
+
+static int remove_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw) {
+  (void)st;
+  (void)flag;
+  (void)ftw;
+  remove(path);
+  return 0;
+}
+
+/* A world's log directory (simworld --logs): its nodes' logs and
+ * directories, made anew by every run. */
+static void remove_logs(void) {
+  if (logs_path) nftw(logs_path, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+}
 
 void sf_workdir_remove(void) {
   if (!workdir) return;
+  remove_logs();
+  free(logs_path);
+  logs_path = NULL;
   unlink(cov_path);
   unlink(err_path);
   char *in = st_xasprintf("%s/input.choices", workdir);
@@ -52,6 +70,7 @@ const char *sf_workdir(void) {
     st_die(ST_EXIT_HARNESS, "cannot make %s: %s", workdir, strerror(errno));
   cov_path = st_xasprintf("%s/coverage", workdir);
   err_path = st_xasprintf("%s/stderr", workdir);
+  logs_path = st_xasprintf("%s/logs", workdir);
   if (!registered) atexit(sf_workdir_remove);
   registered = true;
   return workdir;
@@ -163,7 +182,20 @@ void sf_run(const char *input_path, uint8_t *counters, size_t n_counters, uint8_
     dup2(err_fd, 2);
     setenv("DETSIM_SEED", seed, 1);
     setenv("DETSIM_OPTIONS", options, 1);
-    execvp(sf.target[0], sf.target);
+    if (sf.world) {
+      /* simworld --logs: the world's logs in the scratch directory, removed
+       * after the run (its history does not depend on where they are). */
+      int n = 0;
+      while (sf.target[n]) n++;
+      char **argv = st_xcalloc((size_t)n + 3, sizeof *argv);
+      argv[0] = sf.target[0];
+      argv[1] = "--logs";
+      argv[2] = logs_path;
+      for (int i = 1; i <= n; i++) argv[i + 2] = sf.target[i];
+      execv(argv[0], argv);
+    } else {
+      execvp(sf.target[0], sf.target);
+    }
     dprintf(2, "simfuzz: cannot run %s: %s\n", sf.target[0], strerror(errno));
     _exit(127);
   }
@@ -186,6 +218,7 @@ void sf_run(const char *input_path, uint8_t *counters, size_t n_counters, uint8_
   while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
   }
   kill(-pid, SIGKILL); /* what the run left behind */
+  if (sf.world) remove_logs();
   free(options);
   r->stderr_text = read_tail(err_path);
   if (WIFEXITED(status) && WEXITSTATUS(status) == 127 && strstr(r->stderr_text, "simfuzz: cannot run"))

@@ -9,6 +9,9 @@
  * into a counter region simfuzz registered with libFuzzer, so the corpus
  * grows on new program coverage (and new interleavings).  A failing run saves its input, prints its replay
  * line and traps, so libFuzzer records it (and -minimize_crash=1 shrinks it).
+ * A scenario is a world's target: simworld runs it, the input is every
+ * node's decisions and the world's fault draws, and the coverage is the
+ * merge of all the nodes' (docs/fuzzing.md, "Worlds").
  *
  * Parts: config.c (the command line, kept in the environment so that the
  * copies of itself libFuzzer starts, as -minimize_crash does, see it too),
@@ -35,13 +38,18 @@
  * runtime's watchdog gets the same bound for a run without events). */
 #define SF_TIMEOUT_S_DEFAULT 10
 #define SF_TIMEOUT_S_MAX 3600
-/* libFuzzer's -max_len unless given: decisions an input holds at most. */
+/* libFuzzer's -max_len unless given: decisions an input holds at most (a
+ * world's input also holds its fault draws, and every node's choices). */
 #define SF_MAX_LEN_DEFAULT "64"
+#define SF_MAX_LEN_WORLD_DEFAULT "256"
 /* Arguments of the target. */
 #define SF_TARGET_ARGS_MAX 256
 
 struct sf_config {
-  char **target;     /* argv of the target, NULL-terminated */
+  char **target;     /* argv of the target, NULL-terminated (a world's:
+                        simworld's full path, its flags, the scenario) */
+  bool world;        /* the target is a scenario, run by simworld */
+  const char *scenario; /* then its scenario file */
   uint64_t seed;     /* DETSIM_SEED of every run: the PRNG after the bytes run out */
   const char *out;   /* where failing inputs are saved */
   unsigned timeout_s;

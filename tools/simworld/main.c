@@ -32,7 +32,9 @@ static const char usage[] =
     "  Runs one seed of a scenario: every node a process of a simulation build,\n"
     "  all in one simulated world (scheduler, clock, network).  DETSIM_SEED picks\n"
     "  the seed (drawn when unset); DETSIM_OPTIONS goes to every node after the\n"
-    "  scenario's own `option` lines.  The last stderr line is the world's result:\n"
+    "  scenario's own `option` lines (but choices=FILE, choice mode, which simworld\n"
+    "  reads itself: every node takes the file's bytes; docs/fuzzing.md).  The last\n"
+    "  stderr line is the world's result:\n"
     "    detsim: <class> seed=<seed> events=<n> history=<hex> ...\n"
     "  --logs DIR  keep each node's stdout and stderr in DIR/<node>.out/.err\n"
     "              (default: a temporary directory, kept only when the run fails)\n"
@@ -235,6 +237,16 @@ int main(int argc, char **argv) {
   r.seed = seed;
   r.options = merged_options(&sc);
   r.outside_death = -1;
+  /* Fuzz mode (fuzz.c): the choices file is the launcher's to read (the
+   * world's header holds its bytes), and the nodes write coverage parts. */
+  char *choices = st_options_value(r.options, "choices");
+  char *fuzz_out = st_options_value(r.options, "fuzz_out");
+  if (choices && !choices[0]) choices = NULL;
+  if (fuzz_out && !fuzz_out[0]) fuzz_out = NULL;
+  if (choices && st_options_have(r.options, "plan"))
+    st_die(SW_EXIT_USAGE, "DETSIM_OPTIONS: choices= and plan= both decide the schedule: give one");
+  struct sw_choices *choice_bytes = choices ? sw_choices_read(choices) : NULL;
+  r.fuzz = fuzz_out != NULL;
   if (logs) {
     if (mkdir(logs, 0755) != 0 && errno != EEXIST) st_die(ST_EXIT_HARNESS, "--logs %s: %s", logs, strerror(errno));
     r.log_dir = st_xstrdup(logs);
@@ -247,14 +259,28 @@ int main(int argc, char **argv) {
   char *replay = replay_command(seed, path);
   fprintf(stderr, "detsim: seed=%" PRIu64 " replay: %s\n", seed, replay);
   sw_disks_create(&r);
-  /* Each node runs in a directory of its own: a relative trace path is
-   * the launcher's, made absolute for the nodes (the merge reads it here). */
-  char *node_trace = trace_path(r.options, seed);
+  /* Each node runs in a directory of its own: a relative trace or
+   * coverage path is the launcher's, made absolute for the nodes (the
+   * merges read them here). */
   char cwd[PATH_MAX];
-  if (node_trace && node_trace[0] != '/' && getcwd(cwd, sizeof cwd) != NULL)
-    r.node_options = st_xasprintf("%s%strace=%s/%s", r.options, r.options[0] ? ":" : "", cwd, node_trace);
+  if (getcwd(cwd, sizeof cwd) == NULL) cwd[0] = '\0';
+  char *node_options = choices ? st_options_without(r.options, "choices") : st_xstrdup(r.options);
+  char *node_trace = trace_path(r.options, seed);
+  if (node_trace && node_trace[0] != '/' && cwd[0]) {
+    char *o = st_xasprintf("%s%strace=%s/%s", node_options, node_options[0] ? ":" : "", cwd, node_trace);
+    free(node_options);
+    node_options = o;
+  }
   free(node_trace);
+  if (fuzz_out && fuzz_out[0] != '/' && cwd[0]) {
+    char *o = st_xasprintf("%s%sfuzz_out=%s/%s", node_options, node_options[0] ? ":" : "", cwd, fuzz_out);
+    free(node_options);
+    node_options = o;
+  }
+  r.node_options = node_options;
   r.world = sw_world_create(&sc, seed, &r.fd);
+  if (choice_bytes) sw_choices_load(choice_bytes, r.world);
+  free(choice_bytes);
   /* The nodes' own first lines name the world's replay (they run in
    * directories of their own: the scenario's path absolute). */
   char scenario_abs[PATH_MAX];
@@ -267,8 +293,9 @@ int main(int argc, char **argv) {
   bool traced = st_options_true(r.options, "trace_always");
   /* Every node flushes its stdio when asked for its last events after a
    * signal from outside (runtime/world.c). */
-  if (outside < 0 || r.world->end_class != ST_CLASS_pass || traced) sw_dump_all(&r);
+  if (outside < 0 || r.world->end_class != ST_CLASS_pass || traced || r.fuzz) sw_dump_all(&r);
   sw_kill_all(&r);
+  if (fuzz_out) sw_fuzz_merge(&r, fuzz_out);
 
   struct detsim_world_shared *w = r.world;
   int cls;
@@ -337,9 +364,13 @@ int main(int argc, char **argv) {
   uint64_t events = outside < 0 ? w->events : w->end_events;
   uint64_t now = outside < 0 ? w->now_ns : w->end_now_ns;
   uint64_t history = outside == SW_OUTSIDE_SIGNAL ? w->hash : outside < 0 ? (uint64_t)0 : w->end_history;
+  /* As a program's line says it: the bytes of the choices file taken. */
+  char used[64] = "";
+  if (w->choices_on)
+    snprintf(used, sizeof used, " choices_used=%" PRIu64 "/%" PRIu64, w->choices_pos, w->choices_len);
   fprintf(stderr, "detsim: %s seed=%" PRIu64 " events=%" PRIu64 " history=%016" PRIx64 " sim_time=%" PRIu64
-                  ".%06" PRIu64 "s nodes=%u%s\n",
+                  ".%06" PRIu64 "s nodes=%u%s%s\n",
           st_class_name(cls), seed, events, history, now / UINT64_C(1000000000),
-          (now % UINT64_C(1000000000)) / UINT64_C(1000), sc.n_nodes, extra.s);
+          (now % UINT64_C(1000000000)) / UINT64_C(1000), sc.n_nodes, used, extra.s);
   return st_class_status(cls);
 }

@@ -13,6 +13,7 @@
 #include <fcntl.h>
 #include <ftw.h>
 #include <limits.h>
+#include <stddef.h>
 #include <linux/futex.h>
 #include <signal.h>
 #include <stdio.h>
@@ -44,7 +45,8 @@ struct detsim_world_shared *sw_world_create(const struct st_scenario *sc, uint64
   void *p = mmap(want, sizeof(struct detsim_world_shared), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED_NOREPLACE, fd, 0);
   if (p == MAP_FAILED) st_die(ST_EXIT_HARNESS, "cannot map the world's memory: %s", strerror(errno));
   struct detsim_world_shared *w = p;
-  memset(w, 0, sizeof *w);
+  /* The choices bytes (a megabyte, last) stay untouched until loaded. */
+  memset(w, 0, offsetof(struct detsim_world_shared, choices));
   w->magic = DETSIM_WORLD_MAGIC;
   w->version = DETSIM_WORLD_VERSION;
   w->n_nodes = sc->n_nodes;
@@ -436,11 +438,18 @@ void sw_dump_all(struct sw_run *r) {
   uint32_t before = __atomic_load_n(&r->world->dumps_done, __ATOMIC_ACQUIRE), asked = 0;
   /* Only a node still in the world answers: one that exited, crashed or
    * died may be a zombie not yet reaped, which kill() still reaches. */
-  for (unsigned i = 0; i < r->sc->n_nodes; i++)
-    if (r->pids[i] > 0 && (int)i != r->world->end_node &&
-        __atomic_load_n(&r->world->nodes[i].state, __ATOMIC_ACQUIRE) == DETSIM_NODE_READY &&
-        kill(r->pids[i], DETSIM_WORLD_DUMP_SIGNAL) == 0)
+  for (unsigned i = 0; i < r->sc->n_nodes; i++) {
+    if (r->pids[i] <= 0 || (int)i == r->world->end_node) continue;
+    uint32_t st = __atomic_load_n(&r->world->nodes[i].state, __ATOMIC_ACQUIRE);
+    /* A crashed node out of the world's way and not yet killed: its
+     * coverage too (fuzz mode), as a kill would have asked for it. */
+    bool crashed = r->fuzz && !r->dumped[i] && st == DETSIM_NODE_DOWN &&
+                   __atomic_load_n(&r->world->nodes[i].kill_me, __ATOMIC_ACQUIRE);
+    if ((st == DETSIM_NODE_READY || crashed) && kill(r->pids[i], DETSIM_WORLD_DUMP_SIGNAL) == 0) {
+      if (crashed) r->dumped[i] = true;
       asked++;
+    }
+  }
   wait_dumps(r, before, asked);
 }
 

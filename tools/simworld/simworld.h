@@ -29,6 +29,7 @@ struct sw_run {
   pid_t pids[DETSIM_WORLD_NODES_MAX];
   int outside_death;       /* a node that died outside the simulation, or -1 */
   int outside_status;
+  bool fuzz;               /* fuzz_out= given: every node writes its coverage */
   bool dumped[DETSIM_WORLD_NODES_MAX]; /* this incarnation wrote its part */
   /* Each node's own directory (its working directory, fresh per run) and
    * its data directory and undo journal's (runtime/disk/). */
@@ -71,5 +72,17 @@ void sw_forward_warnings(const struct sw_run *r);
 char *sw_trace_merge(const struct sw_run *r, const char *base, const char *replay);
 /* Removes the parts no merge took (a world that passed, say). */
 void sw_trace_parts_remove(const struct sw_run *r, const char *base);
+/* Fuzz mode (fuzz.c): reads the choices file (a usage error naming the
+ * problem when it cannot be read, is not a regular file or is over the
+ * limit) and loads it into the world's header; merges the nodes' coverage
+ * parts <out>.<node>.<incarnation> into the world's coverage file `out`
+ * (and removes them). */
+struct sw_choices {
+  size_t len;
+  uint8_t bytes[];
+};
+struct sw_choices *sw_choices_read(const char *path);
+void sw_choices_load(const struct sw_choices *c, struct detsim_world_shared *w);
+void sw_fuzz_merge(const struct sw_run *r, const char *out);
 
 #endif
