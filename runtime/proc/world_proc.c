@@ -78,17 +78,10 @@ extern void __msan_init(void) __attribute__((weak));
 int detsim__proc_world_fd = -1;
 static ino_t world_fd_ino;
 
-/* The region is a memory file, not anonymous memory: a fork shares its
- * mapping just the same, and an exec hands the file to the new image
- * (proc_exec.c).  Its descriptor sits at a high number, close-on-exec, so
- * that the program's own descriptors are numbered as natively. */
-static int world_memfd(void) {
-  int fd = (int)REAL(syscall)(SYS_memfd_create, "detsim-world", MFD_CLOEXEC);
-  if (fd < 0) return -1;
-  if (ftruncate(fd, (off_t)DETSIM_WORLD_BYTES) != 0) {
-    REAL(close)(fd);
-    return -1;
-  }
+/* The world's memory descriptor sits at a high number, close-on-exec, so
+ * that the program's own descriptors are numbered as natively; an exec
+ * hands it to the new image (proc_exec.c). */
+static int move_high(int fd) {
   struct rlimit lim;
   long top = getrlimit(RLIMIT_NOFILE, &lim) == 0 && lim.rlim_cur != RLIM_INFINITY ? (long)lim.rlim_cur : 1024;
   if (top > (1l << 20)) top = 1l << 20;
@@ -97,11 +90,27 @@ static int world_memfd(void) {
   if (high >= 0) {
     REAL(close)(fd);
     fd = high;
+  } else {
+    REAL(fcntl)(fd, F_SETFD, FD_CLOEXEC);
   }
   struct stat st;
   if (fstat(fd, &st) == 0) world_fd_ino = st.st_ino;
   return fd;
 }
+
+/* The region is a memory file, not anonymous memory: a fork shares its
+ * mapping just the same, and an exec hands the file on. */
+static int world_memfd(void) {
+  int fd = (int)REAL(syscall)(SYS_memfd_create, "detsim-world", MFD_CLOEXEC);
+  if (fd < 0) return -1;
+  if (ftruncate(fd, (off_t)DETSIM_WORLD_BYTES) != 0) {
+    REAL(close)(fd);
+    return -1;
+  }
+  return move_high(fd);
+}
+
+void detsim__proc_keep_world_fd(int fd) { detsim__proc_world_fd = move_high(fd); }
 
 bool detsim__proc_world_fd_ok(void) {
   struct stat st;
@@ -151,6 +160,7 @@ void detsim__proc_become_world(void) {
   S->magic = DETSIM_WORLD_MAGIC;
   S->version = DETSIM_WORLD_VERSION;
   S->n_nodes = 1;
+  S->n_hosts = 1;
   S->seed = detsim__seed();
   S->current = 0;
   S->end_node = -1;
@@ -192,8 +202,7 @@ static pid_t fork_fails(int err) {
 }
 
 bool detsim__proc_can_fork(void) {
-  return S != NULL && !detsim__world_hosts() && !detsim__sched_pct() && !detsim__plan_replaying &&
-         !detsim__opt.plan_out[0];
+  return S != NULL && !detsim__sched_pct() && !detsim__plan_replaying && !detsim__opt.plan_out[0];
 }
 
 pid_t detsim__proc_fork(uintptr_t pc) {
@@ -218,7 +227,7 @@ pid_t detsim__proc_fork(uintptr_t pc) {
     if (!told) {
       told = true;
       detsim__msg("limit world_processes_max=%d reached: fork fails with EAGAIN (processes of one world, every "
-                  "one that lived in the run)", DETSIM_WORLD_PROCESSES_MAX);
+                  "one that lived in the run, a scenario's nodes included)", DETSIM_WORLD_PROCESSES_MAX);
     }
     return fork_fails(EAGAIN);
   }
@@ -246,7 +255,7 @@ pid_t detsim__proc_fork(uintptr_t pc) {
   net_fork_share(+1);
   fork_slot = (int)slot;
   fork_parent_real_pid = REAL(getpid)();
-  fork_from_main = detsim__node_index == 0 && REAL(syscall)(SYS_gettid) == fork_parent_real_pid;
+  fork_from_main = !detsim__proc_is_forked() && REAL(syscall)(SYS_gettid) == fork_parent_real_pid;
   pid_t real = REAL(fork)();
   fork_slot = -1;
   if (real < 0) {
@@ -366,7 +375,28 @@ int detsim__proc_holder_died(void) {
 
 bool detsim__proc_world_gone(void) {
   if (!detsim__proc_is_forked()) return false;
-  return REAL(kill)(S->nodes[0].pid, 0) != 0 && errno == ESRCH;
+  /* A scenario's world is its launcher's (a node dies with it); a run's
+   * own, its first process's. */
+  pid_t keeper = detsim__world_hosts() ? S->launcher_pid : S->nodes[0].pid;
+  return keeper > 0 && REAL(kill)(keeper, 0) != 0 && errno == ESRCH;
+}
+
+void detsim__proc_host_down(unsigned host) {
+  for (unsigned j = S->n_hosts; j < S->n_nodes; j++) {
+    struct detsim_world_node *n = &S->nodes[j];
+    if (n->host1 != host + 1) continue;
+    uint32_t st = __atomic_load_n(&n->state, __ATOMIC_ACQUIRE);
+    /* Nobody is left to wait for any of them. */
+    n->reaped = 1;
+    n->parent = -1;
+    if (st == DETSIM_NODE_READY || st == DETSIM_NODE_STARTING) __atomic_store_n(&n->state, DETSIM_NODE_DOWN, __ATOMIC_RELEASE);
+  }
+}
+
+void detsim__proc_host_release(unsigned host) {
+  for (unsigned j = S->n_hosts; j < S->n_nodes; j++)
+    if (S->nodes[j].host1 == host + 1 && __atomic_load_n(&S->nodes[j].state, __ATOMIC_ACQUIRE) == DETSIM_NODE_DOWN)
+      __atomic_store_n(&S->nodes[j].kill_me, 1, __ATOMIC_RELEASE);
 }
 
 void detsim__proc_teardown(void) {

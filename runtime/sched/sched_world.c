@@ -90,8 +90,8 @@ struct choice detsim__sched_world_choose_when_stuck(detsim_thread *self, detsim_
     if (w < d) d = w;
     uint64_t f = detsim__world_next_fault();
     if (f < d) d = f;
-    if (local && paused && detsim__ws->nodes[detsim__node_index].paused_until < d)
-      d = detsim__ws->nodes[detsim__node_index].paused_until;
+    if (local && paused && detsim__world_paused_until(detsim__node_index) < d)
+      d = detsim__world_paused_until(detsim__node_index);
     if (d == DETSIM_NO_DEADLINE) world_deadlock(self);
     /* An idle node's time may have come while this one ran: no jump then. */
     if (d > detsim__now_ns()) {
@@ -185,7 +185,7 @@ _Noreturn void detsim__sched_crash_self(void) {
   detsim_thread *self = detsim__self();
   detsim__sched_set_self(NULL);
   hand_over(self, next, false, NULL);
-  detsim__world_release_crashed(detsim__node_index);
+  detsim__world_release_crashed(detsim__host_index);
   static uint32_t never;
   for (;;) REAL(syscall)(SYS_futex, &never, FUTEX_WAIT_PRIVATE, 0, NULL, NULL, 0);
 }
