@@ -154,7 +154,9 @@ struct detsim_world_node {
    * while this node is held (parked, never a candidate), 0 once NODE's
    * first listen released it (or when it starts at once). */
   uint32_t after1;
-  uint32_t after_pad;
+  /* A host's slot: how many times its command started (a restart adds
+   * one; an exec, which adds an incarnation, does not): its boot. */
+  uint32_t boots;
 };
 
 /* Faults, drawn from the seed at the world's start (world_faults.c). */

@@ -282,6 +282,9 @@ bool detsim__proc_atfork_child(void) {
     if (REAL(getppid)() != fork_parent_real_pid) REAL(_exit)(128 + SIGKILL); /* the parent is gone already */
   }
   detsim__node_index = slot;
+  /* The net is per thread, and a fork's child has not inherited it. */
+  detsim__trap_dispatch_thread = false;
+  detsim__trap_thread_start();
   /* Its parent's group and session (this memory is still the parent's). */
   detsim__proc_set(S->nodes[slot].vpid, detsim__proc_pid(), detsim__proc_pgid(), detsim__proc_sid());
   detsim__sched_fork_child();

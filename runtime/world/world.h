@@ -169,8 +169,8 @@ bool detsim__world_node_silent(unsigned node);
  * per node (and per incarnation after a restart) in a world. */
 void detsim__world_label(char *out, size_t n, const char *base);
 /* The same for what is the host's, whichever of its processes asks (the
- * machine's size, its identity): per node of a scenario and per
- * incarnation of its host; a run's own world is one host. */
+ * machine's size, its identity): per node of a scenario and per boot of
+ * its host (a restart, not an exec); a run's own world is one host. */
 void detsim__world_host_label(char *out, size_t n, const char *base);
 
 /* This node's process ends with `status` (its exit handler): the node

@@ -202,7 +202,8 @@ void detsim__world_host_label(char *out, size_t size, const char *base) {
     snprintf(out, size, "%s", base);
     return;
   }
-  unsigned inc = S->nodes[detsim__host_index].incarnation;
-  if (inc <= 1) snprintf(out, size, "%s/node/%u", base, detsim__host_index);
-  else snprintf(out, size, "%s/node/%u/incarnation/%u", base, detsim__host_index, inc);
+  /* Its boots, not its images: an exec is the same machine. */
+  unsigned boot = S->nodes[detsim__host_index].boots;
+  if (boot <= 1) snprintf(out, size, "%s/node/%u", base, detsim__host_index);
+  else snprintf(out, size, "%s/node/%u/incarnation/%u", base, detsim__host_index, boot);
 }

@@ -4,6 +4,9 @@
   world_fork.py serve      BIN_DIR DIR   a node's forked workers serve its clients,
                                          are waited for after SIGCHLD; seeds order
                                          them; a seed replays
+  world_fork.py exec       BIN_DIR DIR   exec in a node (its own process, its forked
+                                         children) with the net for raw system calls
+                                         on; refused under the seccomp filter
   world_fork.py crash      BIN_DIR DIR   a crash of the node takes every process
                                          forked on it (workers, a sleeping
                                          grandchild) and the restart starts it
@@ -330,7 +333,47 @@ def serve(bins, d):
     print("seed 5 replays: the same history and outputs in separate runs")
 
 
-MODES = {"crash": crash, "leftovers": leftovers, "serve": serve}
+EXEC_RE = re.compile(
+    r"\Anode pid 1000 execs itself\nnew image: pid 1000 ppid 999\n"
+    r"forked worker 1: pid 1003\nforked worker 2: pid 1004\n"
+    r"exec'd worker (?P<a>[12]) pid (?P<pa>100[34]) ppid 1000 raw_getpid_same=1: 3 lines\n"
+    r"exec'd worker (?P<b>[12]) pid (?P<pb>100[34]) ppid 1000 raw_getpid_same=1: 3 lines\n"
+    r"worker pid (?P=pa): exit (?P=a)\nworker pid (?P=pb): exit (?P=b)\nevery worker ended\n\Z")
+
+
+def exec_in_node(bins, d):
+    """exec.scenario: the node's own process execs itself (the same pid,
+    its parent outside the world) and its forked children exec the program
+    as workers over the listener they inherited, with the net for raw
+    system calls on in every image (user dispatch ends with an image; a raw
+    getpid is the virtual pid); seeds order the workers; a seed replays.
+    Under trap_syscalls=seccomp an exec is refused, saying why."""
+    sw = os.path.join(bins, "simworld")
+    orders = set()
+    for seed in range(1, 7):
+        _, _, outs, _ = world_run(sw, d, "exec.scenario", seed)
+        m = EXEC_RE.match(outs["srv"])
+        if not m or m.group("a") == m.group("b") or m.group("pa") != f"100{2 + int(m.group('a'))}":
+            fail(f"seed {seed}: the node's output is not an exec'ing server's:\n{outs['srv']}")
+        orders.add(m.group("a"))
+    if orders != {"1", "2"}:
+        fail(f"seeds 1-6 always let worker {orders} serve first")
+    print("seeds 1-6: the node exec'd itself, its children exec'd as workers (the net on in each image)")
+    replays(sw, d, "exec.scenario", 4)
+    print("seed 4 replays: the same history and outputs in separate runs")
+    logs = tempfile.mkdtemp()
+    code, out, err = run([sw, "--logs", logs, "exec.scenario"],
+                         env={"DETSIM_SEED": "1", "DETSIM_OPTIONS": "trap_syscalls=seccomp:trace=none"}, cwd=d)
+    srv_out, srv_err = (open(os.path.join(logs, "srv." + k)).read() for k in ("out", "err"))
+    shutil.rmtree(logs)
+    m = RESULT_RE.search(err)
+    if not m or m.group(1) != "exit" or "exec of the node failed: Function not implemented" not in srv_out or \
+            "with a seccomp filter that would outlive the exec" not in srv_err:
+        fail(f"trap_syscalls=seccomp: want the exec refused (ENOSYS, the node's exit), got:\n{err}\n{srv_out}\n{srv_err}")
+    print("trap_syscalls=seccomp: the exec is refused with ENOSYS, saying why")
+
+
+MODES = {"crash": crash, "leftovers": leftovers, "serve": serve, "exec": exec_in_node}
 
 if __name__ == "__main__":
     if len(sys.argv) != 4 or sys.argv[1] not in MODES:

@@ -93,6 +93,7 @@ static void spawn(struct sw_run *r, unsigned i) {
   r->world->nodes[i].wake = 0;
   r->world->nodes[i].kill_me = 0;
   r->world->nodes[i].incarnation++;
+  r->world->nodes[i].boots++;
   pid_t pid = fork();
   if (pid < 0) st_die(ST_EXIT_HARNESS, "fork: %s", strerror(errno));
   if (pid == 0) {
