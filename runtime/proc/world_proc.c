@@ -3,9 +3,10 @@
  *
  * Rules of this file:
  *  - A process is a slot of the world's node table; a forked one names its
- *    host (host1) and its parent.  Slots are never reused in a run, so a
- *    pid names one process and the slots are in creation order (a parent
- *    before its children: the teardown relies on it).
+ *    host (host1) and its parent.  A slot is reused once its process is
+ *    gone for good (free_slot); pids never are, so a pid names one process,
+ *    and pids are in creation order (a parent before its children: the
+ *    teardown relies on it).
  *  - Only the baton holder writes the header, as everywhere in a world;
  *    the one exception is the child's own setup before it first takes the
  *    world, which writes nothing shared.
@@ -205,6 +206,22 @@ bool detsim__proc_can_fork(void) {
   return S != NULL && !detsim__sched_pct() && !detsim__plan_replaying && !detsim__opt.plan_out[0];
 }
 
+/* The slot a new process takes: the first whose process is gone for good
+ * (ended and waited for, or taken by its host's crash, its real process
+ * reaped: pid 0), else the next unused one.  A slot holds nothing of its
+ * last process that a pid or a parent could still reach: pids are never
+ * reused, and a process's children were orphaned at its end. */
+static unsigned free_slot(void) {
+  for (unsigned j = S->n_hosts; j < S->n_nodes; j++) {
+    const struct detsim_world_node *n = &S->nodes[j];
+    uint32_t st = __atomic_load_n(&n->state, __ATOMIC_ACQUIRE);
+    if (__atomic_load_n(&n->pid, __ATOMIC_ACQUIRE) == 0 && n->reaped &&
+        (st == DETSIM_NODE_EXITED || st == DETSIM_NODE_DOWN))
+      return j;
+  }
+  return S->n_nodes;
+}
+
 pid_t detsim__proc_fork(uintptr_t pc) {
   detsim_thread *self = detsim__self();
   CHECK(self != NULL);
@@ -221,13 +238,13 @@ pid_t detsim__proc_fork(uintptr_t pc) {
   }
   detsim__yield_aux(DETSIM_EV_proc_fork, NULL, pc, 0);
   if (!detsim__in_world) detsim__proc_become_world();
-  unsigned slot = S->n_nodes;
+  unsigned slot = free_slot();
   if (slot >= DETSIM_WORLD_PROCESSES_MAX) {
     static bool told;
     if (!told) {
       told = true;
-      detsim__msg("limit world_processes_max=%d reached: fork fails with EAGAIN (processes of one world, every "
-                  "one that lived in the run, a scenario's nodes included)", DETSIM_WORLD_PROCESSES_MAX);
+      detsim__msg("limit world_processes_max=%d reached: fork fails with EAGAIN (processes of one world alive or "
+                  "not yet waited for, a scenario's nodes included)", DETSIM_WORLD_PROCESSES_MAX);
     }
     return fork_fails(EAGAIN);
   }
@@ -251,7 +268,8 @@ pid_t detsim__proc_fork(uintptr_t pc) {
   n->guess = (int32_t)(self - W.threads);
   for (unsigned j = 0; j < DETSIM_WORLD_NODES_MAX; j++) n->guess_after[j] = DETSIM_WORLD_NO_SLOT;
   memset(S->batons[slot], 0, sizeof S->batons[slot]);
-  S->n_nodes = slot + 1;
+  S->exec_outside[slot] = 0;
+  if (slot == S->n_nodes) S->n_nodes = slot + 1;
   net_fork_share(+1);
   fork_slot = (int)slot;
   fork_parent_real_pid = REAL(getpid)();
@@ -407,13 +425,18 @@ void detsim__proc_teardown(void) {
   unsigned n = S->n_nodes;
   for (unsigned j = 1; j < n; j++)
     if (S->nodes[j].pid > 0) REAL(kill)(S->nodes[j].pid, SIGKILL);
-  /* In creation order: a parent is reaped before its children, which are
-   * then this process's (it is their subreaper). */
-  for (unsigned j = 1; j < n; j++) {
-    pid_t pid = S->nodes[j].pid;
-    if (pid <= 0) continue;
-    while (REAL(waitpid)(pid, NULL, __WALL) < 0 && errno == EINTR) {
+  /* In creation order (by pid: slots are reused): a parent is reaped
+   * before its children, which are then this process's (it is their
+   * subreaper). */
+  for (int32_t after = 0;;) {
+    int next = -1;
+    for (unsigned j = 1; j < n; j++)
+      if (S->nodes[j].pid > 0 && S->nodes[j].vpid > after && (next < 0 || S->nodes[j].vpid < S->nodes[next].vpid))
+        next = (int)j;
+    if (next < 0) break;
+    after = S->nodes[next].vpid;
+    while (REAL(waitpid)(S->nodes[next].pid, NULL, __WALL) < 0 && errno == EINTR) {
     }
-    S->nodes[j].pid = 0;
+    S->nodes[next].pid = 0;
   }
 }

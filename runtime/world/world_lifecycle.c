@@ -190,7 +190,15 @@ void detsim__world_label(char *out, size_t size, const char *base) {
     snprintf(out, size, "%s", base);
     return;
   }
-  unsigned inc = S->nodes[detsim__node_index].incarnation;
+  const struct detsim_world_node *me = &S->nodes[detsim__node_index];
+  unsigned inc = me->incarnation;
+  /* A forked process by its pid, unique in the run (its slot may have
+   * served another before it). */
+  if (me->host1) {
+    if (inc <= 1) snprintf(out, size, "%s/pid/%d", base, (int)me->vpid);
+    else snprintf(out, size, "%s/pid/%d/incarnation/%u", base, (int)me->vpid, inc);
+    return;
+  }
   /* The first incarnation keeps the labels worlds always had. */
   if (inc <= 1) snprintf(out, size, "%s/node/%u", base, detsim__node_index);
   else snprintf(out, size, "%s/node/%u/incarnation/%u", base, detsim__node_index, inc);

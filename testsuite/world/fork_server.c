@@ -7,7 +7,9 @@
  * worker has ended.  The first worker forks a grandchild that sleeps 1000
  * virtual seconds at a time, for ever (something a crash of the node must
  * take with it).
- * Arguments after CONNS are ignored (a test's marker, found in /proc).
+ * With WORKERS 0 it forks a child per connection instead, CONNS in all,
+ * each serving two lines and waited for.  Arguments after CONNS are ignored
+ * (a test's marker, found in /proc).
  *
  *   fork_server PORT WORKERS CONNS [MARK...]
  */
@@ -81,6 +83,45 @@ static _Noreturn void worker(int listener, int index, int conns) {
   _exit(index);
 }
 
+/* WORKERS 0: a child per connection, CONNS of them one after another, each
+ * waited for once it ended (as inetd-style servers do): far more children
+ * than a world holds processes at once. */
+static int per_connection(int listener, int conns) {
+  char host[64];
+  gethostname(host, sizeof host);
+  int reaped = 0, ok = 0;
+  pid_t last = 0;
+  for (int c = 1; c <= conns; c++) {
+    int fd = accept(listener, NULL, NULL);
+    if (fd < 0) {
+      perror("fork_server: accept");
+      return 100;
+    }
+    pid_t p = fork();
+    if (p < 0) {
+      printf("fork for connection %d failed: %s\n", c, strerror(errno));
+      return 4;
+    }
+    if (p == 0) _exit(serve(fd, host) == 2 ? 0 : 1);
+    close(fd);
+    ok += p > last; /* every child a pid of its own, in order */
+    last = p;
+    int st;
+    pid_t q;
+    while ((q = waitpid(-1, &st, c == conns ? 0 : WNOHANG)) > 0) {
+      reaped++;
+      if (!WIFEXITED(st) || WEXITSTATUS(st) != 0) {
+        printf("child %d did not serve its two lines\n", (int)q);
+        return 6;
+      }
+      if (c == conns && reaped == conns) break;
+    }
+  }
+  while (reaped < conns && waitpid(-1, NULL, 0) > 0) reaped++;
+  printf("%d connections, a child each (%d with new pids), %d reaped\n", conns, ok, reaped);
+  return 0;
+}
+
 int main(int argc, char **argv) {
   if (argc < 4) {
     fprintf(stderr, "usage: fork_server PORT WORKERS CONNS [MARK...]\n");
@@ -103,6 +144,7 @@ int main(int argc, char **argv) {
   }
   printf("server pid %d listens on %d with %d workers\n", (int)getpid(), port, workers);
   fflush(stdout);
+  if (workers == 0) return per_connection(l, conns);
   for (int w = 1; w <= workers; w++) {
     pid_t p = fork();
     if (p < 0) {

@@ -7,6 +7,9 @@
   world_fork.py exec       BIN_DIR DIR   exec in a node (its own process, its forked
                                          children) with the net for raw system calls
                                          on; refused under the seccomp filter
+  world_fork.py reuse      BIN_DIR DIR   a child per connection, 100 of them, on a
+                                         world of 64 slots: waited-for children's
+                                         slots serve again
   world_fork.py crash      BIN_DIR DIR   a crash of the node takes every process
                                          forked on it (workers, a sleeping
                                          grandchild) and the restart starts it
@@ -373,7 +376,23 @@ def exec_in_node(bins, d):
     print("trap_syscalls=seccomp: the exec is refused with ENOSYS, saying why")
 
 
-MODES = {"crash": crash, "leftovers": leftovers, "serve": serve, "exec": exec_in_node}
+def reuse(bins, d):
+    """forkreuse.scenario: a server that forks a child per connection, 100
+    in all, each waited for, on a node of a world of 64 process slots: the
+    slots of the children waited for serve the next (every child a pid of
+    its own); a seed replays."""
+    sw = os.path.join(bins, "simworld")
+    for seed in (1, 2):
+        _, _, outs, _ = world_run(sw, d, "forkreuse.scenario", seed)
+        if outs["srv"] != ("server pid 1000 listens on 7000 with 0 workers\n"
+                           "100 connections, a child each (100 with new pids), 100 reaped\n"):
+            fail(f"seed {seed}: {outs['srv']!r}")
+    print("seeds 1-2: 100 children, one per connection, on 64 slots")
+    replays(sw, d, "forkreuse.scenario", 3)
+    print("seed 3 replays")
+
+
+MODES = {"crash": crash, "leftovers": leftovers, "serve": serve, "exec": exec_in_node, "reuse": reuse}
 
 if __name__ == "__main__":
     if len(sys.argv) != 4 or sys.argv[1] not in MODES:

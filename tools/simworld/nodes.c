@@ -383,27 +383,37 @@ static void kill_and_reap(struct sw_run *r, unsigned i) {
 /* Reaps the nodes that ended, and the processes forked on them that their
  * parents left (the launcher is their subreaper). */
 static void reap_children(struct sw_run *r) {
+  const struct detsim_world_shared *w = r->world;
   int status;
   pid_t p;
-  while ((p = waitpid(-1, &status, WNOHANG)) > 0)
+  while ((p = waitpid(-1, &status, WNOHANG)) > 0) {
     for (unsigned i = 0; i < r->sc->n_nodes; i++)
       if (r->pids[i] == p) reaped(r, i, status);
+    /* A process forked on a node that the launcher reaped: its slot's pid
+     * names nothing from now on. */
+    for (unsigned j = w->n_hosts; j < w->n_nodes && j < DETSIM_WORLD_NODES_MAX; j++)
+      if (__atomic_load_n(&w->nodes[j].pid, __ATOMIC_ACQUIRE) == p) r->gone_vpid[j] = w->nodes[j].vpid;
+  }
 }
 
-/* Waits (at most SW_HOST_GONE_MS) until no process the launcher killed on
- * host i is left, reaping them, so a restart starts the host afresh: no
- * process of the old one runs beside the new. */
+/* Waits (at most SW_HOST_GONE_MS) until no process of host i that the
+ * launcher killed is left (nor a zombie the host left), reaping them, so a
+ * restart starts the host afresh: no process of the old one runs beside
+ * the new.  Their slots' pids are cleared then (the holder of the world
+ * waits for the restart): the world may reuse the slots. */
 #define SW_HOST_GONE_MS 5000
 static void wait_host_gone(struct sw_run *r, unsigned i) {
-  const struct detsim_world_shared *w = r->world;
+  struct detsim_world_shared *w = r->world;
   for (int waited = 0;; waited += 5) {
     reap_children(r);
     bool left = false;
-    for (unsigned j = w->n_hosts; j < w->n_nodes && j < DETSIM_WORLD_NODES_MAX && !left; j++) {
+    for (unsigned j = w->n_hosts; j < w->n_nodes && j < DETSIM_WORLD_NODES_MAX; j++) {
       pid_t pid = __atomic_load_n(&w->nodes[j].pid, __ATOMIC_ACQUIRE);
-      uint32_t st = __atomic_load_n(&w->nodes[j].state, __ATOMIC_ACQUIRE);
-      left = on_host(w, j, i) && pid > 0 && (st == DETSIM_NODE_READY || st == DETSIM_NODE_DOWN) &&
-             r->killed_vpid[j] == w->nodes[j].vpid && kill(pid, 0) == 0;
+      if (!on_host(w, j, i) || pid <= 0 || r->killed_vpid[j] != w->nodes[j].vpid) continue;
+      if (r->gone_vpid[j] == w->nodes[j].vpid || (kill(pid, 0) != 0 && errno == ESRCH))
+        __atomic_store_n(&w->nodes[j].pid, 0, __ATOMIC_RELEASE);
+      else
+        left = true;
     }
     if (!left) return;
     if (waited >= SW_HOST_GONE_MS) {

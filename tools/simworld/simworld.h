@@ -33,6 +33,8 @@ struct sw_run {
   /* The virtual pid of the process in each slot that the launcher killed
    * (a forked one's), so it is killed once. */
   int32_t killed_vpid[DETSIM_WORLD_NODES_MAX];
+  /* ... and of each one the launcher reaped (an orphan of a node). */
+  int32_t gone_vpid[DETSIM_WORLD_NODES_MAX];
   int outside_death;       /* a node that died outside the simulation (or
                               the host of a forked process that did), or -1 */
   int outside_status;
