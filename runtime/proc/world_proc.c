@@ -386,8 +386,11 @@ int detsim__proc_holder_died(void) {
   if (cur == 0 || cur >= S->n_nodes) return -1;
   const struct detsim_world_node *n = &S->nodes[cur];
   pid_t pid = __atomic_load_n(&n->pid, __ATOMIC_ACQUIRE);
-  /* One that ended as a process of the world handed the world over first. */
-  if (pid <= 0 || __atomic_load_n(&n->state, __ATOMIC_ACQUIRE) != DETSIM_NODE_READY) return -1;
+  /* One that ended as a process of the world handed the world over first;
+   * one that is STARTING holds it through its exec (its new image may die
+   * before it attaches). */
+  uint32_t st = __atomic_load_n(&n->state, __ATOMIC_ACQUIRE);
+  if (pid <= 0 || (st != DETSIM_NODE_READY && st != DETSIM_NODE_STARTING)) return -1;
   if (!real_process_dead(pid)) return -1;
   /* It may have handed the world over just before it ended. */
   if (__atomic_load_n(&S->current, __ATOMIC_ACQUIRE) != cur) return -1;

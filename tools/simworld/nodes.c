@@ -532,12 +532,13 @@ static void holder_died(struct sw_run *r) {
   const struct detsim_world_shared *w = r->world;
   unsigned cur = __atomic_load_n(&w->current, __ATOMIC_ACQUIRE);
   if (cur < w->n_hosts || cur >= w->n_nodes || cur >= DETSIM_WORLD_NODES_MAX || r->outside_death >= 0) return;
+  /* READY, or STARTING: its exec's new image holds the world too. */
   pid_t pid = __atomic_load_n(&w->nodes[cur].pid, __ATOMIC_ACQUIRE);
-  if (pid <= 0 || __atomic_load_n(&w->nodes[cur].state, __ATOMIC_ACQUIRE) != DETSIM_NODE_READY) return;
+  uint32_t st = __atomic_load_n(&w->nodes[cur].state, __ATOMIC_ACQUIRE);
+  if (pid <= 0 || (st != DETSIM_NODE_READY && st != DETSIM_NODE_STARTING)) return;
   if (!process_dead(pid)) return;
   /* It may have handed the world over just before it ended. */
-  if (__atomic_load_n(&w->current, __ATOMIC_ACQUIRE) != cur ||
-      __atomic_load_n(&w->nodes[cur].state, __ATOMIC_ACQUIRE) != DETSIM_NODE_READY)
+  if (__atomic_load_n(&w->current, __ATOMIC_ACQUIRE) != cur || __atomic_load_n(&w->nodes[cur].state, __ATOMIC_ACQUIRE) != st)
     return;
   __atomic_store_n(&r->world->nodes[cur].state, DETSIM_NODE_DEAD, __ATOMIC_RELEASE);
   r->outside_death = (int)(w->nodes[cur].host1 - 1);
