@@ -88,6 +88,9 @@ static struct detsim_trap_range allowed[DETSIM_TRAP_TEXT_RANGES_MAX];
 static int n_allowed;
 static volatile char selector = SYSCALL_DISPATCH_FILTER_BLOCK;
 __thread bool detsim__trap_dispatch_thread;
+/* libc's syscall(), found once at install: the handler may not look it up
+ * (dlsym in a signal handler could meet the lock the interrupted code holds). */
+static long (*libc_syscall)(long, ...);
 
 /* Instructions of the filter: 4 for the arch and exec checks, 6 per range
  * piece, 2 at the end.  BPF compares 32-bit words, so a range is cut into
@@ -167,13 +170,13 @@ static long call_for(long nr, const long a[6], ucontext_t *uc) {
     if (a[2]) *(uint64_t *)a[2] = old;
     return 0;
   }
-  long r = REAL(syscall)(nr, a[0], a[1], a[2], a[3], a[4], a[5]);
+  long r = libc_syscall(nr, a[0], a[1], a[2], a[3], a[4], a[5]);
   return r == -1 ? -errno : r;
 }
 
 long detsim__trap_libc_raw(long nr, long a0, long a1, long a2, long a3) {
   int saved = errno;
-  long r = REAL(syscall)(nr, a0, a1, a2, a3, 0L, 0L);
+  long r = libc_syscall(nr, a0, a1, a2, a3, 0L, 0L);
   if (r == -1) r = -errno;
   errno = saved;
   return r;
@@ -253,7 +256,7 @@ static void install_handler(void) {
 }
 
 static bool dispatch_on_this_thread(void) {
-  long r = REAL(syscall)(SYS_prctl, PR_SET_SYSCALL_USER_DISPATCH, PR_SYS_DISPATCH_ON, libc_lo, libc_hi - libc_lo,
+  long r = libc_syscall(SYS_prctl, PR_SET_SYSCALL_USER_DISPATCH, PR_SYS_DISPATCH_ON, libc_lo, libc_hi - libc_lo,
                          &selector);
   if (r != 0) return false;
   detsim__trap_dispatch_thread = true;
@@ -273,6 +276,9 @@ void detsim__trap_thread_start(void) {
 
 static bool install_dispatch(const struct detsim_trap_range *ranges, int n) {
   if (!detsim__trap_libc_text(&libc_lo, &libc_hi)) return false;
+  libc_syscall = REAL(syscall);
+  /* It must be libc's own: its text is the one that passes. */
+  if ((uintptr_t)libc_syscall < libc_lo || (uintptr_t)libc_syscall >= libc_hi) return false;
   n_allowed = n < DETSIM_TRAP_TEXT_RANGES_MAX ? n : DETSIM_TRAP_TEXT_RANGES_MAX;
   memcpy(allowed, ranges, (size_t)n_allowed * sizeof *allowed);
   install_handler();
