@@ -334,6 +334,22 @@ def serve(bins, d):
     print("seeds 1-8: both workers served, reaped after SIGCHLD; both orders seen")
     replays(sw, d, "forkserve.scenario", 5)
     print("seed 5 replays: the same history and outputs in separate runs")
+    # The world's trace holds the forked processes' events too, each
+    # thread named with its node and pid, and no event is missing.
+    with tempfile.TemporaryDirectory() as tmp:
+        trace = os.path.join(tmp, "t.trace")
+        code, out, err = run([sw, "forkserve.scenario"], env={"DETSIM_SEED": "5",
+                             "DETSIM_OPTIONS": f"trace_always=1:trace={trace}"}, cwd=d)
+        text = open(trace).read() if os.path.exists(trace) else ""
+        m = re.search(r"^# detsim trace: events 0\.\.(\d+) of (\d+) \(none dropped", text, re.M)
+        if code != 0 or not m or int(m.group(1)) + 1 != int(m.group(2)):
+            fail(f"trace_always: want a whole merged trace, got status {code}:\n{err}\n{text[:400]}")
+        for who in ("@srv ", "@srv/1003 ", "@srv/1004 "):
+            if who not in text:
+                fail(f"the world's trace has no event of {who.strip()}:\n{text[:800]}")
+        if glob.glob(os.path.join(tmp, "t.trace.*")):
+            fail(f"trace parts left: {glob.glob(os.path.join(tmp, 't.trace.*'))}")
+    print("the world's trace holds every event, the workers' (T1@srv/1003) too")
 
 
 EXEC_RE = re.compile(

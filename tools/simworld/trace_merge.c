@@ -73,7 +73,7 @@ static uint64_t read_part(const char *path, const char *node, const char *data, 
   }
   if (off + (size_t)h.n_records * sizeof(struct detsim_part_record) > len) goto truncated;
   qsort(sites, h.n_sites, sizeof *sites, by_pc);
-  char at_node[DETSIM_WORLD_NAME_BYTES + 2];
+  char at_node[DETSIM_WORLD_NAME_BYTES + 16];
   snprintf(at_node, sizeof at_node, "@%s", node);
   for (uint32_t k = 0; k < h.n_records; k++, off += sizeof(struct detsim_part_record)) {
     struct detsim_part_record r;
@@ -124,12 +124,18 @@ static void merge_part(void *ctx, char *part) {
   struct merge *m = ctx;
   char *data;
   size_t len;
+  /* A forked process's threads are named with its node and its pid
+   * (T1@srv/1003): thread ids are per process. */
+  const char *pid = strrchr(part, '/');
+  pid = strstr(pid ? pid : part, ".pid");
+  char *label = st_xasprintf("%s/%d", m->node, pid ? atoi(pid + 4) : 0);
   if (st_read_file(part, SIMREPLAY_TRACE_BYTES_MAX, &data, &len) == 0) {
-    uint64_t k = read_part(part, m->node, data, len, m->v, m->n, m->cap);
+    uint64_t k = read_part(part, label, data, len, m->v, m->n, m->cap);
     if (k > *m->ring) *m->ring = k;
     free(data);
     unlink(part);
   }
+  free(label);
   free(part);
 }
 
