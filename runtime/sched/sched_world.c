@@ -202,12 +202,16 @@ void detsim__sched_world_switch(detsim_thread *self, struct choice c) {
 }
 
 void detsim__world_print_blocked(void) {
-  const char *node = detsim__ws->nodes[detsim__node_index].name;
+  const struct detsim_world_node *me = &detsim__ws->nodes[detsim__node_index];
+  /* A process forked on the node is named with its pid too. */
+  char who[DETSIM_WORLD_NAME_BYTES + 16];
+  if (me->host1) snprintf(who, sizeof who, "%.*s/%d", DETSIM_WORLD_NAME_BYTES, me->name, (int)me->vpid);
+  else snprintf(who, sizeof who, "%.*s", DETSIM_WORLD_NAME_BYTES, me->name);
   for (unsigned i = 0; i < W.slots_used; i++) {
     detsim_thread *t = &W.threads[i];
     if (t->state != DETSIM_T_BLOCKED) continue;
-    detsim__msg("blocked: node %.*s: thread T%u waits in %s%s", DETSIM_WORLD_NAME_BYTES, node, t->id,
-                detsim__event_name(t->block_kind), detsim__site_text(t->block_pc));
+    detsim__msg("blocked: node %s: thread T%u waits in %s%s", who, t->id, detsim__event_name(t->block_kind),
+                detsim__site_text(t->block_pc));
   }
 }
 
