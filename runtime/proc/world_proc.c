@@ -211,12 +211,19 @@ bool detsim__proc_can_fork(void) {
  * reaped: pid 0), else the next unused one.  A slot holds nothing of its
  * last process that a pid or a parent could still reach: pids are never
  * reused, and a process's children were orphaned at its end. */
+static bool names_parent(unsigned j) {
+  for (unsigned k = 0; k < S->n_nodes; k++)
+    if (S->nodes[k].parent == (int32_t)j) return true;
+  return false;
+}
+
 static unsigned free_slot(void) {
   for (unsigned j = S->n_hosts; j < S->n_nodes; j++) {
     const struct detsim_world_node *n = &S->nodes[j];
     uint32_t st = __atomic_load_n(&n->state, __ATOMIC_ACQUIRE);
+    /* (A process that left the world by exec_native keeps its children.) */
     if (__atomic_load_n(&n->pid, __ATOMIC_ACQUIRE) == 0 && n->reaped &&
-        (st == DETSIM_NODE_EXITED || st == DETSIM_NODE_DOWN))
+        (st == DETSIM_NODE_EXITED || st == DETSIM_NODE_DOWN) && !names_parent(j))
       return j;
   }
   return S->n_nodes;
