@@ -333,10 +333,9 @@ static bool on_host(const struct detsim_world_shared *w, unsigned j, unsigned i)
   return j == i || w->nodes[j].host1 == i + 1;
 }
 
-/* Every real process of host i dies: its group (every process forked on
- * it is in it), and the world's processes of it by pid (a process that
- * left the group for real, outside the simulation).  The group's leader
- * stays a zombie until it is reaped, so its id names no other group. */
+/* The processes forked on host i that the world still holds die, by pid
+ * (a process that left the group for real, outside the simulation, too):
+ * each once. */
 static void kill_forked(struct sw_run *r, unsigned i) {
   const struct detsim_world_shared *w = r->world;
   for (unsigned j = w->n_hosts; j < w->n_nodes && j < DETSIM_WORLD_NODES_MAX; j++) {
@@ -350,6 +349,9 @@ static void kill_forked(struct sw_run *r, unsigned i) {
   }
 }
 
+/* Every real process of host i dies: its group (every process forked on
+ * it is in it), and its forked processes by pid.  The group's leader stays
+ * a zombie until it is reaped, so its id names no other group. */
 static void kill_host(struct sw_run *r, unsigned i) {
   if (r->groups[i] > 0) kill(-r->groups[i], SIGKILL);
   kill_forked(r, i);
