@@ -1,10 +1,12 @@
 /* What the run-time net costs per caught instruction: N getpid calls made
- * as a bare `syscall` instruction (caught by the trap_syscalls filter:
+ * as a bare `syscall` instruction (caught by the trap_syscalls net:
  * SIGSYS, then the syscall-by-number dispatch), as syscall(SYS_getpid)
- * (the dispatch alone), or N rdtsc (caught by PR_SET_TSC: SIGSEGV, then a
- * virtual clock read).  Prints a checksum so no loop can be dropped.
+ * (the dispatch alone), N getuid calls through syscall() that reach the
+ * kernel from libc's text (what the net lets through costs), or N rdtsc
+ * (caught by PR_SET_TSC: SIGSEGV, then a virtual clock read).  Prints a
+ * checksum so no loop can be dropped.
  *
- *   trap_costs raw|libc|rdtsc N
+ *   trap_costs raw|libc|kernel|rdtsc N
  */
 #define _GNU_SOURCE
 #include <stdint.h>
@@ -28,7 +30,7 @@ static uint64_t raw_rdtsc(void) {
 
 int main(int argc, char **argv) {
   if (argc != 3) {
-    fprintf(stderr, "usage: %s raw|libc|rdtsc N\n", argv[0]);
+    fprintf(stderr, "usage: %s raw|libc|kernel|rdtsc N\n", argv[0]);
     return 2;
   }
   long n = atol(argv[2]);
@@ -37,6 +39,8 @@ int main(int argc, char **argv) {
     for (long i = 0; i < n; i++) sum += (uint64_t)raw_getpid();
   else if (strcmp(argv[1], "libc") == 0)
     for (long i = 0; i < n; i++) sum += (uint64_t)syscall(SYS_getpid);
+  else if (strcmp(argv[1], "kernel") == 0)
+    for (long i = 0; i < n; i++) sum += (uint64_t)syscall(SYS_getuid) & 1;
   else if (strcmp(argv[1], "rdtsc") == 0)
     for (long i = 0; i < n; i++) sum += raw_rdtsc() & 1;
   else

@@ -27,7 +27,7 @@
 #include "fuzz_abi.h"
 
 #define DETSIM_WORLD_MAGIC 0x646c726f776d6973ull /* "simworld" */
-#define DETSIM_WORLD_VERSION 19u
+#define DETSIM_WORLD_VERSION 20u
 /* Far from where Linux places programs, heaps, libraries and stacks without
  * address randomization. */
 #define DETSIM_WORLD_ADDR 0x200000000000ull
@@ -160,6 +160,9 @@ struct detsim_world_node {
    * registered, so the launcher lays out the world's merged coverage file
    * whatever parts were written. */
   uint32_t fuzz_counters;
+  /* A host's slot: how many times its command started (a restart adds
+   * one; an exec, which adds an incarnation, does not): its boot. */
+  uint32_t boots;
 };
 
 /* Faults, drawn from the seed at the world's start (world_faults.c). */
@@ -205,8 +208,16 @@ struct detsim_world_point {
 struct detsim_world_shared {
   uint64_t magic;
   uint32_t version;
-  uint32_t n_nodes;
+  uint32_t n_nodes;        /* slots in use: the hosts, then forked processes */
   uint64_t seed;
+  /* The hosts: slots 0 .. n_hosts - 1 are the scenario's nodes (a run's
+   * own world: 1, its first process); every slot after them is a process
+   * forked on one of them (host1).  Addresses, faults and the launcher's
+   * processes are the hosts'. */
+  uint32_t n_hosts;
+  /* The launcher's real pid (0 in a run's own world): a process of the
+   * world whose launcher is gone ends itself (its watchdog looks). */
+  int32_t launcher_pid;
   /* The history, carried from node to node at each hand-over. */
   uint64_t now_ns, events, hash;
   uint32_t current;        /* the node holding the world's baton */
@@ -276,12 +287,11 @@ struct detsim_world_shared {
    * launcher).  The launcher ends the world for it. */
   uint32_t outside_signal;
   int32_t outside_node;
-  /* A run's own world (its processes share their epoll instances, made
-   * before or after a fork): the list of every instance, and their
-   * registrations (net_epoll.c). */
-  void *epoll_instances;
-  uint32_t epoll_registrations;
-  uint32_t pad_epoll;
+  /* Each host's epoll instances (its processes share them, made before or
+   * after a fork) and their registrations (net_epoll.c); a host's are
+   * forgotten when it comes back after a crash. */
+  void *epoll_instances[DETSIM_WORLD_NODES_MAX];
+  uint32_t epoll_registrations[DETSIM_WORLD_NODES_MAX];
   /* exec (runtime/proc/proc_exec.c): escapes to a binary that is not a
    * simulation build, refused (the run ends inconclusive) or run outside
    * (exec_native=1: the run is not replayable), the first one's binary,

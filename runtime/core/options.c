@@ -165,8 +165,10 @@ static int validate(char *err, unsigned errlen) {
              (unsigned long long)o->max_sim_time_s, (unsigned long long)(UINT64_MAX / 1000000000ull / 2));
     return -1;
   }
-  if (strcmp(o->trap_syscalls, "auto") != 0 && strcmp(o->trap_syscalls, "1") != 0 && strcmp(o->trap_syscalls, "0") != 0) {
-    snprintf(err, errlen, "DETSIM_OPTIONS: bad value '%s' for key 'trap_syscalls' (expected auto, 1 or 0)", o->trap_syscalls);
+  if (strcmp(o->trap_syscalls, "auto") != 0 && strcmp(o->trap_syscalls, "1") != 0 && strcmp(o->trap_syscalls, "0") != 0 &&
+      strcmp(o->trap_syscalls, "seccomp") != 0) {
+    snprintf(err, errlen, "DETSIM_OPTIONS: bad value '%s' for key 'trap_syscalls' (expected auto, 1, seccomp or 0)",
+             o->trap_syscalls);
     return -1;
   }
   if (strlen(o->trace) >= DETSIM_PATH_BYTES_MAX) {

@@ -97,12 +97,13 @@ long detsim__sys_fail(int err);
 /* The run-time net under the program: instructions that leave the
  * simulation without calling anything the pass or the interposition sees.
  *
- *   trap_syscall.c  a seccomp filter on the instruction pointer: a `syscall`
- *                   instruction outside the text of libc, the dynamic
- *                   loader, the vDSO and the runtime (and the libraries the
- *                   runtime itself needs) raises SIGSYS, and the handler
- *                   answers it through the runtime's syscall-by-number
- *                   dispatch (syscall.c), as syscall(SYS_x, ...) would be.
+ *   trap_syscall.c  system call user dispatch (or a seccomp filter) on the
+ *                   instruction pointer: a `syscall` instruction outside the
+ *                   text of libc, the dynamic loader, the vDSO and the
+ *                   runtime (and the libraries the runtime itself needs)
+ *                   raises SIGSYS, and the handler answers it through the
+ *                   runtime's syscall-by-number dispatch (syscall.c), as
+ *                   syscall(SYS_x, ...) would be.
  *   trap_tsc.c      PR_SET_TSC: rdtsc and rdtscp fault, and the SIGSEGV
  *                   handler answers them from the virtual clock.
  *   trap_ranges.c   the allowed text, read once at install time.
@@ -124,11 +125,16 @@ long detsim__sys_fail(int err);
  * of the runtime's set-up, before the program's constructors. */
 void detsim__trap_install(void);
 
-/* An exec is about to replace the process image (the seccomp filter and
- * the TSC mode outlive it).  With the filter installed the exec is refused
- * (a message naming `call` and `path`, errno ENOSYS, true); otherwise the
- * real counter is given back to the thread and false is returned. */
+/* An exec is about to replace the process image (a seccomp filter and the
+ * TSC mode outlive it; user dispatch does not).  With the filter installed
+ * the exec is refused (a message naming `call` and `path`, errno ENOSYS,
+ * true); otherwise the real counter is given back to the thread and false
+ * is returned. */
 bool detsim__trap_exec_refused(const char *call, const char *path);
+/* A thread of the simulation starts (a simulated thread's trampoline, a
+ * fork's child): it turns system call user dispatch on for itself, which
+ * no thread inherits. */
+void detsim__trap_thread_start(void);
 
 /* ---- shared by the trap_*.c files ---- */
 
@@ -148,21 +154,31 @@ struct detsim_trap_range {
   uintptr_t lo, hi;
 };
 
-/* trap_syscalls=auto|1|0 (auto: in a world, without a sanitizer): is the
- * filter wanted?  A bad value or 1 under a sanitizer is a usage error. */
+/* trap_syscalls=auto|1|seccomp|0 (auto: in a world, without a sanitizer):
+ * is the net wanted?  1 or seccomp under a sanitizer is a usage error. */
 bool detsim__trap_syscalls_wanted(bool in_world);
-/* Installs the SIGSYS handler and the filter allowing `ranges`. */
+/* Installs the SIGSYS handler and user dispatch letting libc's text through
+ * (the rest of `ranges` made through libc), or the filter allowing `ranges`
+ * (trap_syscalls=seccomp, or no user dispatch in the kernel). */
 void detsim__trap_syscalls_install(const struct detsim_trap_range *ranges, int n);
-/* The filter is installed. */
+/* The net is installed; it is the seccomp filter. */
 bool detsim__trap_syscalls_on(void);
+bool detsim__trap_filter_on(void);
+/* This thread has user dispatch on: its system calls outside libc trap. */
+extern __thread bool detsim__trap_dispatch_thread;
+/* A system call through libc's syscall() (its text passes user dispatch);
+ * the kernel's -errno result, errno kept. */
+long detsim__trap_libc_raw(long nr, long a0, long a1, long a2, long a3);
 /* PR_SET_TSC and the SIGSEGV handler; true when the kernel took it. */
 bool detsim__trap_tsc_install(void);
 /* Gives the calling thread the real counter back (before an exec). */
 void detsim__trap_tsc_release(void);
 
 /* A raw system call from the runtime's own text (always allowed by the
- * filter; no errno: the kernel's -errno result). */
+ * filter; no errno: the kernel's -errno result).  On a thread with user
+ * dispatch on, through libc, whose text alone passes. */
 static inline long detsim__trap_raw(long nr, long a0, long a1, long a2, long a3) {
+  if (detsim__trap_dispatch_thread) return detsim__trap_libc_raw(nr, a0, a1, a2, a3);
   long ret;
   register long r10 __asm__("r10") = a3;
   register long r8 __asm__("r8") = 0; /* prctl insists its unused arguments be 0 */
@@ -182,6 +198,9 @@ int detsim__trap_ranges(struct detsim_trap_range *out, int max);
 /* The vDSO's text (its rdtsc reads the real counter: it is the kernel's
  * clock code, reached by libc-internal clock reads). */
 bool detsim__trap_in_vdso(uintptr_t pc);
+/* libc's executable text, [lo, hi): the one region user dispatch lets
+ * through; false when libc is not found. */
+bool detsim__trap_libc_text(uintptr_t *lo, uintptr_t *hi);
 
 /* A synchronous fault (SIGSEGV, SIGSYS) that the trap handlers do not
  * answer: runs the program's handler if its simulated disposition has one,

@@ -212,7 +212,7 @@ DETSIM_EXPORT int __detsim_getnameinfo(const struct sockaddr *sa, socklen_t sale
     inet_ntop(AF_INET, &in->sin_addr, text, sizeof text);
     uint32_t ip = ntohl(in->sin_addr.s_addr);
     if (ip == INADDR_LOOPBACK) name = "localhost";
-    for (unsigned j = 0; detsim__world_hosts() && j < detsim__ws->n_nodes; j++)
+    for (unsigned j = 0; detsim__world_hosts() && j < detsim__ws->n_hosts; j++)
       if (ip == detsim__world_node_ip(j)) name = detsim__ws->nodes[j].name;
   } else if (sa->sa_family == AF_INET6 && salen >= (socklen_t)sizeof(struct sockaddr_in6)) {
     const struct sockaddr_in6 *in6 = (const struct sockaddr_in6 *)sa;

@@ -1,11 +1,10 @@
 /* The run-time net's set-up and its one rule about exec (intercept/intercept.h).
  *
- * trap_syscalls (auto: on in a world's processes, where exec is not
- * simulated, and off in a one-process run, where an exec replaces the run;
- * never with a sanitizer, whose runtime makes raw calls from the
- * executable's text) and trap_tsc (on; never with a sanitizer either) are read once, here, at the end of
- * the runtime's constructor: after its own threads and handlers exist,
- * before the executable's constructors run.
+ * trap_syscalls (auto: on in a world's processes, off in a one-process
+ * run; never with a sanitizer, whose runtime makes raw calls from the
+ * executable's text) and trap_tsc (on; never with a sanitizer either) are
+ * read once, here, at the end of the runtime's constructor: after its own
+ * threads and handlers exist, before the executable's constructors run.
  */
 #include <errno.h>
 #include <sys/syscall.h>
@@ -34,9 +33,11 @@ void detsim__trap_install(void) {
 }
 
 bool detsim__trap_exec_refused(const char *call, const char *path) {
-  if (detsim__trap_syscalls_on()) {
+  /* User dispatch ends with the image; a filter does not. */
+  if (detsim__trap_filter_on()) {
     detsim__msg("error: %s(\"%s\"): the run traps raw system calls (DETSIM_OPTIONS=trap_syscalls) with a seccomp "
-                "filter that would outlive the exec; the call fails with ENOSYS (run with trap_syscalls=0 to exec)",
+                "filter that would outlive the exec; the call fails with ENOSYS (run with trap_syscalls=0 to exec, or "
+                "without trap_syscalls=seccomp on a kernel with system call user dispatch)",
                 call, path ? path : "(null)");
     errno = ENOSYS;
     return true;

@@ -1,4 +1,4 @@
-/* The text the seccomp filter allows system calls from (intercept/intercept.h).
+/* The text the net lets make real system calls (intercept/intercept.h).
  *
  * Read once, at install time, from dl_iterate_phdr: the executable
  * (PF_X) PT_LOAD segments of libc, the dynamic loader, the vDSO, the
@@ -21,7 +21,7 @@ static const char *const allowed_names[] = {
   "liblzma", "libgcc_s", "libm", "libpthread", "libdl", "librt",
 };
 
-static uintptr_t vdso_lo, vdso_hi;
+static uintptr_t vdso_lo, vdso_hi, libc_lo, libc_hi;
 
 static const char *base_name(const char *path) {
   const char *slash = strrchr(path, '/');
@@ -34,6 +34,11 @@ static bool allowed(const char *path) {
   for (size_t i = 0; i < sizeof allowed_names / sizeof allowed_names[0]; i++)
     if (strlen(allowed_names[i]) == len && strncmp(name, allowed_names[i], len) == 0) return true;
   return false;
+}
+
+static bool is_libc(const char *path) {
+  const char *name = base_name(path);
+  return strncmp(name, "libc.so", 7) == 0 || strncmp(name, "libc-", 5) == 0;
 }
 
 /* The runtime's own object is found by an address in it, whatever its file
@@ -70,6 +75,11 @@ static int collect_one(struct dl_phdr_info *info, size_t size, void *arg) {
       vdso_lo = lo;
       vdso_hi = hi;
     }
+    if (is_libc(name)) {
+      /* Its executable segments as one span (one segment in glibc). */
+      if (libc_hi == 0 || lo < libc_lo) libc_lo = lo;
+      if (hi > libc_hi) libc_hi = hi;
+    }
     if (c->n == c->max) {
       c->overflow = true;
       return 1;
@@ -86,3 +96,9 @@ int detsim__trap_ranges(struct detsim_trap_range *out, int max) {
 }
 
 bool detsim__trap_in_vdso(uintptr_t pc) { return pc >= vdso_lo && pc < vdso_hi; }
+
+bool detsim__trap_libc_text(uintptr_t *lo, uintptr_t *hi) {
+  *lo = libc_lo;
+  *hi = libc_hi;
+  return libc_hi > libc_lo;
+}

@@ -53,9 +53,9 @@ unsigned detsim__machine_cpus(void) {
   CHECK_EQ(detsim__machine_cpus_parse(detsim__opt.cpus, &n, &draw), 0); /* validated with the options */
   if (draw) {
     /* A stream of its own: the machine's size never moves another draw.
-     * Each node of a world is its own machine. */
+     * Each node of a world is its own machine, its processes' too. */
     char label[64];
-    detsim__world_label(label, sizeof label, "machine/cpus");
+    detsim__world_host_label(label, sizeof label, "machine/cpus");
     struct detsim_rng r;
     detsim__rng_init(&r, detsim__seed_child(detsim__seed(), label));
     n = 1 + (unsigned)detsim__rng_below(&r, DETSIM_CPUS_MAX);

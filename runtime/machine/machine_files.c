@@ -140,10 +140,11 @@ static void uuid_text(const uint8_t b[16], char out[37]) {
 /* 16 bytes that are a pure function of the seed and `label` (per node). */
 static void identity_bytes(const char *label, bool per_incarnation, uint8_t out[16]) {
   char full[96];
-  /* A run's own world is one host: its forked processes share its identity. */
-  if (detsim__world_solo) snprintf(full, sizeof full, "%s", label);
-  else if (per_incarnation || !detsim__in_world) detsim__world_label(full, sizeof full, label);
-  else snprintf(full, sizeof full, "%s/node/%u", label, detsim__node_index);
+  /* The host's: its processes share its identity (a run's own world is
+   * one host). */
+  if (per_incarnation) detsim__world_host_label(full, sizeof full, label);
+  else if (detsim__world_solo || !detsim__in_world) snprintf(full, sizeof full, "%s", label);
+  else snprintf(full, sizeof full, "%s/node/%u", label, detsim__host_index);
   struct detsim_rng r;
   detsim__rng_init(&r, detsim__seed_child(detsim__seed(), full));
   uint64_t a = detsim__rng_next(&r), b = detsim__rng_next(&r);

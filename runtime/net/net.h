@@ -192,6 +192,9 @@ void net_close_all(void);
 void net_node_crash(unsigned node, bool silent);
 /* A node that crashed as a dead host is back: its old connections RST. */
 void net_node_restart(unsigned node);
+/* A host comes back with a fresh process: the epoll instances its dead
+ * processes made are forgotten (net_epoll.c). */
+void net_epoll_host_restart(unsigned host);
 /* Resets one established connection between nodes, the `pick`-th (modulo
  * their number) in creation order; false when there is none. */
 bool net_reset_connection(uint64_t pick);

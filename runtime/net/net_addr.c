@@ -38,7 +38,7 @@ int net_addr_node(const struct net_addr *a) {
     /* In a world, 127.0.1.(k+1) is node k; the rest of 127/8 is each
      * node's own loopback. */
     if (detsim__world_hosts() && a->ip[13] == 0 && a->ip[14] == DETSIM_WORLD_NET_B2)
-      return a->ip[15] >= 1 && a->ip[15] <= detsim__ws->n_nodes ? a->ip[15] - 1 : -1;
+      return a->ip[15] >= 1 && a->ip[15] <= detsim__ws->n_hosts ? a->ip[15] - 1 : -1;
     return me;
   }
   return memcmp(a->ip, loop6, 16) == 0 ? me : -1;

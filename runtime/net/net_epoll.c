@@ -45,12 +45,19 @@ struct net_epoll {
 
 static struct net_epoll *instances_local;
 static unsigned registrations_local;
-/* A run outside a launcher's world keeps them in its shared region: the
- * processes it forks share the instances (world_abi.h). */
-#define instances (*(detsim__ws != NULL && !detsim__world_hosts() ? (struct net_epoll **)&detsim__ws->epoll_instances \
-                                                                  : &instances_local))
-#define registrations (*(detsim__ws != NULL && !detsim__world_hosts() ? &detsim__ws->epoll_registrations \
-                                                                      : &registrations_local))
+/* With the world's region (a run that may fork, a world's node) they are
+ * the host's, in the region: the processes of a host share the instances
+ * (world_abi.h). */
+#define instances (*(detsim__ws != NULL ? (struct net_epoll **)&detsim__ws->epoll_instances[detsim__host_index] \
+                                        : &instances_local))
+#define registrations (*(detsim__ws != NULL ? &detsim__ws->epoll_registrations[detsim__host_index] \
+                                            : &registrations_local))
+
+void net_epoll_host_restart(unsigned host) {
+  /* The crashed processes' instances stay in the arena, unreachable. */
+  detsim__ws->epoll_instances[host] = NULL;
+  detsim__ws->epoll_registrations[host] = 0;
+}
 
 int net_epoll_create(int flags) {
   if (flags & ~EPOLL_CLOEXEC) {

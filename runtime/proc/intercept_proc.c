@@ -18,19 +18,8 @@
 
 #define PC() ((uintptr_t)__builtin_return_address(0))
 
-/* A node of a launcher's world: its launcher knows only its nodes yet, so
- * a fork there still runs natively (reported once). */
-static pid_t native_fork(void) {
-  static unsigned warned;
-  if (!__atomic_exchange_n(&warned, 1, __ATOMIC_RELAXED))
-    detsim__msg("warning: fork() in a node of a simworld scenario is not simulated yet: it runs natively and the "
-                "child leaves the simulation; this run may not replay");
-  return REAL(fork)();
-}
-
 static pid_t sim_fork(uintptr_t pc) {
   if (detsim__self() == NULL || detsim__internal()) return REAL(fork)();
-  if (detsim__world_hosts()) return native_fork();
   return detsim__proc_fork(pc);
 }
 
@@ -42,9 +31,9 @@ DETSIM_INTERCEPT_ALIAS(fork)
 DETSIM_EXPORT pid_t __detsim_vfork(void) { return sim_fork(PC()); }
 DETSIM_INTERCEPT_ALIAS(vfork)
 
-/* Whether a wait is the simulation's: this process is in a world it can
- * have children in (a run's own, after its first fork). */
-static bool simulated_wait(void) { return detsim__self() != NULL && detsim__world_solo; }
+/* Whether a wait is the simulation's: this process is in a world, where
+ * its children are (a run's own after its first fork, a scenario's). */
+static bool simulated_wait(void) { return detsim__self() != NULL && detsim__in_world; }
 
 DETSIM_EXPORT pid_t __detsim_waitpid(pid_t pid, int *status, int options) {
   DETSIM_CANCEL_POINT();

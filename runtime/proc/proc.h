@@ -61,6 +61,9 @@ extern int detsim__proc_world_fd;
 bool detsim__proc_world_fd_ok(void);
 /* The new image of an exec takes the descriptor it was handed. */
 void detsim__proc_adopt_world_fd(int fd);
+/* A scenario's node keeps the descriptor its launcher gave it (moved high,
+ * close-on-exec), for the exec of any of its processes. */
+void detsim__proc_keep_world_fd(int fd);
 /* world_proc.c: the first fork's (or exec's) making of a world of one host,
  * and the first process's warden. */
 void detsim__proc_become_world(void);
@@ -200,8 +203,8 @@ void detsim__proc_ids_enter_world(void);
  * when the address is taken: a fork then fails with a message. */
 void detsim__proc_map_own_region(void);
 
-/* Whether this process can fork a simulated child (a region of its own,
- * not a scenario's node, not pct or a schedule plan). */
+/* Whether this process can fork a simulated child (the world's region:
+ * its own, or a scenario's node's; not pct or a schedule plan). */
 bool detsim__proc_can_fork(void);
 /* fork(2) in the simulation: the child's pid, 0 in the child, -1 with
  * errno (EAGAIN at world_processes_max). */
@@ -226,11 +229,20 @@ void detsim__proc_orphan_children(void);
  * 0 while none. */
 extern int detsim__proc_ending_signal;
 
+/* A host of a scenario goes down (a crash, or its first process ended):
+ * every process forked on it ends with it, never scheduled again (DOWN;
+ * its zombies are gone too).  Their sockets are the host's, which the
+ * caller closes or silences.  _release: the launcher may kill them now
+ * (kill_me), once none of them holds the world. */
+void detsim__proc_host_down(unsigned host);
+void detsim__proc_host_release(unsigned host);
+
 /* The first process's watchdog: the pid of the process that holds the
  * world but died outside the simulation (a SIGKILL from outside), else -1. */
 int detsim__proc_holder_died(void);
-/* A forked process whose run's first process is gone (killed from outside):
- * it must end too (its watchdog asks). */
+/* A forked process whose run's first process (in a scenario's world: its
+ * launcher) is gone, killed from outside: it must end too (its watchdog
+ * asks). */
 bool detsim__proc_world_gone(void);
 /* The first process of a run's own world: kills every other process of the
  * world and reaps them (whatever ended the run).  Nothing elsewhere. */

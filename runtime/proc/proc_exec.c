@@ -153,7 +153,7 @@ static void placeholder_cloexec(int fd, struct net_file *f, bool cloexec, void *
 
 static bool runtime_var(const char *e) {
   static const char *const names[] = { "DETSIM_SEED=", "DETSIM_OPTIONS=", DETSIM_WORLD_ENV "=", DETSIM_EXEC_ENV "=",
-                                       "DETSIM__NO_ASLR_REEXEC=" };
+                                       "DETSIM__NO_ASLR_REEXEC=", DETSIM_DISK_DIR_ENV "=", DETSIM_DISK_JOURNAL_ENV "=" };
   for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
     if (strncmp(e, names[i], strlen(names[i])) == 0) return true;
   return false;
@@ -202,9 +202,6 @@ int detsim__proc_exec(const char *call, const char *file, bool search, int fd, c
     shown = path;
   }
   if (envp == NULL) envp = environ; /* execv, execvp, execl, execlp */
-  /* A node of a scenario: its launcher knows only its nodes (a fork there
-   * is native too), so an exec replaces it as it always did. */
-  if (detsim__world_hosts()) return fd >= 0 ? REAL(fexecve)(fd, argv, envp) : REAL(execve)(path, argv, envp);
   bool sim = false;
   int e = detsim__proc_elf_is_sim(path, fd, &sim);
   if (e != 0) {
@@ -246,11 +243,18 @@ int detsim__proc_exec(const char *call, const char *file, bool search, int fd, c
   char world[64], seed[32];
   snprintf(world, sizeof world, "%d,%u", detsim__proc_world_fd, detsim__node_index);
   snprintf(seed, sizeof seed, "%" PRIu64, detsim__seed());
+  /* A node's simulated disk is its host's, whatever environment the
+   * program gives the new image. */
   char *vars[] = { var("DETSIM_SEED", seed), var("DETSIM_OPTIONS", getenv("DETSIM_OPTIONS")),
-                   var(DETSIM_WORLD_ENV, world), var(DETSIM_EXEC_ENV, rec.buf) };
+                   var(DETSIM_WORLD_ENV, world), var(DETSIM_EXEC_ENV, rec.buf),
+                   var(DETSIM_DISK_DIR_ENV, getenv(DETSIM_DISK_DIR_ENV)),
+                   var(DETSIM_DISK_JOURNAL_ENV, getenv(DETSIM_DISK_JOURNAL_ENV)) };
   char **env = image_env(envp, vars, sizeof vars / sizeof vars[0]);
 
   detsim__event(DETSIM_EV_proc_exec, detsim__self(), NULL, pc, me->incarnation + 1);
+  /* A scenario's world merges its trace from every image's part: this
+   * image's records go with it (a failed exec writes them again later). */
+  if (detsim__world_hosts()) detsim__world_trace_part();
   /* The world stays with this slot: the new image takes the history from
    * the header when its dispatcher first enters (proc_exec_attach). */
   S->now_ns = detsim__now_ns();
@@ -332,7 +336,8 @@ void detsim__proc_exec_attach(void) {
   REAL(fcntl)(H.world_fd, F_SETFD, FD_CLOEXEC);
   detsim__proc_adopt_world_fd(H.world_fd);
   detsim__in_world = true;
-  detsim__world_solo = true;
+  /* A run's own world has no launcher. */
+  detsim__world_solo = S->launcher_pid == 0;
   detsim__node_index = H.slot;
   detsim__host_index = detsim__world_host_of(H.slot);
   detsim__clock_follow(&S->nodes[detsim__host_index].clock);
@@ -388,7 +393,8 @@ void detsim__proc_exec_adopt(void) {
   detsim__sig_exec_restore(H.mask, H.pend_t, H.pend_p, H.ign);
   detsim__sig_exec_timers_restore(H.timers);
   /* The first process's image watches the world for an end found elsewhere
-   * (it is still the children's subreaper: that survives an exec). */
-  if (detsim__node_index == 0) detsim__proc_start_warden();
+   * (it is still the children's subreaper: that survives an exec); a
+   * scenario's launcher watches its own world. */
+  if (detsim__world_solo && detsim__node_index == 0) detsim__proc_start_warden();
   detsim__sched_refresh_time_stop();
 }

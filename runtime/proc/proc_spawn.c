@@ -172,21 +172,6 @@ static _Noreturn void spawn_child(const char *call, const char *file, bool searc
     posix_spawnattr_getsigmask(attr, &mask);
     sigprocmask(SIG_SETMASK, &mask, NULL);
   }
-  /* The session, then the group, before the file actions (glibc's order);
-   * a failure ends the child as a failed file action does. */
-  if ((flags & POSIX_SPAWN_SETSID) && setsid() < 0) {
-    detsim__msg("error: %s: POSIX_SPAWN_SETSID: setsid failed: %s; the child exits 127", call, strerror(errno));
-    _exit(127);
-  }
-  if (flags & POSIX_SPAWN_SETPGROUP) {
-    pid_t group = 0;
-    posix_spawnattr_getpgroup(attr, &group);
-    if (setpgid(0, group) < 0) {
-      detsim__msg("error: %s: POSIX_SPAWN_SETPGROUP %d: setpgid failed: %s; the child exits 127", call, (int)group,
-                  strerror(errno));
-      _exit(127);
-    }
-  }
   for (unsigned i = 0; acts && i < acts->n; i++) {
     const struct action *a = &acts->a[i];
     int ok = 0;
@@ -235,17 +220,39 @@ static int spawn(const char *call, pid_t *pid, const char *file, bool search, co
   short flags = 0;
   if (attr) posix_spawnattr_getflags(attr, &flags);
   short unsupported = flags & ~(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_USEVFORK |
-                                POSIX_SPAWN_SETSID | POSIX_SPAWN_SETPGROUP);
+                                 POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSID);
   if (unsupported) {
-    detsim__msg("error: %s: attribute flags 0x%x are not simulated (RESETIDS, scheduling): the "
-                "call fails with ENOSYS", call, (unsigned)unsupported);
+    detsim__msg("error: %s: attribute flags 0x%x are not simulated (RESETIDS, scheduling): the call fails with "
+                "ENOSYS", call, (unsigned)unsupported);
     return ENOSYS;
+  }
+  /* What glibc's child would find when it sets the group (it reports the
+   * error, and makes no process): decided before the fork. */
+  if (flags & POSIX_SPAWN_SETPGROUP) {
+    pid_t pgroup = 0;
+    posix_spawnattr_getpgroup(attr, &pgroup);
+    if (pgroup < 0) return EINVAL;
+    /* The child's new session holds no group but its own; without one, the
+     * group must be in the caller's session. */
+    if (pgroup > 0 && ((flags & POSIX_SPAWN_SETSID) || !detsim__proc_group_exists(pgroup, detsim__proc_sid())))
+      return EPERM;
   }
   int e = check_binary(call, file, search);
   if (e != 0) return e;
   pid_t c = detsim__proc_fork(pc);
   if (c < 0) return errno;
   if (c == 0) spawn_child(call, file, search, acts, attr, argv, envp);
+  /* The child's session and group are set before posix_spawn returns, as
+   * glibc's child sets them before its exec (which posix_spawn waits for):
+   * by the parent, on the child's slot, before the child first runs. */
+  if (flags & (POSIX_SPAWN_SETSID | POSIX_SPAWN_SETPGROUP)) {
+    int slot = detsim__proc_node_of(c);
+    CHECK_GE(slot, 0);
+    pid_t pgroup = 0;
+    if (flags & POSIX_SPAWN_SETPGROUP) posix_spawnattr_getpgroup(attr, &pgroup);
+    if (flags & POSIX_SPAWN_SETSID) detsim__proc_set_group((unsigned)slot, c, c);
+    else detsim__proc_set_group((unsigned)slot, pgroup ? pgroup : c, detsim__proc_sid());
+  }
   if (pid) *pid = c;
   return 0;
 }

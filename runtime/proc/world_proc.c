@@ -3,9 +3,10 @@
  *
  * Rules of this file:
  *  - A process is a slot of the world's node table; a forked one names its
- *    host (host1) and its parent.  Slots are never reused in a run, so a
- *    pid names one process and the slots are in creation order (a parent
- *    before its children: the teardown relies on it).
+ *    host (host1) and its parent.  A slot is reused once its process is
+ *    gone for good (free_slot); pids never are, so a pid names one process,
+ *    and pids are in creation order (a parent before its children: the
+ *    teardown relies on it).
  *  - Only the baton holder writes the header, as everywhere in a world;
  *    the one exception is the child's own setup before it first takes the
  *    world, which writes nothing shared.
@@ -79,17 +80,10 @@ extern void __msan_init(void) __attribute__((weak));
 int detsim__proc_world_fd = -1;
 static ino_t world_fd_ino;
 
-/* The region is a memory file, not anonymous memory: a fork shares its
- * mapping just the same, and an exec hands the file to the new image
- * (proc_exec.c).  Its descriptor sits at a high number, close-on-exec, so
- * that the program's own descriptors are numbered as natively. */
-static int world_memfd(void) {
-  int fd = (int)REAL(syscall)(SYS_memfd_create, "detsim-world", MFD_CLOEXEC);
-  if (fd < 0) return -1;
-  if (ftruncate(fd, (off_t)DETSIM_WORLD_BYTES) != 0) {
-    REAL(close)(fd);
-    return -1;
-  }
+/* The world's memory descriptor sits at a high number, close-on-exec, so
+ * that the program's own descriptors are numbered as natively; an exec
+ * hands it to the new image (proc_exec.c). */
+static int move_high(int fd) {
   struct rlimit lim;
   long top = getrlimit(RLIMIT_NOFILE, &lim) == 0 && lim.rlim_cur != RLIM_INFINITY ? (long)lim.rlim_cur : 1024;
   if (top > (1l << 20)) top = 1l << 20;
@@ -98,11 +92,27 @@ static int world_memfd(void) {
   if (high >= 0) {
     REAL(close)(fd);
     fd = high;
+  } else {
+    REAL(fcntl)(fd, F_SETFD, FD_CLOEXEC);
   }
   struct stat st;
   if (fstat(fd, &st) == 0) world_fd_ino = st.st_ino;
   return fd;
 }
+
+/* The region is a memory file, not anonymous memory: a fork shares its
+ * mapping just the same, and an exec hands the file on. */
+static int world_memfd(void) {
+  int fd = (int)REAL(syscall)(SYS_memfd_create, "detsim-world", MFD_CLOEXEC);
+  if (fd < 0) return -1;
+  if (ftruncate(fd, (off_t)DETSIM_WORLD_BYTES) != 0) {
+    REAL(close)(fd);
+    return -1;
+  }
+  return move_high(fd);
+}
+
+void detsim__proc_keep_world_fd(int fd) { detsim__proc_world_fd = move_high(fd); }
 
 bool detsim__proc_world_fd_ok(void) {
   struct stat st;
@@ -152,6 +162,7 @@ void detsim__proc_become_world(void) {
   S->magic = DETSIM_WORLD_MAGIC;
   S->version = DETSIM_WORLD_VERSION;
   S->n_nodes = 1;
+  S->n_hosts = 1;
   S->seed = detsim__seed();
   S->current = 0;
   S->end_node = -1;
@@ -193,8 +204,30 @@ static pid_t fork_fails(int err) {
 }
 
 bool detsim__proc_can_fork(void) {
-  return S != NULL && !detsim__world_hosts() && !detsim__sched_pct() && !detsim__plan_replaying &&
-         !detsim__opt.plan_out[0];
+  return S != NULL && !detsim__sched_pct() && !detsim__plan_replaying && !detsim__opt.plan_out[0];
+}
+
+/* The slot a new process takes: the first whose process is gone for good
+ * (ended and waited for, or taken by its host's crash, its real process
+ * reaped: pid 0), else the next unused one.  A slot holds nothing of its
+ * last process that a pid or a parent could still reach: pids are never
+ * reused, and a process's children were orphaned at its end. */
+static bool names_parent(unsigned j) {
+  for (unsigned k = 0; k < S->n_nodes; k++)
+    if (S->nodes[k].parent == (int32_t)j) return true;
+  return false;
+}
+
+static unsigned free_slot(void) {
+  for (unsigned j = S->n_hosts; j < S->n_nodes; j++) {
+    const struct detsim_world_node *n = &S->nodes[j];
+    uint32_t st = __atomic_load_n(&n->state, __ATOMIC_ACQUIRE);
+    /* (A process that left the world by exec_native keeps its children.) */
+    if (__atomic_load_n(&n->pid, __ATOMIC_ACQUIRE) == 0 && n->reaped &&
+        (st == DETSIM_NODE_EXITED || st == DETSIM_NODE_DOWN) && !names_parent(j))
+      return j;
+  }
+  return S->n_nodes;
 }
 
 pid_t detsim__proc_fork(uintptr_t pc) {
@@ -213,13 +246,13 @@ pid_t detsim__proc_fork(uintptr_t pc) {
   }
   detsim__yield_aux(DETSIM_EV_proc_fork, NULL, pc, 0);
   if (!detsim__in_world) detsim__proc_become_world();
-  unsigned slot = S->n_nodes;
+  unsigned slot = free_slot();
   if (slot >= DETSIM_WORLD_PROCESSES_MAX) {
     static bool told;
     if (!told) {
       told = true;
-      detsim__msg("limit world_processes_max=%d reached: fork fails with EAGAIN (processes of one world, every "
-                  "one that lived in the run)", DETSIM_WORLD_PROCESSES_MAX);
+      detsim__msg("limit world_processes_max=%d reached: fork fails with EAGAIN (processes of one world alive or "
+                  "not yet waited for, a scenario's nodes included)", DETSIM_WORLD_PROCESSES_MAX);
     }
     return fork_fails(EAGAIN);
   }
@@ -243,11 +276,12 @@ pid_t detsim__proc_fork(uintptr_t pc) {
   n->guess = (int32_t)(self - W.threads);
   for (unsigned j = 0; j < DETSIM_WORLD_NODES_MAX; j++) n->guess_after[j] = DETSIM_WORLD_NO_SLOT;
   memset(S->batons[slot], 0, sizeof S->batons[slot]);
-  S->n_nodes = slot + 1;
+  S->exec_outside[slot] = 0;
+  if (slot == S->n_nodes) S->n_nodes = slot + 1;
   net_fork_share(+1);
   fork_slot = (int)slot;
   fork_parent_real_pid = REAL(getpid)();
-  fork_from_main = detsim__node_index == 0 && REAL(syscall)(SYS_gettid) == fork_parent_real_pid;
+  fork_from_main = !detsim__proc_is_forked() && REAL(syscall)(SYS_gettid) == fork_parent_real_pid;
   pid_t real = REAL(fork)();
   fork_slot = -1;
   if (real < 0) {
@@ -274,6 +308,9 @@ bool detsim__proc_atfork_child(void) {
     if (REAL(getppid)() != fork_parent_real_pid) REAL(_exit)(128 + SIGKILL); /* the parent is gone already */
   }
   detsim__node_index = slot;
+  /* The net is per thread, and a fork's child has not inherited it. */
+  detsim__trap_dispatch_thread = false;
+  detsim__trap_thread_start();
   /* Its parent's group and session (this memory is still the parent's). */
   detsim__proc_set(S->nodes[slot].vpid, detsim__proc_pid(), detsim__proc_pgid(), detsim__proc_sid());
   detsim__sched_fork_child();
@@ -358,8 +395,11 @@ int detsim__proc_holder_died(void) {
   if (cur == 0 || cur >= S->n_nodes) return -1;
   const struct detsim_world_node *n = &S->nodes[cur];
   pid_t pid = __atomic_load_n(&n->pid, __ATOMIC_ACQUIRE);
-  /* One that ended as a process of the world handed the world over first. */
-  if (pid <= 0 || __atomic_load_n(&n->state, __ATOMIC_ACQUIRE) != DETSIM_NODE_READY) return -1;
+  /* One that ended as a process of the world handed the world over first;
+   * one that is STARTING holds it through its exec (its new image may die
+   * before it attaches). */
+  uint32_t st = __atomic_load_n(&n->state, __ATOMIC_ACQUIRE);
+  if (pid <= 0 || (st != DETSIM_NODE_READY && st != DETSIM_NODE_STARTING)) return -1;
   if (!real_process_dead(pid)) return -1;
   /* It may have handed the world over just before it ended. */
   if (__atomic_load_n(&S->current, __ATOMIC_ACQUIRE) != cur) return -1;
@@ -368,7 +408,28 @@ int detsim__proc_holder_died(void) {
 
 bool detsim__proc_world_gone(void) {
   if (!detsim__proc_is_forked()) return false;
-  return REAL(kill)(S->nodes[0].pid, 0) != 0 && errno == ESRCH;
+  /* A scenario's world is its launcher's (a node dies with it); a run's
+   * own, its first process's. */
+  pid_t keeper = detsim__world_hosts() ? S->launcher_pid : S->nodes[0].pid;
+  return keeper > 0 && REAL(kill)(keeper, 0) != 0 && errno == ESRCH;
+}
+
+void detsim__proc_host_down(unsigned host) {
+  for (unsigned j = S->n_hosts; j < S->n_nodes; j++) {
+    struct detsim_world_node *n = &S->nodes[j];
+    if (n->host1 != host + 1) continue;
+    uint32_t st = __atomic_load_n(&n->state, __ATOMIC_ACQUIRE);
+    /* Nobody is left to wait for any of them. */
+    n->reaped = 1;
+    n->parent = -1;
+    if (st == DETSIM_NODE_READY || st == DETSIM_NODE_STARTING) __atomic_store_n(&n->state, DETSIM_NODE_DOWN, __ATOMIC_RELEASE);
+  }
+}
+
+void detsim__proc_host_release(unsigned host) {
+  for (unsigned j = S->n_hosts; j < S->n_nodes; j++)
+    if (S->nodes[j].host1 == host + 1 && __atomic_load_n(&S->nodes[j].state, __ATOMIC_ACQUIRE) == DETSIM_NODE_DOWN)
+      __atomic_store_n(&S->nodes[j].kill_me, 1, __ATOMIC_RELEASE);
 }
 
 void detsim__proc_teardown(void) {
@@ -376,13 +437,18 @@ void detsim__proc_teardown(void) {
   unsigned n = S->n_nodes;
   for (unsigned j = 1; j < n; j++)
     if (S->nodes[j].pid > 0) REAL(kill)(S->nodes[j].pid, SIGKILL);
-  /* In creation order: a parent is reaped before its children, which are
-   * then this process's (it is their subreaper). */
-  for (unsigned j = 1; j < n; j++) {
-    pid_t pid = S->nodes[j].pid;
-    if (pid <= 0) continue;
-    while (REAL(waitpid)(pid, NULL, __WALL) < 0 && errno == EINTR) {
+  /* In creation order (by pid: slots are reused): a parent is reaped
+   * before its children, which are then this process's (it is their
+   * subreaper). */
+  for (int32_t after = 0;;) {
+    int next = -1;
+    for (unsigned j = 1; j < n; j++)
+      if (S->nodes[j].pid > 0 && S->nodes[j].vpid > after && (next < 0 || S->nodes[j].vpid < S->nodes[next].vpid))
+        next = (int)j;
+    if (next < 0) break;
+    after = S->nodes[next].vpid;
+    while (REAL(waitpid)(S->nodes[next].pid, NULL, __WALL) < 0 && errno == EINTR) {
     }
-    S->nodes[j].pid = 0;
+    S->nodes[next].pid = 0;
   }
 }

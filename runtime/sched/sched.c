@@ -668,6 +668,8 @@ static void *trampoline(void *arg) {
   detsim_thread *t = arg;
   detsim__tls_self = t;
   detsim__altstack_install();
+  /* Before any code of the program: the net is per thread. */
+  detsim__trap_thread_start();
   detsim__sched_wait_baton(t);
   mark_exit_key(t);
   detsim__event(DETSIM_EV_thread_start, t, NULL, (uintptr_t)t->start, 0);

@@ -91,8 +91,8 @@ struct choice detsim__sched_world_choose_when_stuck(detsim_thread *self, detsim_
     if (w < d) d = w;
     uint64_t f = detsim__world_next_fault();
     if (f < d) d = f;
-    if (local && paused && detsim__ws->nodes[detsim__node_index].paused_until < d)
-      d = detsim__ws->nodes[detsim__node_index].paused_until;
+    if (local && paused && detsim__world_paused_until(detsim__node_index) < d)
+      d = detsim__world_paused_until(detsim__node_index);
     if (d == DETSIM_NO_DEADLINE) world_deadlock(self);
     /* An idle node's time may have come while this one ran: no jump then. */
     if (d > detsim__now_ns()) {
@@ -186,7 +186,7 @@ _Noreturn void detsim__sched_crash_self(void) {
   detsim_thread *self = detsim__self();
   detsim__sched_set_self(NULL);
   hand_over(self, next, false, NULL);
-  detsim__world_release_crashed(detsim__node_index);
+  detsim__world_release_crashed(detsim__host_index);
   static uint32_t never;
   for (;;) REAL(syscall)(SYS_futex, &never, FUTEX_WAIT_PRIVATE, 0, NULL, NULL, 0);
 }
@@ -203,12 +203,16 @@ void detsim__sched_world_switch(detsim_thread *self, struct choice c) {
 }
 
 void detsim__world_print_blocked(void) {
-  const char *node = detsim__ws->nodes[detsim__node_index].name;
+  const struct detsim_world_node *me = &detsim__ws->nodes[detsim__node_index];
+  /* A process forked on the node is named with its pid too. */
+  char who[DETSIM_WORLD_NAME_BYTES + 16];
+  if (me->host1) snprintf(who, sizeof who, "%.*s/%d", DETSIM_WORLD_NAME_BYTES, me->name, (int)me->vpid);
+  else snprintf(who, sizeof who, "%.*s", DETSIM_WORLD_NAME_BYTES, me->name);
   for (unsigned i = 0; i < W.slots_used; i++) {
     detsim_thread *t = &W.threads[i];
     if (t->state != DETSIM_T_BLOCKED) continue;
-    detsim__msg("blocked: node %.*s: thread T%u waits in %s%s", DETSIM_WORLD_NAME_BYTES, node, t->id,
-                detsim__event_name(t->block_kind), detsim__site_text(t->block_pc));
+    detsim__msg("blocked: node %s: thread T%u waits in %s%s", who, t->id, detsim__event_name(t->block_kind),
+                detsim__site_text(t->block_pc));
   }
 }
 

@@ -100,12 +100,15 @@ const char *detsim__site_text(uintptr_t pc) {
   return site;
 }
 
-/* In a world a thread is named with its node (T3@kv2): thread ids are per
+/* In a world a thread is named with its node (T3@kv2), and in a process
+ * forked on a node with its pid too (T1@kv2/1003): thread ids are per
  * process, and a world's merged trace holds every node's. */
 static int format_record(char *buf, size_t len, uint64_t n, const struct detsim_trace_record *r) {
   const char *site = detsim__site_text((uintptr_t)r->pc);
-  char node[DETSIM_WORLD_NAME_BYTES + 2] = "";
-  if (detsim__world_hosts()) snprintf(node, sizeof node, "@%.*s", DETSIM_WORLD_NAME_BYTES, detsim__ws->nodes[detsim__node_index].name);
+  char node[DETSIM_WORLD_NAME_BYTES + 16] = "";
+  const struct detsim_world_node *me = detsim__world_hosts() ? &detsim__ws->nodes[detsim__node_index] : NULL;
+  if (me && me->host1) snprintf(node, sizeof node, "@%.*s/%d", DETSIM_WORLD_NAME_BYTES, me->name, (int)me->vpid);
+  else if (me) snprintf(node, sizeof node, "@%.*s", DETSIM_WORLD_NAME_BYTES, me->name);
   return snprintf(buf, len, DETSIM_TRACE_LINE_FORMAT, n, r->time_ns / UINT64_C(1000000000),
                   r->time_ns % UINT64_C(1000000000), r->tid, node, detsim__event_name((enum detsim_event_kind)r->kind),
                   r->obj, r->aux, (int)strlen(site), site);

@@ -102,9 +102,9 @@ void detsim__world_attach(const char *spec) {
    * (a restarted process finds it as its predecessor left it). */
   detsim__clock_follow(&S->nodes[node].clock);
   /* The descriptor stayed open across the re-execution without address
-   * randomization; the mapping is all that is needed now, and the program
-   * never sees it. */
-  if (fd > 2) REAL(close)((int)fd);
+   * randomization; it is kept out of the program's way (high, close-on-
+   * exec) for an exec of this node's processes, which hands it on. */
+  if (fd > 2) detsim__proc_keep_world_fd((int)fd);
 }
 
 void detsim__world_choices_attach(void) {
@@ -277,7 +277,7 @@ uint64_t detsim__world_next_wake(void) {
      * time is the pause's end. */
     uint64_t w = S->nodes[j].idle ? idle_until(&S->nodes[j]) : DETSIM_NO_DEADLINE;
     if (detsim__world_paused(j)) {
-      uint64_t end = S->nodes[j].paused_until;
+      uint64_t end = detsim__world_paused_until(j);
       w = !S->nodes[j].idle ? end : w > end ? w : end;
     }
     if (w < d) d = w;
@@ -386,6 +386,14 @@ void detsim__world_node_exit(int status) {
   detsim__event(DETSIM_EV_node_exit, detsim__self(), NULL, 0, (uint32_t)status);
   me->exit_status = status;
   __atomic_store_n(&me->state, DETSIM_NODE_EXITED, __ATOMIC_RELEASE);
+  if (detsim__world_hosts() && !detsim__proc_is_forked()) {
+    /* A node's first process ends the node, as a container's main process
+     * does: every process forked on it ends now (their sockets are the
+     * host's, closed with it), and the launcher kills them. */
+    detsim__proc_host_down(detsim__host_index);
+    detsim__proc_host_release(detsim__host_index);
+    detsim__world_ring_launcher();
+  }
   if (me->term_sent) detsim__world_stopped(detsim__node_index);
   if (me->client) {
     detsim__world_progress();
@@ -429,7 +437,7 @@ uint32_t detsim__world_node_ip(unsigned node) {
 
 int detsim__world_node_by_name(const char *name) {
   if (!detsim__in_world) return -1;
-  for (unsigned j = 0; j < S->n_nodes; j++)
+  for (unsigned j = 0; j < S->n_hosts; j++)
     if (strncmp(S->nodes[j].name, name, DETSIM_WORLD_NAME_BYTES) == 0) return (int)j;
   return -1;
 }

@@ -119,8 +119,10 @@ void detsim__world_progress(void);
 uint64_t detsim__world_liveness_deadline(void);
 /* The world passed its liveness deadline: ends the run as `liveness`. */
 _Noreturn void detsim__world_liveness_failed(void);
-/* Whether node `node` is paused by a fault now. */
+/* Whether process slot `node` is paused by a fault now (its host is), and
+ * until when its host is paused. */
 bool detsim__world_paused(unsigned node);
+uint64_t detsim__world_paused_until(unsigned node);
 
 /* Lifecycle faults (world_lifecycle.c).  Node `node` crashes: it is never
  * scheduled again, the launcher kills its process, its sockets close (a
@@ -169,6 +171,10 @@ bool detsim__world_node_silent(unsigned node);
 /* A seed-tree label for one of this process's streams: `base`, made
  * per node (and per incarnation after a restart) in a world. */
 void detsim__world_label(char *out, size_t n, const char *base);
+/* The same for what is the host's, whichever of its processes asks (the
+ * machine's size, its identity): per node of a scenario and per boot of
+ * its host (a restart, not an exec); a run's own world is one host. */
+void detsim__world_host_label(char *out, size_t n, const char *base);
 
 /* This node's process ends with `status` (its exit handler): the node
  * leaves the world, which goes on without it or ends. */

@@ -108,7 +108,10 @@ bool detsim__world_link_drops(unsigned src, unsigned dst, uint64_t t) {
   return detsim__in_world && src != dst && t < S->drop_until[src][dst];
 }
 
-bool detsim__world_paused(unsigned node) { return S->nodes[node].paused_until > detsim__now_ns(); }
+/* A pause is the host's: every process on it waits. */
+uint64_t detsim__world_paused_until(unsigned node) { return S->nodes[detsim__world_host_of(node)].paused_until; }
+
+bool detsim__world_paused(unsigned node) { return detsim__world_paused_until(node) > detsim__now_ns(); }
 
 /* One fault kind's draws: its own stream of the seed, or in choice mode
  * the world's choices bytes while they last (fuzz_abi.h; docs/fuzzing.md
@@ -172,7 +175,7 @@ static void add(struct detsim_world_fault f) {
 /* The nodes a crash or a stop may pick: servers not `protect`ed. */
 static unsigned crashable_nodes(unsigned *out) {
   unsigned n = 0;
-  for (unsigned j = 0; j < S->n_nodes; j++)
+  for (unsigned j = 0; j < S->n_hosts; j++)
     if (!S->nodes[j].client && !S->nodes[j].protect) out[n++] = j;
   return n;
 }
@@ -199,12 +202,12 @@ static void stream(struct draws *r, const char *kind) {
 static void draw_partitions(uint64_t horizon) {
   struct draws r;
   stream(&r, "partition");
-  uint64_t all = S->n_nodes >= 64 ? ~0ull : (1ull << S->n_nodes) - 1;
+  uint64_t all = S->n_hosts >= 64 ? ~0ull : (1ull << S->n_hosts) - 1;
   if (d_unit(&r) >= 0.75) return;
   unsigned k = 1 + (unsigned)d_below(&r, PARTITIONS_MAX);
   for (unsigned i = 0; i < k; i++) {
     uint64_t side = 0;
-    while (side == 0 || side == all) side = d_nodes(&r, all, S->n_nodes);
+    while (side == 0 || side == all) side = d_nodes(&r, all, S->n_hosts);
     struct detsim_world_fault f = { 0 };
     f.group = S->n_groups++;
     f.at = d_below(&r, horizon);
@@ -230,7 +233,7 @@ static void draw_pauses(uint64_t horizon) {
     f.at = d_below(&r, horizon);
     f.until = f.at + log_uniform(&r, PAUSE_MIN_NS, PAUSE_MAX_NS);
     f.kind = DETSIM_FAULT_PAUSE;
-    f.node = (uint32_t)d_below(&r, S->n_nodes);
+    f.node = (uint32_t)d_below(&r, S->n_hosts);
     add(f);
   }
 }
@@ -340,8 +343,8 @@ static void draw_clogs(uint64_t horizon) {
     f.kind = DETSIM_FAULT_CLOG;
     f.at = d_below(&r, horizon);
     f.until = f.at + log_uniform(&r, CLOG_MIN_NS, CLOG_MAX_NS);
-    f.node = (uint32_t)d_below(&r, S->n_nodes);
-    unsigned dst = (unsigned)d_below(&r, S->n_nodes - 1);
+    f.node = (uint32_t)d_below(&r, S->n_hosts);
+    unsigned dst = (unsigned)d_below(&r, S->n_hosts - 1);
     f.arg = dst < f.node ? dst : dst + 1; /* any node but the source */
     add(f);
   }
@@ -361,8 +364,8 @@ static void draw_skews(void) {
   stream(&r, "skew");
   if (d_unit(&r) >= 0.5) return;
   unsigned skewed = 0;
-  for (unsigned j = 0; j < S->n_nodes && skewed < SKEWED_NODES_MAX; j++) {
-    bool last_chance = j + 1 == S->n_nodes && skewed == 0; /* the kind is on: some node is askew */
+  for (unsigned j = 0; j < S->n_hosts && skewed < SKEWED_NODES_MAX; j++) {
+    bool last_chance = j + 1 == S->n_hosts && skewed == 0; /* the kind is on: some node is askew */
     if (!last_chance && d_unit(&r) >= 0.5) continue;
     struct detsim_world_fault f = { 0 };
     f.group = S->n_groups++;
@@ -384,7 +387,7 @@ static void draw_steps(uint64_t horizon) {
     struct detsim_world_fault f = { 0 };
     f.group = S->n_groups++;
     f.kind = DETSIM_FAULT_STEP;
-    f.node = (uint32_t)d_below(&r, S->n_nodes);
+    f.node = (uint32_t)d_below(&r, S->n_hosts);
     f.at = f.until = d_below(&r, horizon);
     f.arg = (uint64_t)signed_log_uniform(&r, STEP_MIN_NS, STEP_MAX_NS);
     add(f);
@@ -470,7 +473,7 @@ static void drop_groups(uint64_t mask) {
 static void draw(void) {
   S->faults_drawn = 1;
   S->level = (uint32_t)detsim__opt.level;
-  if (S->level < 2 || S->n_nodes < 2 || detsim__world_solo) return;
+  if (S->level < 2 || S->n_hosts < 2 || detsim__world_solo) return;
   unsigned on;
   CHECK_EQ(detsim__faults_mask(detsim__opt.faults, &on), 0); /* validated with the options */
   uint64_t horizon = detsim__opt.fault_horizon_ms * 1000000ull;
@@ -554,8 +557,8 @@ static void apply(const struct detsim_world_fault *f) {
   switch (f->kind) {
   case DETSIM_FAULT_PARTITION:
   case DETSIM_FAULT_ONE_WAY:
-    for (unsigned a = 0; a < S->n_nodes; a++)
-      for (unsigned b = 0; b < S->n_nodes; b++) {
+    for (unsigned a = 0; a < S->n_hosts; a++)
+      for (unsigned b = 0; b < S->n_hosts; b++) {
         if (!(f->side_a >> a & 1) || (f->side_a >> b & 1)) continue;
         stall(a, b, f->until, true);
         if (f->kind == DETSIM_FAULT_PARTITION) stall(b, a, f->until, true);

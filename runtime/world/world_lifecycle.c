@@ -42,15 +42,19 @@ void detsim__world_crash(unsigned node, bool silent) {
    * durable, as its next incarnation finds it (runtime/disk/). */
   if (silent && S->level >= 3) n->disk_lost_power = 1;
   __atomic_store_n(&n->state, DETSIM_NODE_DOWN, __ATOMIC_RELEASE);
+  /* A node is a host: every process forked on it dies with it. */
+  detsim__proc_host_down(node);
   net_node_crash(node, silent);
   /* Its peers' waits must look at what the crash said to them. */
   detsim__world_touch();
-  /* A node crashing itself hands the world over before it may be killed. */
-  if (node == detsim__node_index) detsim__sched_crash_self();
+  /* A process of the crashed host hands the world over before it may be
+   * killed. */
+  if (node == detsim__host_index) detsim__sched_crash_self();
   detsim__world_release_crashed(node);
 }
 
 void detsim__world_release_crashed(unsigned node) {
+  detsim__proc_host_release(node);
   __atomic_store_n(&S->nodes[node].kill_me, 1, __ATOMIC_RELEASE);
   detsim__world_ring_launcher();
 }
@@ -59,8 +63,10 @@ void detsim__world_restart(unsigned node) {
   struct detsim_world_node *n = &S->nodes[node];
   uint32_t state = __atomic_load_n(&n->state, __ATOMIC_ACQUIRE);
   CHECK(state == DETSIM_NODE_DOWN || (state == DETSIM_NODE_EXITED && n->term_sent));
-  CHECK(node != detsim__node_index);
+  CHECK(node != detsim__host_index);
   S->now_ns = detsim__now_ns(); /* for the launcher's note in the log */
+  /* The fresh process finds none of its dead predecessors' epolls. */
+  net_epoll_host_restart(node);
   __atomic_store_n(&S->restart_done, 0, __ATOMIC_RELAXED);
   __atomic_store_n(&S->restart_request, node + 1, __ATOMIC_RELEASE);
   detsim__world_ring_launcher();
@@ -186,8 +192,28 @@ void detsim__world_label(char *out, size_t size, const char *base) {
     snprintf(out, size, "%s", base);
     return;
   }
-  unsigned inc = S->nodes[detsim__node_index].incarnation;
+  const struct detsim_world_node *me = &S->nodes[detsim__node_index];
+  unsigned inc = me->incarnation;
+  /* A forked process by its pid, unique in the run (its slot may have
+   * served another before it). */
+  if (me->host1) {
+    if (inc <= 1) snprintf(out, size, "%s/pid/%d", base, (int)me->vpid);
+    else snprintf(out, size, "%s/pid/%d/incarnation/%u", base, (int)me->vpid, inc);
+    return;
+  }
   /* The first incarnation keeps the labels worlds always had. */
   if (inc <= 1) snprintf(out, size, "%s/node/%u", base, detsim__node_index);
   else snprintf(out, size, "%s/node/%u/incarnation/%u", base, detsim__node_index, inc);
+}
+
+void detsim__world_host_label(char *out, size_t size, const char *base) {
+  /* A run's own world is one host, the one it was before its first fork. */
+  if (!detsim__in_world || detsim__world_solo) {
+    snprintf(out, size, "%s", base);
+    return;
+  }
+  /* Its boots, not its images: an exec is the same machine. */
+  unsigned boot = S->nodes[detsim__host_index].boots;
+  if (boot <= 1) snprintf(out, size, "%s/node/%u", base, detsim__host_index);
+  else snprintf(out, size, "%s/node/%u/incarnation/%u", base, detsim__host_index, boot);
 }

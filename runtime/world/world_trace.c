@@ -1,6 +1,7 @@
 /* A world's trace is the union of its nodes' rings: each event of the one
  * history is recorded by the node that made it.  Each node writes what it
- * recorded to a part, <trace>.<node>.<incarnation> (world_trace_part.h),
+ * recorded to a part, <trace>.<node>.<incarnation> (world_trace_part.h;
+ * a process forked on a node: <trace>.<node>.pid<pid>.<incarnation>),
  * when the world ends badly (asked by the launcher, or as the node that
  * ended it), when it leaves the world (an exit, a SIGTERM stop, a crash
  * before the kill) and, with trace_always, at the end; the launcher merges
@@ -95,6 +96,12 @@ void detsim__world_trace_part(void) {
    * trace of the process that ends the run). */
   if (path == NULL || detsim__world_solo) return;
   const struct detsim_world_node *me = &detsim__ws->nodes[detsim__node_index];
-  snprintf(part, sizeof part, "%s.%.*s.%u", path, DETSIM_WORLD_NAME_BYTES, me->name, me->incarnation);
+  /* A process forked on a node is named by its node and its pid, unique
+   * in the run. */
+  if (me->host1)
+    snprintf(part, sizeof part, "%s.%.*s.pid%d.%u", path, DETSIM_WORLD_NAME_BYTES, me->name, (int)me->vpid,
+             me->incarnation);
+  else
+    snprintf(part, sizeof part, "%s.%.*s.%u", path, DETSIM_WORLD_NAME_BYTES, me->name, me->incarnation);
   if (write_part(part) != 0) detsim__msg("warning: cannot write this node's trace part %s", part);
 }

@@ -178,7 +178,8 @@ def sigterm(bins, d):
 # Scenarios whose test nodes are not written to survive every fault (they
 # exit or abort when a peer vanishes): under faults=all a seed may fail,
 # but only as the program failing, never as the runtime or the world.
-FAULTS_ALL_SCENARIOS = ("restart.scenario", "wake.scenario", "clog.scenario", "sigterm.scenario", "lossy.scenario")
+FAULTS_ALL_SCENARIOS = ("restart.scenario", "wake.scenario", "clog.scenario", "sigterm.scenario", "lossy.scenario",
+                        "forkcrash.scenario")
 FAULTS_ALL_SEEDS = 60
 PROGRAM_CLASSES = {"pass", "exit", "crash"}
 

@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/random.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -254,6 +255,9 @@ int main(int argc, char **argv) {
     r.log_dir = st_xasprintf("%s/simworld-%" PRIu64 "-XXXXXX", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp", seed);
     if (mkdtemp(r.log_dir) == NULL) st_die(ST_EXIT_HARNESS, "cannot make a log directory: %s", strerror(errno));
   }
+  /* The processes forked on a node whose parent ends come to the launcher,
+   * which kills and reaps them with their node, whatever happened. */
+  prctl(PR_SET_CHILD_SUBREAPER, 1);
   /* One CPU for the whole world: hand-overs between processes stay cheap. */
   pin_to_current_cpu();
   char *replay = replay_command(seed, path);
@@ -305,7 +309,7 @@ int main(int argc, char **argv) {
     cls = ST_CLASS_inconclusive;
     int sig = (int)w->outside_signal;
     const char *abbrev = sigabbrev_np(sig);
-    int32_t node = w->outside_node;
+    int32_t node = sw_host_of(w, w->outside_node);
     fprintf(stderr, "detsim: SIG%s from outside the simulation (to %s%s) ends the world\n", abbrev ? abbrev : "?",
             node >= 0 ? "node " : "simworld", node >= 0 && (unsigned)node < sc.n_nodes ? sc.nodes[node].name : "");
     st_buf_printf(&extra, " reason=signal signal=SIG%s", abbrev ? abbrev : "?");
@@ -314,13 +318,19 @@ int main(int argc, char **argv) {
     cls = ST_CLASS_crash;
     unsigned i = (unsigned)r.outside_death;
     int st = r.outside_status;
-    fprintf(stderr, "detsim: node %s died outside the simulation (%s %d)\n", sc.nodes[i].name,
-            WIFSIGNALED(st) ? "signal" : "exit status", WIFSIGNALED(st) ? WTERMSIG(st) : WEXITSTATUS(st));
+    if (r.outside_vpid)
+      fprintf(stderr, "detsim: process %d (forked on node %s) died outside the simulation while it held the world\n",
+              (int)r.outside_vpid, sc.nodes[i].name);
+    else
+      fprintf(stderr, "detsim: node %s died outside the simulation (%s %d)\n", sc.nodes[i].name,
+              WIFSIGNALED(st) ? "signal" : "exit status", WIFSIGNALED(st) ? WTERMSIG(st) : WEXITSTATUS(st));
     sw_print_node_tail(&r, i, NODE_TAIL_LINES);
     st_buf_printf(&extra, " node=%s", sc.nodes[i].name);
   } else {
     cls = w->end_class;
-    if (w->end_node >= 0 && cls != ST_CLASS_pass) sw_print_node_tail(&r, (unsigned)w->end_node, NODE_TAIL_LINES);
+    /* A process forked on a node writes to its node's log. */
+    int32_t end = sw_host_of(w, w->end_node);
+    if (end >= 0 && cls != ST_CLASS_pass) sw_print_node_tail(&r, (unsigned)end, NODE_TAIL_LINES);
     if (cls == ST_CLASS_deadlock) sw_print_blocked(&r);
     if (cls == ST_CLASS_exit) st_buf_printf(&extra, " exit_status=%d", w->end_status);
     if (w->end_extra[0]) st_buf_printf(&extra, " %s", w->end_extra);

@@ -50,6 +50,8 @@ struct detsim_world_shared *sw_world_create(const struct st_scenario *sc, uint64
   w->magic = DETSIM_WORLD_MAGIC;
   w->version = DETSIM_WORLD_VERSION;
   w->n_nodes = sc->n_nodes;
+  w->n_hosts = sc->n_nodes;
+  w->launcher_pid = getpid();
   w->seed = seed;
   w->hash = DETSIM_HISTORY_START;
   w->end_node = -1;
@@ -61,6 +63,7 @@ struct detsim_world_shared *sw_world_create(const struct st_scenario *sc, uint64
     n->after1 = sc->nodes[i].after1;
     n->wake_at = UINT64_MAX;
     n->posted_at = UINT64_MAX;
+    n->parent = -1; /* a host's first process is nobody's child in the world */
     if (n->client) w->clients_live++;
   }
   *fd_out = fd;
@@ -92,11 +95,16 @@ static void spawn(struct sw_run *r, unsigned i) {
   r->world->nodes[i].wake = 0;
   r->world->nodes[i].kill_me = 0;
   r->world->nodes[i].incarnation++;
+  r->world->nodes[i].boots++;
   pid_t pid = fork();
   if (pid < 0) st_die(ST_EXIT_HARNESS, "fork: %s", strerror(errno));
   if (pid == 0) {
-    /* The node dies with the launcher, whatever ends it. */
+    /* The node dies with the launcher, whatever ends it; it leads a real
+     * process group of its own, which every process forked on it joins
+     * (a simulated setsid or setpgid changes only the virtual ids), so
+     * the host dies as one. */
     prctl(PR_SET_PDEATHSIG, SIGKILL);
+    setpgid(0, 0);
     int o = open(out, O_WRONLY | O_CREAT | O_APPEND, 0644);
     int e = open(err, O_WRONLY | O_CREAT | O_APPEND, 0644);
     int in = open("/dev/null", O_RDONLY);
@@ -118,7 +126,9 @@ static void spawn(struct sw_run *r, unsigned i) {
     dprintf(2, "simworld: cannot run %s: %s\n", node->program, strerror(errno));
     _exit(127);
   }
+  setpgid(pid, pid); /* also here: no window where a kill of the group misses it */
   r->pids[i] = pid;
+  r->groups[i] = pid;
   r->world->nodes[i].pid = pid;
   free(out);
   free(err);
@@ -319,9 +329,43 @@ void sw_start_all(struct sw_run *r) {
   wake_word(&r->world->nodes[first].wake);
 }
 
+/* Whether process slot j runs on host i (its node's own process, or one
+ * forked on it). */
+static bool on_host(const struct detsim_world_shared *w, unsigned j, unsigned i) {
+  return j == i || w->nodes[j].host1 == i + 1;
+}
+
+/* The processes forked on host i that the world still holds die, by pid
+ * (a process that left the group for real, outside the simulation, too):
+ * each once. */
+static void kill_forked(struct sw_run *r, unsigned i) {
+  const struct detsim_world_shared *w = r->world;
+  for (unsigned j = w->n_hosts; j < w->n_nodes && j < DETSIM_WORLD_NODES_MAX; j++) {
+    if (!on_host(w, j, i) || r->killed_vpid[j] == w->nodes[j].vpid) continue;
+    uint32_t st = __atomic_load_n(&w->nodes[j].state, __ATOMIC_ACQUIRE);
+    pid_t pid = __atomic_load_n(&w->nodes[j].pid, __ATOMIC_ACQUIRE);
+    /* Only a process the world still holds: an ended one's pid may be
+     * another process's by now. */
+    if (pid > 0 && (st == DETSIM_NODE_READY || st == DETSIM_NODE_DOWN)) kill(pid, SIGKILL);
+    r->killed_vpid[j] = w->nodes[j].vpid;
+  }
+}
+
+/* Every real process of host i dies: its group (every process forked on
+ * it is in it), and its forked processes by pid.  The group's leader stays
+ * a zombie until it is reaped, so its id names no other group. */
+static void kill_host(struct sw_run *r, unsigned i) {
+  if (r->groups[i] > 0) kill(-r->groups[i], SIGKILL);
+  kill_forked(r, i);
+}
+
 /* A node process ended: was it the world's doing, or a death outside it? */
 static void reaped(struct sw_run *r, unsigned i, int status) {
   r->pids[i] = 0;
+  /* The processes forked on it end with it (the world ended them at its
+   * end: world.c). */
+  kill_host(r, i);
+  r->groups[i] = 0;
   struct detsim_world_node *n = &r->world->nodes[i];
   uint32_t st = __atomic_load_n(&n->state, __ATOMIC_ACQUIRE);
   if (st == DETSIM_NODE_EXITED || st == DETSIM_NODE_DOWN || __atomic_load_n(&r->world->ended, __ATOMIC_ACQUIRE)) return;
@@ -334,13 +378,58 @@ static void reaped(struct sw_run *r, unsigned i, int status) {
 
 static void kill_and_reap(struct sw_run *r, unsigned i) {
   if (r->pids[i] <= 0) return;
-  kill(r->pids[i], SIGKILL);
+  kill_host(r, i);
   waitpid(r->pids[i], NULL, 0);
   r->pids[i] = 0;
+  r->groups[i] = 0;
 }
 
-/* Asks node i for its last events (and its trace part) and waits until it
- * says it is done, or SW_DUMP_WAIT_MS. */
+/* Reaps the nodes that ended, and the processes forked on them that their
+ * parents left (the launcher is their subreaper). */
+static void reap_children(struct sw_run *r) {
+  const struct detsim_world_shared *w = r->world;
+  int status;
+  pid_t p;
+  while ((p = waitpid(-1, &status, WNOHANG)) > 0) {
+    for (unsigned i = 0; i < r->sc->n_nodes; i++)
+      if (r->pids[i] == p) reaped(r, i, status);
+    /* A process forked on a node that the launcher reaped: its slot's pid
+     * names nothing from now on. */
+    for (unsigned j = w->n_hosts; j < w->n_nodes && j < DETSIM_WORLD_NODES_MAX; j++)
+      if (__atomic_load_n(&w->nodes[j].pid, __ATOMIC_ACQUIRE) == p) r->gone_vpid[j] = w->nodes[j].vpid;
+  }
+}
+
+/* Waits (at most SW_HOST_GONE_MS) until no process of host i that the
+ * launcher killed is left (nor a zombie the host left), reaping them, so a
+ * restart starts the host afresh: no process of the old one runs beside
+ * the new.  Their slots' pids are cleared then (the holder of the world
+ * waits for the restart): the world may reuse the slots. */
+#define SW_HOST_GONE_MS 5000
+static void wait_host_gone(struct sw_run *r, unsigned i) {
+  struct detsim_world_shared *w = r->world;
+  for (int waited = 0;; waited += 5) {
+    reap_children(r);
+    bool left = false;
+    for (unsigned j = w->n_hosts; j < w->n_nodes && j < DETSIM_WORLD_NODES_MAX; j++) {
+      pid_t pid = __atomic_load_n(&w->nodes[j].pid, __ATOMIC_ACQUIRE);
+      if (!on_host(w, j, i) || pid <= 0 || r->killed_vpid[j] != w->nodes[j].vpid) continue;
+      if (r->gone_vpid[j] == w->nodes[j].vpid || (kill(pid, 0) != 0 && errno == ESRCH))
+        __atomic_store_n(&w->nodes[j].pid, 0, __ATOMIC_RELEASE);
+      else
+        left = true;
+    }
+    if (!left) return;
+    if (waited >= SW_HOST_GONE_MS) {
+      fprintf(stderr, "simworld: warning: processes of node %s still run %d ms after its crash\n",
+              r->sc->nodes[i].name, SW_HOST_GONE_MS);
+      return;
+    }
+    struct timespec ts = { 0, 5 * 1000000L };
+    nanosleep(&ts, NULL);
+  }
+}
+
 /* Waits until `asked` nodes more than `before` said they are done, or
  * SW_DUMP_WAIT_MS. */
 static void wait_dumps(struct sw_run *r, uint32_t before, uint32_t asked) {
@@ -351,23 +440,48 @@ static void wait_dumps(struct sw_run *r, uint32_t before, uint32_t asked) {
   }
 }
 
-/* A crashed node's process writes what it recorded before it is killed:
- * once per incarnation. */
+/* A crashed host's processes write what they recorded before they are
+ * killed: once per incarnation (the host's own process, and each process
+ * forked on it that the crash took down). */
 static void dump_crashed(struct sw_run *r, unsigned i) {
   if (r->dumped[i]) return;
   r->dumped[i] = true;
-  uint32_t before = __atomic_load_n(&r->world->dumps_done, __ATOMIC_ACQUIRE);
-  if (kill(r->pids[i], DETSIM_WORLD_DUMP_SIGNAL) == 0) wait_dumps(r, before, 1);
+  const struct detsim_world_shared *w = r->world;
+  uint32_t before = __atomic_load_n(&r->world->dumps_done, __ATOMIC_ACQUIRE), asked = 0;
+  if (r->pids[i] > 0 && __atomic_load_n(&w->nodes[i].state, __ATOMIC_ACQUIRE) == DETSIM_NODE_DOWN &&
+      kill(r->pids[i], DETSIM_WORLD_DUMP_SIGNAL) == 0)
+    asked++;
+  for (unsigned j = w->n_hosts; j < w->n_nodes && j < DETSIM_WORLD_NODES_MAX; j++) {
+    pid_t pid = __atomic_load_n(&w->nodes[j].pid, __ATOMIC_ACQUIRE);
+    if (on_host(w, j, i) && pid > 0 && r->killed_vpid[j] != w->nodes[j].vpid &&
+        __atomic_load_n(&w->nodes[j].state, __ATOMIC_ACQUIRE) == DETSIM_NODE_DOWN &&
+        kill(pid, DETSIM_WORLD_DUMP_SIGNAL) == 0)
+      asked++;
+  }
+  if (asked) wait_dumps(r, before, asked);
 }
 
 /* A crash fault marked nodes DOWN: their processes die for real now, once
- * each has written what it recorded (the world's trace may want it). */
+ * each has written what it recorded (the world's trace may want it); so
+ * do the processes a node's first process left behind when it ended. */
 static void kill_crashed(struct sw_run *r) {
-  for (unsigned i = 0; i < r->sc->n_nodes; i++)
-    if (r->pids[i] > 0 && __atomic_load_n(&r->world->nodes[i].kill_me, __ATOMIC_ACQUIRE)) {
+  const struct detsim_world_shared *w = r->world;
+  for (unsigned i = 0; i < r->sc->n_nodes; i++) {
+    if (r->pids[i] > 0 && __atomic_load_n(&w->nodes[i].kill_me, __ATOMIC_ACQUIRE)) {
       dump_crashed(r, i);
-      kill(r->pids[i], SIGKILL);
+      kill_host(r, i);
     }
+  }
+  for (unsigned j = w->n_hosts; j < w->n_nodes && j < DETSIM_WORLD_NODES_MAX; j++) {
+    if (!__atomic_load_n(&w->nodes[j].kill_me, __ATOMIC_ACQUIRE) || r->killed_vpid[j] == w->nodes[j].vpid) continue;
+    /* Its node's first process ended (it is still on its way out: the
+     * group goes when it is reaped). */
+    unsigned host = w->nodes[j].host1 - 1;
+    if (host < r->sc->n_nodes) {
+      dump_crashed(r, host);
+      kill_forked(r, host);
+    }
+  }
 }
 
 /* The node holding the world waits while a crashed node comes back: the
@@ -382,6 +496,7 @@ static void restart_requested(struct sw_run *r) {
   if (r->pids[i] > 0 && __atomic_load_n(&r->world->nodes[i].state, __ATOMIC_ACQUIRE) == DETSIM_NODE_DOWN)
     dump_crashed(r, i);
   kill_and_reap(r, i);
+  wait_host_gone(r, i);
   char *err = log_path(r, i, "err");
   FILE *f = fopen(err, "a");
   if (f) {
@@ -398,6 +513,41 @@ static void restart_requested(struct sw_run *r) {
   start_node(r, i);
   __atomic_store_n(&r->world->restart_done, 1, __ATOMIC_RELEASE);
   wake_word(&r->world->restart_done);
+}
+
+/* Whether the process with real pid `pid` is gone or a zombie. */
+static bool process_dead(pid_t pid) {
+  if (kill(pid, 0) != 0) return errno == ESRCH;
+  char path[64], buf[256];
+  snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
+  FILE *f = fopen(path, "r");
+  if (f == NULL) return true;
+  size_t n = fread(buf, 1, sizeof buf - 1, f);
+  fclose(f);
+  buf[n] = '\0';
+  const char *close_paren = strrchr(buf, ')'); /* the name may hold spaces */
+  return close_paren != NULL && (close_paren[2] == 'Z' || close_paren[2] == 'X');
+}
+
+/* A process forked on a node (not the launcher's child: no wait tells)
+ * died outside the simulation while it held the world: the world cannot
+ * go on.  Its host is the one named. */
+static void holder_died(struct sw_run *r) {
+  const struct detsim_world_shared *w = r->world;
+  unsigned cur = __atomic_load_n(&w->current, __ATOMIC_ACQUIRE);
+  if (cur < w->n_hosts || cur >= w->n_nodes || cur >= DETSIM_WORLD_NODES_MAX || r->outside_death >= 0) return;
+  /* READY, or STARTING: its exec's new image holds the world too. */
+  pid_t pid = __atomic_load_n(&w->nodes[cur].pid, __ATOMIC_ACQUIRE);
+  uint32_t st = __atomic_load_n(&w->nodes[cur].state, __ATOMIC_ACQUIRE);
+  if (pid <= 0 || (st != DETSIM_NODE_READY && st != DETSIM_NODE_STARTING)) return;
+  if (!process_dead(pid)) return;
+  /* It may have handed the world over just before it ended. */
+  if (__atomic_load_n(&w->current, __ATOMIC_ACQUIRE) != cur || __atomic_load_n(&w->nodes[cur].state, __ATOMIC_ACQUIRE) != st)
+    return;
+  __atomic_store_n(&r->world->nodes[cur].state, DETSIM_NODE_DEAD, __ATOMIC_RELEASE);
+  r->outside_death = (int)(w->nodes[cur].host1 - 1);
+  r->outside_status = SIGKILL; /* its status is its parent's to take: a signal, as far as anyone knows */
+  r->outside_vpid = w->nodes[cur].vpid;
 }
 
 volatile int sw_signal_received;
@@ -424,37 +574,54 @@ int sw_supervise(struct sw_run *r) {
     if (outside_signal_due(r, &outside_since)) return SW_OUTSIDE_SIGNAL;
     kill_crashed(r);
     restart_requested(r);
-    int status;
-    pid_t p;
-    while ((p = waitpid(-1, &status, WNOHANG)) > 0)
-      for (unsigned i = 0; i < r->sc->n_nodes; i++)
-        if (r->pids[i] == p) reaped(r, i, status);
+    reap_children(r);
+    holder_died(r);
     if (r->outside_death >= 0 && !__atomic_load_n(&r->world->ended, __ATOMIC_ACQUIRE)) return -1;
     futex_wait_ms(&r->world->bell, bell, outside_since ? 10 : 50);
   }
 }
 
 void sw_dump_all(struct sw_run *r) {
+  const struct detsim_world_shared *w = r->world;
   uint32_t before = __atomic_load_n(&r->world->dumps_done, __ATOMIC_ACQUIRE), asked = 0;
-  /* Only a node still in the world answers: one that exited, crashed or
-   * died may be a zombie not yet reaped, which kill() still reaches. */
-  for (unsigned i = 0; i < r->sc->n_nodes; i++) {
-    if (r->pids[i] <= 0 || (int)i == r->world->end_node) continue;
-    uint32_t st = __atomic_load_n(&r->world->nodes[i].state, __ATOMIC_ACQUIRE);
-    /* A crashed node out of the world's way and not yet killed: its
+  /* Only a process still in the world answers: one that exited, crashed
+   * or died may be a zombie not yet reaped, which kill() still reaches.
+   * The nodes' processes, and every process forked on them. */
+  for (unsigned j = 0; j < w->n_nodes && j < DETSIM_WORLD_NODES_MAX; j++) {
+    pid_t pid = j < r->sc->n_nodes ? r->pids[j] : __atomic_load_n(&w->nodes[j].pid, __ATOMIC_ACQUIRE);
+    if (j >= r->sc->n_nodes && r->killed_vpid[j] == w->nodes[j].vpid) continue;
+    if (pid <= 0 || (int)j == w->end_node) continue;
+    uint32_t st = __atomic_load_n(&w->nodes[j].state, __ATOMIC_ACQUIRE);
+    /* A crashed process out of the world's way and not yet killed: its
      * coverage too (fuzz mode), as a kill would have asked for it. */
-    bool crashed = r->fuzz && !r->dumped[i] && st == DETSIM_NODE_DOWN &&
-                   __atomic_load_n(&r->world->nodes[i].kill_me, __ATOMIC_ACQUIRE);
-    if ((st == DETSIM_NODE_READY || crashed) && kill(r->pids[i], DETSIM_WORLD_DUMP_SIGNAL) == 0) {
-      if (crashed) r->dumped[i] = true;
+    bool crashed = r->fuzz && !r->dumped[j] && st == DETSIM_NODE_DOWN &&
+                   __atomic_load_n(&w->nodes[j].kill_me, __ATOMIC_ACQUIRE);
+    if ((st == DETSIM_NODE_READY || crashed) && kill(pid, DETSIM_WORLD_DUMP_SIGNAL) == 0) {
+      if (crashed) r->dumped[j] = true;
       asked++;
     }
   }
   wait_dumps(r, before, asked);
 }
 
+/* Reaps every child left (the processes forked on the nodes, which came
+ * to the launcher as their subreaper when their parents died), for at
+ * most SW_REAP_WAIT_MS: all were killed. */
+#define SW_REAP_WAIT_MS 5000
+static void reap_all(void) {
+  for (int waited = 0; waited < SW_REAP_WAIT_MS;) {
+    pid_t p = waitpid(-1, NULL, WNOHANG);
+    if (p > 0) continue;
+    if (p < 0 && errno == ECHILD) return;
+    struct timespec ts = { 0, 10 * 1000000L };
+    nanosleep(&ts, NULL);
+    waited += 10;
+  }
+  fprintf(stderr, "simworld: warning: processes of the world still run %d ms after they were killed\n", SW_REAP_WAIT_MS);
+}
+
 void sw_kill_all(struct sw_run *r) {
-  for (unsigned i = 0; i < r->sc->n_nodes; i++)
-    if (r->pids[i] > 0) kill(r->pids[i], SIGKILL);
+  for (unsigned i = 0; i < r->sc->n_nodes; i++) kill_host(r, i);
   for (unsigned i = 0; i < r->sc->n_nodes; i++) kill_and_reap(r, i);
+  reap_all();
 }

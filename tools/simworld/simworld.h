@@ -27,9 +27,19 @@ struct sw_run {
   int fd;                  /* the world's memory */
   struct detsim_world_shared *world;
   pid_t pids[DETSIM_WORLD_NODES_MAX];
-  int outside_death;       /* a node that died outside the simulation, or -1 */
+  /* Each node's real process group (its first process's pid while that
+   * is not reaped): every process forked on the node is in it. */
+  pid_t groups[DETSIM_WORLD_NODES_MAX];
+  /* The virtual pid of the process in each slot that the launcher killed
+   * (a forked one's), so it is killed once. */
+  int32_t killed_vpid[DETSIM_WORLD_NODES_MAX];
+  /* ... and of each one the launcher reaped (an orphan of a node). */
+  int32_t gone_vpid[DETSIM_WORLD_NODES_MAX];
+  int outside_death;       /* a node that died outside the simulation (or
+                              the host of a forked process that did), or -1 */
   int outside_status;
   bool fuzz;               /* fuzz_out= given: every node writes its coverage */
+  int32_t outside_vpid;    /* that forked process's virtual pid, else 0 */
   bool dumped[DETSIM_WORLD_NODES_MAX]; /* this incarnation wrote its part */
   /* Each node's own directory (its working directory, fresh per run) and
    * its data directory and undo journal's (runtime/disk/). */
@@ -37,6 +47,13 @@ struct sw_run {
   char *data_dir[DETSIM_WORLD_NODES_MAX];
   char *journal_dir[DETSIM_WORLD_NODES_MAX];
 };
+
+/* The host (a node of the scenario) of process slot `slot` of the world:
+ * itself, or the node it was forked on; -1 for -1. */
+static inline int32_t sw_host_of(const struct detsim_world_shared *w, int32_t slot) {
+  if (slot < 0 || slot >= DETSIM_WORLD_NODES_MAX) return -1;
+  return w->nodes[slot].host1 ? (int32_t)w->nodes[slot].host1 - 1 : slot;
+}
 
 struct detsim_world_shared *sw_world_create(const struct st_scenario *sc, uint64_t seed, int *fd_out);
 /* Makes every node's directories under the log directory: node-NAME (its

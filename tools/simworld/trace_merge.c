@@ -8,6 +8,7 @@
  * absent: the header says the trace is a world's, which lets readers accept
  * the gaps (tools/common/st_trace.c).
  */
+#include <dirent.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -72,7 +73,7 @@ static uint64_t read_part(const char *path, const char *node, const char *data, 
   }
   if (off + (size_t)h.n_records * sizeof(struct detsim_part_record) > len) goto truncated;
   qsort(sites, h.n_sites, sizeof *sites, by_pc);
-  char at_node[DETSIM_WORLD_NAME_BYTES + 2];
+  char at_node[DETSIM_WORLD_NAME_BYTES + 16];
   snprintf(at_node, sizeof at_node, "@%s", node);
   for (uint32_t k = 0; k < h.n_records; k++, off += sizeof(struct detsim_part_record)) {
     struct detsim_part_record r;
@@ -94,6 +95,56 @@ truncated:
   return 0;
 }
 
+/* The parts of the processes forked on node `name`, <base>.<name>.pid*:
+ * each path, malloc'd, to fn (which owns it). */
+static void each_forked_part(const char *base, const char *name, void (*fn)(void *ctx, char *path), void *ctx) {
+  char *copy = st_xstrdup(base);
+  char *slash = strrchr(copy, '/');
+  const char *dir = slash ? (slash == copy ? "/" : copy) : ".";
+  const char *file = slash ? slash + 1 : copy;
+  if (slash) *slash = '\0';
+  char *prefix = st_xasprintf("%s.%s.pid", file, name);
+  DIR *d = opendir(dir);
+  for (struct dirent *e; d && (e = readdir(d)) != NULL;)
+    if (strncmp(e->d_name, prefix, strlen(prefix)) == 0)
+      fn(ctx, slash ? st_xasprintf("%s/%s", dir, e->d_name) : st_xstrdup(e->d_name));
+  if (d) closedir(d);
+  free(prefix);
+  free(copy);
+}
+
+struct merge {
+  const char *node;
+  struct record **v;
+  size_t *n, *cap;
+  uint64_t *ring;
+};
+
+static void merge_part(void *ctx, char *part) {
+  struct merge *m = ctx;
+  char *data;
+  size_t len;
+  /* A forked process's threads are named with its node and its pid
+   * (T1@srv/1003): thread ids are per process. */
+  const char *pid = strrchr(part, '/');
+  pid = strstr(pid ? pid : part, ".pid");
+  char *label = st_xasprintf("%s/%d", m->node, pid ? atoi(pid + 4) : 0);
+  if (st_read_file(part, SIMREPLAY_TRACE_BYTES_MAX, &data, &len) == 0) {
+    uint64_t k = read_part(part, label, data, len, m->v, m->n, m->cap);
+    if (k > *m->ring) *m->ring = k;
+    free(data);
+    unlink(part);
+  }
+  free(label);
+  free(part);
+}
+
+static void remove_part(void *ctx, char *part) {
+  (void)ctx;
+  unlink(part);
+  free(part);
+}
+
 char *sw_trace_merge(const struct sw_run *r, const char *base, const char *replay) {
   const struct detsim_world_shared *w = r->world;
   struct record *v = NULL;
@@ -101,8 +152,10 @@ char *sw_trace_merge(const struct sw_run *r, const char *base, const char *repla
   uint64_t ring = 0;
   struct st_buf nodes = { 0 };
   st_buf_puts(&nodes, "");
-  for (unsigned i = 0; i < w->n_nodes; i++) {
+  for (unsigned i = 0; i < r->sc->n_nodes; i++) {
     st_buf_printf(&nodes, "%s%s", i ? "," : "", r->sc->nodes[i].name);
+    struct merge m = { r->sc->nodes[i].name, &v, &n, &cap, &ring };
+    each_forked_part(base, r->sc->nodes[i].name, merge_part, &m);
     for (uint32_t inc = 1; inc <= w->nodes[i].incarnation && inc <= 64; inc++) {
       char *part = st_xasprintf("%s.%s.%u", base, r->sc->nodes[i].name, inc);
       char *data;
@@ -145,10 +198,12 @@ char *sw_trace_merge(const struct sw_run *r, const char *base, const char *repla
 }
 
 void sw_trace_parts_remove(const struct sw_run *r, const char *base) {
-  for (unsigned i = 0; i < r->world->n_nodes; i++)
+  for (unsigned i = 0; i < r->sc->n_nodes; i++) {
+    each_forked_part(base, r->sc->nodes[i].name, remove_part, NULL);
     for (uint32_t inc = 1; inc <= r->world->nodes[i].incarnation && inc <= 64; inc++) {
       char *part = st_xasprintf("%s.%s.%u", base, r->sc->nodes[i].name, inc);
       unlink(part);
       free(part);
     }
+  }
 }

@@ -1,11 +1,13 @@
 /* Inline-asm system calls see what the libc wrappers see: the same pid and
  * thread ids, the same clock, and their writes to stdout land in the same
- * output, in order with printf's.  Natively that is the kernel; in a run
- * with trap_syscalls=1 every one of them is simulated. */
+ * output, in order with printf's, in a thread and in a forked child too.
+ * Natively that is the kernel; in a run with trap_syscalls=1 every one of
+ * them is simulated. */
 #include <pthread.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -50,6 +52,14 @@ int main(void) {
   long r = raw_syscall3(SYS_clock_gettime, CLOCK_MONOTONIC, (long)&raw, 0);
   clock_gettime(CLOCK_MONOTONIC, &after);
   printf("raw_clock=%ld between=%d\n", r, ns_between(&before, &raw) >= 0 && ns_between(&raw, &after) >= 0);
+
+  /* A forked child's raw calls are its own process's: its pid. */
+  fflush(stdout);
+  pid_t child = fork();
+  if (child == 0) _exit(raw_syscall3(SYS_getpid, 0, 0, 0) == (long)getpid() ? 0 : 1);
+  int st = -1;
+  waitpid(child, &st, 0);
+  printf("child_pid_same=%d\n", WIFEXITED(st) && WEXITSTATUS(st) == 0);
 
   fflush(stdout);
   static const char line[] = "written by a syscall instruction\n";

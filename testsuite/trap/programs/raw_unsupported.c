@@ -1,6 +1,6 @@
 /* Raw syscall instructions the simulated kernel does not have: the same
- * answers and reports as syscall(SYS_x); an exec is refused (the filter
- * would outlive it). */
+ * answers and reports as syscall(SYS_x); a raw exec is refused (under the
+ * seccomp filter, with the filter's own message: it would outlive it). */
 #include <errno.h>
 #include <stdio.h>
 #include <sys/syscall.h>
