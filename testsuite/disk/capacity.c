@@ -14,7 +14,9 @@
  * growth by ftruncate is a hole Linux grants; fallocate past the room
  * fails with ENOSPC, up to it succeeds.
  */
+#ifndef _GNU_SOURCE
 #define _GNU_SOURCE
+#endif
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>

@@ -12,7 +12,9 @@
  * mprotect making a read-only mapping writable; the file's bytes at the
  * end.  What it prints never names an address, an inode or a time.
  */
+#ifndef _GNU_SOURCE
 #define _GNU_SOURCE
+#endif
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
