@@ -3,7 +3,7 @@
  * it (oracle, in its own directory: no power loss touches it) what it made
  * durable, and after a restart checks the model's rules against it.
  *
- *   disk_node MODE MODEL   MODE: log stdio overwrite names rename eio enospc corrupt mmap
+ *   disk_node MODE MODEL   MODE: log stdio overwrite names rename eio enospc corrupt mmap mmapfork
  *                          maplimit;
  *                          MODEL: ext4 or posix (the rules it checks)
  *
@@ -21,6 +21,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "detsim.h"
@@ -485,7 +486,7 @@ static void *mmap_writer(void *arg) {
   return NULL;
 }
 
-static void mmap_run(void) {
+static void mmap_run(bool in_child) {
   int fd = open("disk/mapped", O_RDWR | O_CREAT | O_TRUNC, 0644);
   if (fd < 0) die("open mapped");
   if (ftruncate(fd, MPAGES * MPG) != 0 || fsync(fd) != 0) die("ftruncate");
@@ -496,6 +497,21 @@ static void mmap_run(void) {
   unsigned char *odd = mmap(NULL, MPAGES * MPG, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
   if (odd == MAP_FAILED) die("mmap");
   struct mmap_writer even_w = { map, fd, 0 }, odd_w = { odd, fd, 1 };
+  if (in_child) {
+    /* The odd pages from a forked process of the node, through the
+     * mapping it inherited: its stores are the node's, in the same crash
+     * model, and the parent's fsync covers them. */
+    pid_t c = fork();
+    if (c < 0) die("fork");
+    if (c == 0) {
+      mmap_writer(&odd_w);
+      _exit(0);
+    }
+    mmap_writer(&even_w);
+    int status = 0;
+    if (waitpid(c, &status, 0) != c || !WIFEXITED(status) || WEXITSTATUS(status) != 0) die("the forked writer");
+    return;
+  }
   pthread_t t;
   pthread_create(&t, NULL, mmap_writer, &odd_w);
   mmap_writer(&even_w);
@@ -535,7 +551,7 @@ static void corrupt_run(void) {
 
 int main(int argc, char **argv) {
   if (argc != 3) {
-    fprintf(stderr, "usage: disk_node log|stdio|overwrite|names|rename|eio|enospc|corrupt|mmap|maplimit ext4|posix\n");
+    fprintf(stderr, "usage: disk_node log|stdio|overwrite|names|rename|eio|enospc|corrupt|mmap|mmapfork|maplimit ext4|posix\n");
     return 2;
   }
   const char *mode = argv[1];
@@ -549,7 +565,8 @@ int main(int argc, char **argv) {
   else if (!strcmp(mode, "rename")) restarted ? rename_check() : rename_run();
   else if (!strcmp(mode, "eio")) restarted ? eio_check() : eio_run();
   else if (!strcmp(mode, "enospc")) { if (!restarted) enospc_run(); }
-  else if (!strcmp(mode, "mmap")) restarted ? mmap_check() : mmap_run();
+  else if (!strcmp(mode, "mmap")) restarted ? mmap_check() : mmap_run(false);
+  else if (!strcmp(mode, "mmapfork")) restarted ? mmap_check() : mmap_run(true);
   else if (!strcmp(mode, "maplimit")) { if (!restarted) maplimit_run(); }
   else if (!strcmp(mode, "corrupt")) { if (!restarted) corrupt_run(); }
   else return 2;
