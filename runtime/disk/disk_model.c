@@ -22,6 +22,7 @@
 #include "intercept/intercept.h"
 #include "sched/sched.h"
 #include "world/world.h"
+#include "fuzz/fuzz.h"
 
 #define S detsim__ws
 #define PPM 1000000u
@@ -96,14 +97,24 @@ static struct detsim_rng *fault_stream(void) {
   return &fault_rng;
 }
 
-uint64_t disk_fault_draw(uint64_t n) { return n ? detsim__rng_below(fault_stream(), n) : 0; }
+/* In a world's choice mode the per-call draws take the input's bytes while
+ * they last (which call fails, which block a corruption hits), then the
+ * stream. */
+static uint64_t fault_below(uint64_t n) {
+  uint64_t v;
+  if (__builtin_expect(detsim__choices_on, 0) && detsim__choices_below(n, &v)) return v;
+  return detsim__rng_below(fault_stream(), n);
+}
+
+uint64_t disk_fault_draw(uint64_t n) { return n ? fault_below(n) : 0; }
 
 bool disk_fault_hits(unsigned kind) {
   if (!detsim__world_hosts() || kind < DETSIM_FAULT_EIO || kind > DETSIM_FAULT_EDQUOT) return false;
   const struct detsim_world_node *n = &S->nodes[detsim__host_index];
   unsigned k = kind - DETSIM_FAULT_EIO;
   if (detsim__now_ns() >= n->disk_until[k]) return false;
-  return detsim__rng_below(fault_stream(), PPM) < n->disk_ppm[k];
+  if (__builtin_expect(detsim__choices_on, 0) && n->disk_ppm[k] == 0) return false; /* no byte for a rate of 0 */
+  return fault_below(PPM) < n->disk_ppm[k];
 }
 
 int disk_full_fault(uintptr_t pc) {

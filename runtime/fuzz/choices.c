@@ -77,5 +77,17 @@ bool detsim__choices_next(uint8_t *byte) {
   return true;
 }
 
+bool detsim__choices_below(uint64_t n, uint64_t *out) {
+  uint8_t hi, lo;
+  if (!detsim__choices_on || n <= 1 || !detsim__choices_next(&hi)) return false;
+  if (n <= 256) {
+    *out = hi % n;
+    return true;
+  }
+  if (!detsim__choices_next(&lo)) lo = 0x80;
+  *out = (uint64_t)(((unsigned __int128)((unsigned)hi << 8 | lo) * n) >> 16);
+  return true;
+}
+
 uint64_t detsim__choices_used(void) { return *pos; }
 uint64_t detsim__choices_len(void) { return len; }

@@ -20,6 +20,12 @@ void detsim__choices_share(const uint8_t *bytes, uint64_t len, uint64_t *shared_
 extern bool detsim__choices_on;
 /* The next byte, if any is left. */
 bool detsim__choices_next(uint8_t *byte);
+/* A number in [0, n) from the choices while they last: one byte modulo n
+ * for n <= 256, two (big-endian, scaled to n; a missing second one is
+ * 0x80, the middle) for more.  False when choice mode is off, the bytes
+ * ran out or n <= 1 (a draw with one option takes no byte): the caller
+ * draws from its own stream, as without choices. */
+bool detsim__choices_below(uint64_t n, uint64_t *out);
 /* Bytes taken so far, and the file's length. */
 uint64_t detsim__choices_used(void);
 uint64_t detsim__choices_len(void);

@@ -216,6 +216,9 @@ void net_enter(enum detsim_event_kind kind, const struct net_file *f, uint32_t a
 
 /* Seeded draws of the network (stream "network"). */
 uint64_t net_draw(void);
+/* One segment's jitter in [0, max]: in a world's choice mode from the
+ * choices while they last, else the network's stream. */
+uint64_t net_segment_jitter(uint64_t max);
 uint64_t net_latency_draw(void);
 /* A direction's jitter and bandwidth (ns per KiB), drawn from the seed. */
 uint64_t net_jitter_draw(void);

@@ -407,6 +407,12 @@ static uint64_t link_draw(bool possible) {
   return net_draw();
 }
 
+uint64_t net_segment_jitter(uint64_t max) {
+  uint64_t v;
+  if (__builtin_expect(detsim__choices_on, 0) && detsim__world_hosts() && detsim__choices_below(max + 1, &v)) return v;
+  return net_draw() % (max + 1);
+}
+
 uint64_t net_jitter_draw(void) {
   uint64_t max = detsim__opt.net_jitter_max_ns;
   uint64_t x = link_draw(max != 0);

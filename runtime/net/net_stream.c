@@ -49,7 +49,7 @@ static uint64_t data_time(struct net_stream *s, uint64_t now, uint64_t n, uint64
     s->wire_free_at = depart;
   }
   uint64_t at = depart + s->latency_ns;
-  if (s->jitter_ns) at += net_draw() % (s->jitter_ns + 1);
+  if (s->jitter_ns) at += net_segment_jitter(s->jitter_ns);
   return at < s->last_at ? s->last_at : at;
 }
 

@@ -130,15 +130,12 @@ static double d_unit(struct draws *d) {
   return detsim__rng_unit(&d->rng);
 }
 
-/* In [0, n): one byte modulo n for n <= 256; for more (a time in the
- * horizon) two bytes, big-endian, scaled to n (a missing second one is
- * 0x80, the middle).  A draw with one option takes no byte. */
+/* In [0, n): the choices' bytes while they last (detsim__choices_below
+ * has the encoding), then the kind's stream. */
 static uint64_t d_below(struct draws *d, uint64_t n) {
-  uint8_t hi, lo;
-  if (n <= 1 || !choice_byte(&hi)) return detsim__rng_below(&d->rng, n);
-  if (n <= 256) return hi % n;
-  if (!choice_byte(&lo)) lo = 0x80;
-  return (uint64_t)(((unsigned __int128)((unsigned)hi << 8 | lo) * n) >> 16);
+  uint64_t v;
+  if (detsim__choices_below(n, &v)) return v;
+  return detsim__rng_below(&d->rng, n);
 }
 
 /* A set of nodes of `all` (a bit each): one byte per 8 nodes. */

@@ -4,13 +4,16 @@
  * has arrived, non-blocking writes that take part of what they are given.
  *
  * Each node draws these from a stream of its own (per incarnation), in the
- * order its threads make the calls, so a seed replays.  Only traffic
- * between two nodes is touched: a host's loopback loses nothing.
+ * order its threads make the calls, so a seed replays; in a world's choice
+ * mode from the world's choices while they last, so the fuzzer's input
+ * decides which datagram is lost and which read comes up short.  Only
+ * traffic between two nodes is touched: a host's loopback loses nothing.
  */
 #include "core/core.h"
 #include "time/time.h"
 #include "sched/sched.h"
 #include "world/world.h"
+#include "fuzz/fuzz.h"
 
 #define S detsim__ws
 #define PPM 1000000u
@@ -28,7 +31,18 @@ static struct detsim_rng *io_stream(void) {
   return &io_rng;
 }
 
-static bool chance(uint32_t ppm) { return detsim__rng_below(io_stream(), PPM) < ppm; }
+static uint64_t io_below(uint64_t n) {
+  uint64_t v;
+  if (__builtin_expect(detsim__choices_on, 0) && detsim__choices_below(n, &v)) return v;
+  return detsim__rng_below(io_stream(), n);
+}
+
+static bool chance(uint32_t ppm) {
+  /* In choice mode a rate of zero takes no byte of the input (its stream
+   * draw stays, so a seed's history is as it was). */
+  if (__builtin_expect(detsim__choices_on, 0) && ppm == 0) return false;
+  return io_below(PPM) < ppm;
+}
 
 unsigned detsim__world_udp_fate(unsigned src, unsigned dst, uint64_t *extra_ns) {
   *extra_ns = 0;
@@ -45,7 +59,7 @@ unsigned detsim__world_udp_fate(unsigned src, unsigned dst, uint64_t *extra_ns) 
   if (chance(S->udp_reorder_ppm)) {
     S->udp_reordered++;
     fate |= DETSIM_UDP_REORDERED;
-    *extra_ns = 1 + detsim__rng_below(io_stream(), S->udp_reorder_max_ns);
+    *extra_ns = 1 + io_below(S->udp_reorder_max_ns);
   }
   return fate;
 }
@@ -55,5 +69,5 @@ uint64_t detsim__world_short_io(unsigned src, unsigned dst, uint64_t n, bool wri
   if (!chance(S->short_ppm)) return n;
   if (write) S->short_writes++;
   else S->short_reads++;
-  return 1 + detsim__rng_below(io_stream(), n - 1);
+  return 1 + io_below(n - 1);
 }

@@ -183,6 +183,56 @@ def lossy(bins, d):
     print(f"udp: {seen['udp'][0]} datagrams lost or duplicated, {seen['udp'][1]} late; "
           f"short: {seen['short'][0]} split reads, {seen['short'][1]} short writes; both replay")
 
+def lossy_choices(bins, d):
+    """In a world's choice mode the per-datagram draws are the input's: an
+    input of a random prefix (the fault draws, the first scheduling
+    choices) and then 0x00 bytes loses every datagram of the loss window
+    (each draw reads 0, under any rate); the same prefix and then 0xff
+    bytes loses none while the bytes last, as no draw reaches a rate.
+    Seeds' own per-datagram stream would lose about as many with both
+    tails.  The sink's account still matches the runtime's, and the same
+    input in two processes takes one history."""
+    import random
+    sw = os.path.join(bins, "simworld")
+    rng = random.Random(5)
+    zero_lost, runs_losing = 0, 0
+    for i in range(6):
+        prefix = bytes(rng.randrange(256) for _ in range(48))
+        res = {}
+        for name, tail in (("zeros", b"\x00"), ("ones", b"\xff")):
+            path = os.path.join(tempfile.mkdtemp(), "choices")
+            with open(path, "wb") as f:
+                f.write(prefix + tail * 6000)
+            logs = tempfile.mkdtemp()
+            env = {"DETSIM_SEED": "1", "DETSIM_OPTIONS": "faults=udp:choices=" + path}
+            code, out, err = run([sw, "--logs", logs, "lossy.scenario"], env=env, cwd=d)
+            m = RESULT_RE.search(err)
+            if code != 0 or not m or m.group(1) != "pass":
+                fail(f"prefix {i} {name}: want pass, got status {code}:\n{err[-2000:]}")
+            acct = LOSSY_RE.search(open(os.path.join(logs, "src.out")).read())
+            subprocess.run(["rm", "-rf", logs])
+            u = re.search(r"^detsim: udp lost=(\d+) duplicated=(\d+) reordered=(\d+)$", err, re.M)
+            lost, duplicated, _ = map(int, u.groups()) if u else (0, 0, 0)
+            got, distinct = int(acct.group(1)), int(acct.group(2))
+            if got != LOSSY_COUNT - lost + duplicated or distinct != LOSSY_COUNT - lost:
+                fail(f"prefix {i} {name}: runtime lost={lost} duplicated={duplicated}; sink got={got} distinct={distinct}")
+            used = re.search(r"choices_used=(\d+)/(\d+)", m.group(5) or "")
+            res[name] = (lost, used and int(used.group(1)) < int(used.group(2)), m.group(4), env)
+        if res["ones"][1] and res["ones"][0] != 0:
+            fail(f"prefix {i}: a tail of 0xff bytes lost {res['ones'][0]} datagrams")
+        if res["zeros"][0]:
+            runs_losing += 1
+            zero_lost += res["zeros"][0]
+            if res["zeros"][0] <= res["ones"][0]:
+                fail(f"prefix {i}: 0x00 tail lost {res['zeros'][0]}, 0xff tail {res['ones'][0]}")
+    if runs_losing < 3:
+        fail(f"only {runs_losing} of 6 prefixes lost datagrams with a 0x00 tail")
+    again = run([sw, "lossy.scenario"], env=res["zeros"][3], cwd=d)[2]
+    m = RESULT_RE.search(again)
+    if not m or m.group(4) != res["zeros"][2]:
+        fail(f"the same input took {res['zeros'][2]}, then {m.group(4) if m else again[-500:]}")
+    print(f"{runs_losing} of 6 prefixes: a 0x00 tail lost {zero_lost} datagrams, a 0xff tail none; replays")
+
 # wake.scenario: two clients with 12 answered messages per kind of wait,
 # one with 1 MiB per slow connection.
 WAKE_SEEDS = 40

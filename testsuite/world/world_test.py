@@ -15,6 +15,8 @@ beyond what simtest.py checks for one program.
                                          the program, never as detsim or the world
   world_test.py restart    BIN_DIR DIR   crashes (dead process, dead host) and
                                          restarts, as a client sees them
+  world_test.py lossy-choices BIN_DIR DIR  in choice mode the input decides which
+                                         datagram is lost
   world_test.py lossy      BIN_DIR DIR   level 2's udp (loss, duplication,
                                          reordering) and short (reads, writes)
   world_test.py trace      BIN_DIR DIR   a world's trace: the nodes' parts merged,
@@ -53,12 +55,12 @@ from world_basics import bad_input, handover, leftovers, node_replay, tools
 from world_clocks import skew, step
 from world_lifecycle import faults, faults_all, restart, sigterm
 from world_machine import machine
-from world_network import abort, clog, lossy, wake
+from world_network import abort, clog, lossy, lossy_choices, wake
 from world_tools import canary, coverage, shrink, signal_between_nodes, trace
 
 MODES = {"bad-input": bad_input, "leftovers": leftovers, "tools": tools, "handover": handover, "faults": faults,
          "faults-all": faults_all, "restart": restart, "sigterm": sigterm, "skew": skew, "step": step, "clog": clog,
-         "abort": abort, "lossy": lossy, "trace": trace, "shrink": shrink, "wake": wake, "canary": canary,
+         "abort": abort, "lossy": lossy, "lossy-choices": lossy_choices, "trace": trace, "shrink": shrink, "wake": wake, "canary": canary,
          "signal": signal_between_nodes, "coverage": coverage, "machine": machine,
          "node-replay": node_replay}
 
