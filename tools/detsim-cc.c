@@ -122,6 +122,7 @@ enum {
   SAN_THREAD = 1u << 1,
   SAN_MEMORY = 1u << 2,
   SAN_LEAK = 1u << 3,
+  SAN_OTHER = 1u << 4, /* undefined, integer, bounds, ...: a runtime of their own too */
 };
 
 /* Notes the sanitizers one -fsanitize=a,b,c list names. */
@@ -133,8 +134,10 @@ static unsigned sanitizers_named(const char *list) {
   const char *p = list;
   while (*p) {
     size_t len = strcspn(p, ",");
+    unsigned bit = len ? SAN_OTHER : 0;
     for (size_t i = 0; i < sizeof known / sizeof known[0]; i++)
-      if (strlen(known[i].name) == len && strncmp(p, known[i].name, len) == 0) bits |= known[i].bit;
+      if (strlen(known[i].name) == len && strncmp(p, known[i].name, len) == 0) bit = known[i].bit;
+    bits |= bit;
     p += len;
     if (*p == ',') p++;
   }
@@ -411,6 +414,7 @@ int main(int argc, char **argv) {
   char *plugin = concat(lib_dir, "/" DETSIM_PLUGIN_NAME);
   char *runtime = concat(lib_dir, "/" DETSIM_RUNTIME_NAME);
   char *tsan_defaults = concat(lib_dir, "/libdetsim_tsan_defaults.a");
+  char *fuzz_hook = concat(lib_dir, "/libdetsim_fuzz_hook.a");
 
   /* 4. Our own flags come out; everything else is scanned and kept. */
   char **user = calloc((size_t)argc + 1, sizeof *user);
@@ -482,7 +486,7 @@ int main(int argc, char **argv) {
         "program's memory (data read or received, clock readings, random bytes) "
         "would be reported as uninitialized; use -fsanitize=address,undefined");
   bool shared_libsan = links && (s.sanitizers & (SAN_ADDRESS | SAN_THREAD | SAN_LEAK));
-  if (s.sanitizers == SAN_LEAK)
+  if ((s.sanitizers & ~SAN_OTHER) == SAN_LEAK)
     die(DETSIM_CC_EXIT_USAGE,
         "-fsanitize=leak alone cannot check a simulation build: clang has no "
         "shared LeakSanitizer runtime, and the static one's own calls would be "
@@ -500,6 +504,9 @@ int main(int argc, char **argv) {
   if (links && (s.sanitizers & SAN_THREAD) && !is_file(tsan_defaults))
     die(DETSIM_CC_EXIT_SETUP, "detsim's ThreadSanitizer defaults are missing: %s (is detsim "
         "built or installed completely?)", tsan_defaults);
+  if (links && fuzz && s.sanitizers && !is_file(fuzz_hook))
+    die(DETSIM_CC_EXIT_SETUP, "detsim's coverage hook for sanitized --fuzz builds is missing: %s (is detsim "
+        "built or installed completely?)", fuzz_hook);
   if (!is_file(plugin))
     die(DETSIM_CC_EXIT_SETUP, "the detsim plugin is missing: %s (is detsim built or "
         "installed completely?)", plugin);
@@ -546,8 +553,10 @@ int main(int argc, char **argv) {
   if (fuzz) {
     cmd[n++] = "-fsanitize-coverage=inline-8bit-counters";
     /* Without it clang links a sanitizer runtime whose weak definition of
-     * that function, in the executable, would win over the runtime's. */
-    cmd[n++] = "-fno-sanitize-link-runtime";
+     * that function, in the executable, would win over the runtime's.  A
+     * sanitized build needs its sanitizer's runtime: the executable then
+     * gets a definition of its own (fuzz_hook, below). */
+    if (!s.sanitizers) cmd[n++] = "-fno-sanitize-link-runtime";
   }
   /* A source coverage build: counters relocatable at run time, so that
    * LLVM_PROFILE_FILE's %c (continuous mode, simrun --coverage) keeps the
@@ -582,6 +591,13 @@ int main(int argc, char **argv) {
      * lookup order (clang puts it there), found at run time. */
     cmd[n++] = "-shared-libsan";
     cmd[n++] = "-Wl,-rpath," DETSIM_CLANG_RT_DIR;
+  }
+  if (links && fuzz && s.sanitizers) {
+    /* The counters' registration in the executable, over the sanitizer's
+     * weak one; whole, as a shared sanitizer runtime would satisfy it. */
+    cmd[n++] = "-Wl,--export-dynamic-symbol=__sanitizer_cov_8bit_counters_init,--whole-archive";
+    cmd[n++] = fuzz_hook;
+    cmd[n++] = "-Wl,--no-whole-archive";
   }
   if (links && (s.sanitizers & SAN_THREAD)) {
     /* TSan's defaults (a race report ends the run), defined in the program. */

@@ -24,8 +24,17 @@ static uint8_t sched_features[DETSIM_FUZZ_SCHED_FEATURES];
 static int written;
 
 /* Called by every instrumented module's constructor, before the program
- * (and perhaps before the runtime's own initialization): it only records. */
+ * (and perhaps before the runtime's own initialization): it only records.
+ * Under the name the compiler calls in a plain --fuzz build; a sanitized
+ * one calls it through the executable's definition
+ * (sanitize_defaults/fuzz_counters_hook.c), which wins over the
+ * sanitizer's own. */
+DETSIM_EXPORT void detsim_fuzz_counters_init(uint8_t *start, uint8_t *stop);
 DETSIM_EXPORT void __sanitizer_cov_8bit_counters_init(uint8_t *start, uint8_t *stop) {
+  detsim_fuzz_counters_init(start, stop);
+}
+
+void detsim_fuzz_counters_init(uint8_t *start, uint8_t *stop) {
   if (start == NULL || stop <= start) return;
   for (unsigned i = 0; i < n_modules; i++)
     if (modules[i].start == start) return; /* the same module twice */

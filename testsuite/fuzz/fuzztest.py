@@ -242,6 +242,32 @@ def case_simfuzz_schedule_features():
     return "%s counters and 4096 scheduling features: found at run %d" % (m.group(1), run_no)
 
 
+def case_simfuzz_sanitized():
+    """A --fuzz build with a sanitizer links (each sanitizer runtime has a
+    weak registration of the counters of its own, which the executable's
+    must win over): with ASan and with UBSan the probe line counts as many
+    coverage counters as the plain --fuzz build (none would make simfuzz
+    refuse the target), simfuzz finds the planted bug within 3000
+    executions, and the replay line gives the same failure."""
+    plain = simfuzz(["--out", os.path.join(WORK, "p"), "-runs=1", "--", prog("ordering")])[2]
+    want = need(r"^simfuzz: \S+: (\d+) coverage counters", plain, "plain probe").group(1)
+    found = []
+    for name in ("ordering_asan", "ordering_ubsan"):
+        out = os.path.join(WORK, name)
+        st, _, err = simfuzz(["--out", out, "-seed=1", "-runs=3000", "-artifact_prefix=%s/" % WORK, "--", prog(name)])
+        got = need(r"^simfuzz: \S+: (\d+) coverage counters", err, name + " probe").group(1)
+        check(int(got) >= int(want), "%s: %s coverage counters, the plain --fuzz build %s" % (name, got, want))
+        check(st == 77, "%s: simfuzz exit status %d, expected 77\n%s" % (name, st, err[-3000:]))
+        m = need(r"^simfuzz: found crash at run (\d+): detsim: crash seed=1 events=(\d+) history=([0-9a-f]{16})",
+                 err, name + " finding")
+        rep = need(r"^simfuzz: replay: (.*)$", err, name + " replay line").group(1)
+        rm = RESULT_RE.findall(run(["sh", "-c", rep])[2])
+        check(rm and rm[-1][0] == "crash" and rm[-1][3] == m.group(3),
+              "%s: the replay line gave %s, expected crash %s" % (name, rm[-1:], m.group(3)))
+        found.append("%s: %s counters, found at run %s" % (name, got, m.group(1)))
+    return "; ".join(found)
+
+
 def case_simfuzz_minimize():
     """-minimize_crash=1 shrinks a failing input padded with 40 bytes back
     to at most the bytes the failure takes, and the result still fails."""
