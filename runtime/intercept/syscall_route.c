@@ -33,6 +33,7 @@
 #include <sys/uio.h>
 #include <sys/random.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -52,7 +53,7 @@ DECL(clock_gettime) DECL(clock_getres) DECL(epoll_create) DECL(epoll_create1) DE
 DECL(epoll_pwait) DECL(epoll_pwait2) DECL(timerfd_create) DECL(timerfd_settime) DECL(timerfd_gettime)
 DECL(signalfd) DECL(eventfd) DECL(getrandom) DECL(sigaction) DECL(sigprocmask) DECL(sigpending)
 DECL(sigtimedwait) DECL(sigsuspend) DECL(unlink) DECL(unlinkat) DECL(sched_setaffinity) DECL(pthread_exit)
-DECL(_exit) DECL(fork) DECL(vfork) DECL(wait4) DECL(waitid)
+DECL(_exit) DECL(fork) DECL(vfork) DECL(wait4) DECL(waitid) DECL(fstat) DECL(fstatat) DECL(statx)
 #undef DECL
 
 #define P(i, type) ((type)a[i])
@@ -92,6 +93,13 @@ long detsim__sys_dup2(const long a[6]) { return __detsim_dup2(I(0), I(1)); }
 long detsim__sys_dup3(const long a[6]) { return __detsim_dup3(I(0), I(1), I(2)); }
 long detsim__sys_fcntl(const long a[6]) { return __detsim_fcntl(I(0), I(1), a[2]); }
 long detsim__sys_ioctl(const long a[6]) { return __detsim_ioctl(I(0), P(1, unsigned long), P(2, void *)); }
+long detsim__sys_fstat(const long a[6]) { return __detsim_fstat(I(0), P(1, struct stat *)); }
+long detsim__sys_newfstatat(const long a[6]) {
+  return __detsim_fstatat(I(0), P(1, const char *), P(2, struct stat *), I(3));
+}
+long detsim__sys_statx(const long a[6]) {
+  return __detsim_statx(I(0), P(1, const char *), I(2), P(3, unsigned int), P(4, struct statx *));
+}
 long detsim__sys_sendfile(const long a[6]) {
   return __detsim_sendfile(I(0), I(1), P(2, off_t *), P(3, size_t));
 }

@@ -32,6 +32,7 @@
 #include <sys/signalfd.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <sys/timerfd.h>
 #include <sys/uio.h>
 #include <unistd.h>
@@ -975,6 +976,100 @@ DETSIM_EXPORT int __detsim_ioctl(int fd, unsigned long req, ...) {
   return (int)leave(f, r);
 }
 DETSIM_INTERCEPT_ALIAS(ioctl)
+
+/* ---- fstat and its forms on a simulated descriptor (net_stat.c) ---- */
+
+/* 1 when fd is simulated and *st was filled (an event of the history),
+ * 0 for a real descriptor (the caller asks the kernel). */
+static int sim_fstat(int fd, struct stat *st) {
+  if (net_fd_get(fd) == NULL) return 0;
+  struct net_file *f = enter(DETSIM_EV_net_sockopt, fd, 0);
+  if (f == NULL) return 0; /* closed meanwhile: the kernel's EBADF */
+  if (st == NULL) {
+    leave(f, fail(EFAULT));
+    return -1;
+  }
+  net_fstat(f, st);
+  leave(f, 0);
+  return 1;
+}
+
+DETSIM_EXPORT int __detsim_fstat(int fd, struct stat *st) {
+  PC();
+  int r = sim_fstat(fd, st);
+  return r == 0 ? REAL(fstat)(fd, st) : r < 0 ? -1 : 0;
+}
+DETSIM_INTERCEPT_ALIAS(fstat)
+
+DETSIM_EXPORT int __detsim_fstat64(int fd, struct stat64 *st) {
+  PC();
+  _Static_assert(sizeof(struct stat64) == sizeof(struct stat), "x86_64: struct stat64 is struct stat");
+  int r = sim_fstat(fd, (struct stat *)st);
+  return r == 0 ? REAL(fstat64)(fd, st) : r < 0 ? -1 : 0;
+}
+DETSIM_INTERCEPT_ALIAS(fstat64)
+
+/* fstatat(fd, "", st, AT_EMPTY_PATH) is fstat(fd); every other form names
+ * a path, the kernel's. */
+static bool empty_path_of_fd(int dirfd, const char *path, int flags) {
+  return (flags & AT_EMPTY_PATH) && path != NULL && path[0] == '\0' && dirfd >= 0 && net_fd_get(dirfd) != NULL;
+}
+
+DETSIM_EXPORT int __detsim_fstatat(int dirfd, const char *path, struct stat *st, int flags) {
+  PC();
+  if (empty_path_of_fd(dirfd, path, flags)) {
+    int r = sim_fstat(dirfd, st);
+    if (r != 0) return r < 0 ? -1 : 0;
+  }
+  return REAL(fstatat)(dirfd, path, st, flags);
+}
+DETSIM_INTERCEPT_ALIAS(fstatat)
+
+DETSIM_EXPORT int __detsim_fstatat64(int dirfd, const char *path, struct stat64 *st, int flags) {
+  PC();
+  if (empty_path_of_fd(dirfd, path, flags)) {
+    int r = sim_fstat(dirfd, (struct stat *)st);
+    if (r != 0) return r < 0 ? -1 : 0;
+  }
+  return REAL(fstatat64)(dirfd, path, st, flags);
+}
+DETSIM_INTERCEPT_ALIAS(fstatat64)
+
+/* statx(fd, "", AT_EMPTY_PATH, mask, stx): the same answer as fstat, in
+ * statx's form (every basic field valid, as Linux fills them for these
+ * files; no birth time). */
+DETSIM_EXPORT int __detsim_statx(int dirfd, const char *path, int flags, unsigned int mask, struct statx *stx) {
+  PC();
+  if (empty_path_of_fd(dirfd, path, flags)) {
+    struct stat st;
+    int r = sim_fstat(dirfd, &st);
+    if (r < 0) return -1;
+    if (r > 0) {
+      if (stx == NULL) return (int)fail(EFAULT);
+      (void)mask;
+      memset(stx, 0, sizeof *stx);
+      stx->stx_mask = STATX_BASIC_STATS;
+      stx->stx_blksize = (uint32_t)st.st_blksize;
+      stx->stx_nlink = (uint32_t)st.st_nlink;
+      stx->stx_uid = st.st_uid;
+      stx->stx_gid = st.st_gid;
+      stx->stx_mode = (uint16_t)st.st_mode;
+      stx->stx_ino = st.st_ino;
+      stx->stx_size = (uint64_t)st.st_size;
+      stx->stx_blocks = (uint64_t)st.st_blocks;
+      stx->stx_atime.tv_sec = st.st_atim.tv_sec;
+      stx->stx_atime.tv_nsec = (uint32_t)st.st_atim.tv_nsec;
+      stx->stx_mtime = stx->stx_ctime = stx->stx_atime;
+      stx->stx_rdev_major = major(st.st_rdev);
+      stx->stx_rdev_minor = minor(st.st_rdev);
+      stx->stx_dev_major = major(st.st_dev);
+      stx->stx_dev_minor = minor(st.st_dev);
+      return 0;
+    }
+  }
+  return REAL(statx)(dirfd, path, flags, mask, stx);
+}
+DETSIM_INTERCEPT_ALIAS(statx)
 
 /* ---- readiness ---- */
 

@@ -62,6 +62,7 @@ void net_scm_deliver(struct net_scm *m, struct msghdr *msg, size_t cap, int flag
  *   net_addr.c    addresses, the port table, ephemeral ports, latencies
  *   net_sock.c    stream sockets (AF_INET, AF_INET6, AF_UNIX): TCP's rules
  *   net_pipe.c    pipes and eventfds
+ *   net_stat.c    fstat of a simulated descriptor: the kind of file Linux shows
  *   net_timerfd.c timerfds: expirations on virtual time
  *   net_signalfd.c signalfds: the simulation's pending signals
  *   net_poll.c    poll, ppoll, select, pselect
@@ -135,6 +136,14 @@ uint64_t net_file_next_change(struct net_file *f, uint64_t now);
  * and the like) may have newly risen, for edge triggering: operations plus
  * arrivals up to `now`. */
 uint64_t net_file_gen(struct net_file *f, uint64_t now, uint32_t events);
+
+/* ---- net_stat.c: fstat of a simulated descriptor ---- */
+
+struct stat;
+/* What Linux's fstat reports for f's kind of file (net_stat.c has the table). */
+void net_fstat(struct net_file *f, struct stat *st);
+/* A pipe's inode number, the same for both ends (net_pipe.c). */
+uint32_t net_pipe_ino(const struct net_file *f);
 
 /* ---- net_fd.c: the descriptor table ---- */
 

@@ -23,6 +23,7 @@
 struct net_pipe {
   struct net_stream s;
   struct net_file *rd, *wr;     /* NULL once that end is closed */
+  uint32_t ino;                 /* the read end's file id: fstat's inode */
 };
 
 struct net_eventfd {
@@ -55,6 +56,7 @@ int net_pipe2(int fds[2], int flags) {
   }
   p->rd = r;
   p->wr = w;
+  p->ino = r->id;
   r->nonblock = w->nonblock = (flags & O_NONBLOCK) != 0;
   bool cloexec = (flags & O_CLOEXEC) != 0;
   int fr = net_fd_alloc(r, cloexec, 0);
@@ -292,3 +294,5 @@ ssize_t net_eventfd_write(struct net_file *f, const void *buf, size_t len) {
   f->changes++;
   return sizeof v;
 }
+
+uint32_t net_pipe_ino(const struct net_file *f) { return ((const struct net_pipe *)f->obj)->ino; }

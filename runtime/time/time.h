@@ -102,6 +102,10 @@ extern uint64_t detsim__work_ps_per_instr;
 /* The virtual ns the work done since the last call took (cost_model). */
 static inline uint64_t detsim__work_ns(void) {
   uint64_t w = __detsim_work;
+  /* The counter went back (code interrupted inside its load-add-store of
+   * the counter by a handler that counted too, then storing its stale
+   * sum): no work is charged, rather than 2^64 instructions. */
+  if (__builtin_expect(w < detsim__work_seen, 0)) detsim__work_seen = w;
   uint64_t ps = (w - detsim__work_seen) * detsim__work_ps_per_instr + detsim__work_ps_left;
   detsim__work_seen = w;
   detsim__work_ps_left = ps % 1000;

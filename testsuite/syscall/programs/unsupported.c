@@ -11,6 +11,7 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -26,10 +27,12 @@ int main(void) {
   SHOW("io_uring_setup", syscall(SYS_io_uring_setup, 8, params));
   SHOW("io_uring_enter", syscall(SYS_io_uring_enter, 3, 1, 0, 0, NULL, 0));
   int s = socket(AF_INET, SOCK_STREAM, 0);
+  struct statfs sf;
+  SHOW("fstatfs_simulated", syscall(SYS_fstatfs, s, &sf));
+  SHOW("fstatfs_simulated_again", syscall(SYS_fstatfs, s, &sf));
+  SHOW("fstatfs_real", syscall(SYS_fstatfs, 1, &sf));
   struct stat st;
-  SHOW("fstat_simulated", syscall(SYS_fstat, s, &st));
-  SHOW("fstat_simulated_again", syscall(SYS_fstat, s, &st));
-  SHOW("fstat_real", syscall(SYS_fstat, 1, &st));
+  SHOW("fstat_simulated", syscall(SYS_fstat, s, &st) == 0 && S_ISSOCK(st.st_mode) ? 0 : -1);
   SHOW("inotify_init1", syscall(SYS_inotify_init1, 0));
   SHOW("unknown_number", syscall(9999, s));
   int w = 0;
