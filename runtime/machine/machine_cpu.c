@@ -354,6 +354,8 @@ void detsim__machine_thread_init(detsim_thread *t, const detsim_thread *creator,
   t->glibc_param_known = creator->glibc_param_known;
   t->glibc_policy = creator->glibc_policy;
   t->glibc_priority = creator->glibc_priority;
+  t->nice_known = creator->nice_known; /* a new thread starts at its creator's nice value */
+  t->nice = creator->nice;
   int inherit = PTHREAD_INHERIT_SCHED;
   if (attr == NULL || pthread_attr_getinheritsched(attr, &inherit) != 0 || inherit != PTHREAD_EXPLICIT_SCHED) return;
   int policy;

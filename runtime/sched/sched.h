@@ -294,6 +294,10 @@ struct detsim_thread {
   /* PTHREAD_PRIO_INHERIT: the highest priority of the threads waiting,
    * directly or through a chain, on PI locks it owns (machine_prio.c) */
   int pi_boost;
+  /* its nice value (getpriority/setpriority, machine_nice.c), once set or
+   * inherited; before that the process's at its start */
+  bool nice_known;
+  int nice;
   /* reports */
   bool report_request;
   char where[2048];
