@@ -27,7 +27,7 @@
 #include "fuzz_abi.h"
 
 #define DETSIM_WORLD_MAGIC 0x646c726f776d6973ull /* "simworld" */
-#define DETSIM_WORLD_VERSION 20u
+#define DETSIM_WORLD_VERSION 21u
 /* Far from where Linux places programs, heaps, libraries and stacks without
  * address randomization. */
 #define DETSIM_WORLD_ADDR 0x200000000000ull
@@ -308,7 +308,16 @@ struct detsim_world_shared {
    * its scenario path absolute): a node's own first line names it, as a
    * node cannot be replayed alone.  Empty: the node prints none. */
   char replay[DETSIM_WORLD_REPLAY_BYTES];
-  /* Choice mode (DETSIM_OPTIONS=choices=FILE given to the launcher;
+  /* Fuzz mode in a run's own world (runtime/fuzz/fuzz_cov.c): the
+   * coverage counters of its processes that ended or exec'd (a saturating
+   * sum, in the arena), as many as the first process registered, then the
+   * scheduling features; the process that writes fuzz_out adds them to
+   * its own.  NULL: not in fuzz mode, or a scenario's world (the launcher
+   * merges its nodes' parts). */
+  uint8_t *fuzz_merged;
+  uint64_t fuzz_merged_counters;
+  /* Choice mode (DETSIM_OPTIONS=choices=FILE given to the launcher, or a
+   * run's own world since its first fork or exec;
    * fuzz_abi.h): the launcher loads the file here, and the world's
    * decisions (every node's scheduling choices, the fault draws) take its
    * bytes in the order of the one history, whichever node makes them;

@@ -26,6 +26,7 @@
 #include <unistd.h>
 
 #include "core/core.h"
+#include "fuzz/fuzz.h"
 #include "time/time.h"
 #include "limits.h"
 #include "net/net.h"
@@ -264,6 +265,9 @@ int detsim__proc_exec(const char *call, const char *file, bool search, int fd, c
   bool on = false;
   net_exec_each(placeholder_cloexec, &on);
   REAL(fcntl)(detsim__proc_world_fd, F_SETFD, 0);
+  /* Fuzz mode: what the old image reached (a failed exec counts it twice;
+   * coverage only guides). */
+  detsim__fuzz_world_give();
   int r = fd >= 0 ? REAL(fexecve)(fd, argv, env) : REAL(execve)(path, argv, env);
   /* Failed: nothing of the process changed. */
   e = errno;

@@ -170,8 +170,16 @@ void detsim__proc_become_world(void) {
   snprintf(me->name, sizeof me->name, "localhost");
   me->parent = -1;
   me->incarnation = 1;
+  /* Choice mode: the bytes are the world's from here, taken in the order
+   * of the one history whichever process decides (fuzz/fuzz.h). */
+  if (detsim__choices_on) {
+    S->choices_on = 1;
+    S->choices_len = detsim__choices_len();
+    detsim__choices_move(S->choices, &S->choices_pos);
+  }
   detsim__world_solo = true;
   detsim__in_world = true;
+  detsim__fuzz_world_begin();
   detsim__node_index = 0;
   detsim__host_index = 0;
   detsim__clock_follow(&me->clock);
@@ -239,8 +247,8 @@ pid_t detsim__proc_fork(uintptr_t pc) {
                 (unsigned long long)DETSIM_WORLD_ADDR);
     return fork_fails(ENOMEM);
   }
-  if (detsim__sched_pct() || detsim__plan_replaying || detsim__opt.plan_out[0] || detsim__choices_on) {
-    detsim__msg("error: fork() under strategy=pct, a schedule plan or choice mode is not simulated (they are for one "
+  if (detsim__sched_pct() || detsim__plan_replaying || detsim__opt.plan_out[0]) {
+    detsim__msg("error: fork() under strategy=pct or a schedule plan is not simulated (they are for one "
                 "process); fork fails with ENOSYS");
     return fork_fails(ENOSYS);
   }
@@ -279,6 +287,8 @@ pid_t detsim__proc_fork(uintptr_t pc) {
   S->exec_outside[slot] = 0;
   if (slot == S->n_nodes) S->n_nodes = slot + 1;
   net_fork_share(+1);
+  /* What the child draws first, drawn here in the history's order. */
+  detsim__sched_fork_prepare();
   fork_slot = (int)slot;
   fork_parent_real_pid = REAL(getpid)();
   fork_from_main = !detsim__proc_is_forked() && REAL(syscall)(SYS_gettid) == fork_parent_real_pid;
@@ -346,6 +356,7 @@ void detsim__proc_end(int wait_status) {
   /* As the kernel ends a process: its descriptors close (a shared one
    * stays open in the other processes that hold it). */
   net_close_all();
+  detsim__fuzz_world_give(); /* fuzz mode: what it reached guides too */
   me->wait_status = wait_status;
   detsim__proc_orphan_children();
   if (me->parent >= 0) {

@@ -341,15 +341,19 @@ static void plan_step(detsim_thread *self) {
 /* Yield points until the next preemption: drawn once per preemption from
  * the geometric distribution of the per-point probability, so a yield point
  * that does not switch costs a decrement, not a draw. */
-static uint64_t preempt_gap(void) {
-  uint8_t b;
-  if (__builtin_expect(detsim__choices_on, 0) && detsim__choices_next(&b)) return detsim_fuzz_gap(b);
+static uint64_t seeded_gap(void) {
   if (W.preempt <= 0.0) return UINT64_MAX;
   if (W.preempt >= 1.0) return 1;
   double u = (double)((detsim__rng_next(&W.rng) >> 11) + 1) * 0x1.0p-53; /* in (0, 1] */
   double k = __builtin_ceil(__builtin_log(u) / __builtin_log1p(-W.preempt));
   if (k < 1.0) return 1;
   return k >= 1e18 ? UINT64_MAX : (uint64_t)k;
+}
+
+static uint64_t preempt_gap(void) {
+  uint8_t b;
+  if (__builtin_expect(detsim__choices_on, 0) && detsim__choices_next(&b)) return detsim_fuzz_gap(b);
+  return seeded_gap();
 }
 
 /* A yield point that may switch: a plan or PCT decides at every one
@@ -1002,6 +1006,14 @@ void detsim__sched_become_world(void) {
   }
 }
 
+/* The child's first preemption gap from the choices bytes (0: none). */
+static uint64_t fork_child_gap;
+
+void detsim__sched_fork_prepare(void) {
+  uint8_t b;
+  fork_child_gap = detsim__choices_on && detsim__choices_next(&b) ? detsim_fuzz_gap(b) : 0;
+}
+
 /* The child of a simulated fork, before its program goes on: it has one
  * thread, the one that forked (its slot and id stay); it draws from its
  * own streams, and its baton words are its own slot's in the world. */
@@ -1025,7 +1037,9 @@ void detsim__sched_fork_child(void) {
   char label[64];
   detsim__world_label(label, sizeof label, "scheduler");
   detsim__rng_init(&W.rng, detsim__seed_child(W.seed, label));
-  W.preempt_countdown = preempt_gap();
+  /* A gap its parent took from the choices bytes, else its own stream's
+   * (this process draws nothing shared before it first holds the world). */
+  W.preempt_countdown = fork_child_gap ? fork_child_gap : seeded_gap();
   /* Not cleared: the parent cleared it before the fork, and the world may
    * already have come here through it. */
   self->baton = detsim__world_baton((unsigned)(self - W.threads));

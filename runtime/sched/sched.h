@@ -350,6 +350,10 @@ void detsim__sched_start(uint64_t seed);
 void detsim__sched_forget_in_child(void);
 /* A run's first fork (world_proc.c): the baton words move into the world. */
 void detsim__sched_become_world(void);
+/* Before a simulated fork, holding the world: what the child's scheduler
+ * takes first (its first preemption gap in choice mode), drawn by the
+ * parent so that it comes in the history's order. */
+void detsim__sched_fork_prepare(void);
 /* The child of a simulated fork: only the forking thread is left. */
 void detsim__sched_fork_child(void);
 bool detsim__sched_pct(void);
