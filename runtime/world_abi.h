@@ -63,6 +63,9 @@
  * events (a real-time signal the runtime reserves; SIGRTMAX - 3 is the
  * watchdog's). */
 #define DETSIM_WORLD_DUMP_SIGNAL (SIGRTMAX - 4)
+/* PCT's change points a world holds (runtime/limits.h's
+ * DETSIM_PCT_DEPTH_MAX). */
+#define DETSIM_WORLD_PCT_CHANGES_MAX 64
 /* The history hash before the first event (runtime/trace/trace.c). */
 #define DETSIM_HISTORY_START 0x6a09e667f3bcc909ull
 
@@ -84,6 +87,18 @@ struct detsim_node_clock {
   int64_t drift_ppb;
   int64_t step_ns;             /* the sum of its clock steps so far: a `step`
                                   fault moves CLOCK_REALTIME at once */
+};
+
+/* strategy=pct (runtime/sched/sched.c): the change points, which of them
+ * came, and the next priority a lowered thread takes.  A run's own world
+ * holds them from its first fork or exec, so the whole world's threads
+ * share one set (each change point lowers whichever thread runs there). */
+struct detsim_world_pct {
+  uint32_t on;
+  uint32_t changes, next;
+  uint32_t pad;
+  int64_t lowest;
+  uint64_t change_at[DETSIM_WORLD_PCT_CHANGES_MAX];
 };
 
 struct detsim_world_node {
@@ -163,6 +178,11 @@ struct detsim_world_node {
   /* A host's slot: how many times its command started (a restart adds
    * one; an exec, which adds an incarnation, does not): its boot. */
   uint32_t boots;
+  /* strategy=pct in a run's own world: the highest priority of its
+   * threads that could run when it last handed the world over (of every
+   * live one when none could), which the world's choices compare with the
+   * others' (runtime/sched/sched_world.c). */
+  int64_t pct_top;
 };
 
 /* Faults, drawn from the seed at the world's start (world_faults.c). */
@@ -316,6 +336,7 @@ struct detsim_world_shared {
    * merges its nodes' parts). */
   uint8_t *fuzz_merged;
   uint64_t fuzz_merged_counters;
+  struct detsim_world_pct pct;
   /* Choice mode (DETSIM_OPTIONS=choices=FILE given to the launcher, or a
    * run's own world since its first fork or exec;
    * fuzz_abi.h): the launcher loads the file here, and the world's

@@ -211,12 +211,12 @@ int detsim__proc_exec(const char *call, const char *file, bool search, int fd, c
   }
   if (!sim) return detsim__opt.exec_native ? run_outside(call, path, fd, argv, envp) : detsim__proc_exec_refuse(call, shown);
   /* A run that cannot be a world of its own (a sanitized build, a schedule
-   * plan, pct) is replaced by the new image, as before processes were
+   * plan) is replaced by the new image, as before processes were
    * simulated: the new image starts a run of its own. */
-  if (!detsim__in_world && (S == NULL || detsim__proc_world_fd < 0 || detsim__sched_pct() || detsim__plan_replaying ||
+  if (!detsim__in_world && (S == NULL || detsim__proc_world_fd < 0 || detsim__plan_replaying ||
                             detsim__opt.plan_out[0])) {
-    detsim__msg("warning: %s(\"%s\"): this run cannot hand its process over (no world region, or strategy=pct or "
-                "a schedule plan): the new image starts a run of its own", call, shown);
+    detsim__msg("warning: %s(\"%s\"): this run cannot hand its process over (no world region, or a schedule "
+                "plan): the new image starts a run of its own", call, shown);
     return fd >= 0 ? REAL(fexecve)(fd, argv, envp) : REAL(execve)(path, argv, envp);
   }
   if (!detsim__proc_world_fd_ok()) {

@@ -180,6 +180,7 @@ void detsim__proc_become_world(void) {
   detsim__world_solo = true;
   detsim__in_world = true;
   detsim__fuzz_world_begin();
+  detsim__sched_pct_share(&S->pct); /* strategy=pct: one set of change points */
   detsim__node_index = 0;
   detsim__host_index = 0;
   detsim__clock_follow(&me->clock);
@@ -212,7 +213,7 @@ static pid_t fork_fails(int err) {
 }
 
 bool detsim__proc_can_fork(void) {
-  return S != NULL && !detsim__sched_pct() && !detsim__plan_replaying && !detsim__opt.plan_out[0];
+  return S != NULL && !detsim__plan_replaying && !detsim__opt.plan_out[0];
 }
 
 /* The slot a new process takes: the first whose process is gone for good
@@ -247,9 +248,9 @@ pid_t detsim__proc_fork(uintptr_t pc) {
                 (unsigned long long)DETSIM_WORLD_ADDR);
     return fork_fails(ENOMEM);
   }
-  if (detsim__sched_pct() || detsim__plan_replaying || detsim__opt.plan_out[0]) {
-    detsim__msg("error: fork() under strategy=pct or a schedule plan is not simulated (they are for one "
-                "process); fork fails with ENOSYS");
+  if (detsim__plan_replaying || detsim__opt.plan_out[0]) {
+    detsim__msg("error: fork() under a schedule plan is not simulated (plans are for one process); fork fails "
+                "with ENOSYS");
     return fork_fails(ENOSYS);
   }
   detsim__yield_aux(DETSIM_EV_proc_fork, NULL, pc, 0);
@@ -289,6 +290,7 @@ pid_t detsim__proc_fork(uintptr_t pc) {
   net_fork_share(+1);
   /* What the child draws first, drawn here in the history's order. */
   detsim__sched_fork_prepare();
+  n->pct_top = detsim__sched_fork_child_priority();
   fork_slot = (int)slot;
   fork_parent_real_pid = REAL(getpid)();
   fork_from_main = !detsim__proc_is_forked() && REAL(syscall)(SYS_gettid) == fork_parent_real_pid;

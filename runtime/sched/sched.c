@@ -308,15 +308,51 @@ static void pct_lower(detsim_thread *t, int64_t prio) {
   t->priority = prio;
 }
 
+/* A new thread's priority: above every change point's and every lowered
+ * one, drawn from the seed. */
+static int64_t pct_new_priority(void) {
+  return (int64_t)(DETSIM_PCT_DEPTH_MAX + 1 + (detsim__rng_next(&W.rng) >> 2));
+}
+
+_Static_assert(DETSIM_PCT_DEPTH_MAX <= DETSIM_WORLD_PCT_CHANGES_MAX, "a world holds every change point");
+
+void detsim__sched_pct_share(struct detsim_world_pct *shared) {
+  if (!W.pct) return;
+  *shared = *W.pct_points;
+  shared->on = 1;
+  W.pct_points = shared;
+}
+
+int64_t detsim__sched_pct_top(bool idle) {
+  detsim_thread *cands[DETSIM_MAX_THREADS];
+  unsigned n = idle ? 0 : detsim__sched_collect_runnable(cands, NULL);
+  int64_t top = INT64_MIN;
+  for (unsigned i = 0; i < n; i++)
+    if (cands[i]->priority > top) top = cands[i]->priority;
+  if (n > 0) return top;
+  for (unsigned i = 0; i < W.slots_used; i++) {
+    detsim_thread *t = &W.threads[i];
+    if ((t->state == DETSIM_T_RUNNABLE || t->state == DETSIM_T_BLOCKED) && t->priority > top) top = t->priority;
+  }
+  return top;
+}
+
 /* PCT step at a yield point: apply a change point if this event is one, then
- * run the highest-priority runnable thread. */
+ * run the highest-priority runnable thread (in a world: of every process,
+ * sched_world.c). */
 static void pct_step(detsim_thread *self) {
   uint64_t n = detsim__events();
-  if (W.pct_next < W.pct_changes && n >= W.pct_change_at[W.pct_next]) {
-    pct_lower(self, (int64_t)(W.pct_changes - W.pct_next));
-    W.pct_next++;
+  struct detsim_world_pct *pp = W.pct_points;
+  if (pp->next < pp->changes && n >= pp->change_at[pp->next]) {
+    pct_lower(self, (int64_t)(pp->changes - pp->next));
+    pp->next++;
   }
-  if (++self->run_length > PCT_STARVATION_EVENTS) pct_lower(self, W.pct_lowest--);
+  if (++self->run_length > PCT_STARVATION_EVENTS) pct_lower(self, pp->lowest--);
+  if (detsim__in_world) {
+    struct choice c = detsim__sched_world_choose(NULL, true);
+    if (c.thread != self && (c.thread || c.node >= 0)) detsim__sched_world_switch(self, c);
+    return;
+  }
   detsim_thread *cands[DETSIM_MAX_THREADS];
   unsigned c = detsim__sched_collect_runnable(cands, NULL);
   detsim_thread *best = cands[0];
@@ -428,12 +464,15 @@ void detsim__yield_to_other(uintptr_t pc) {
   detsim__event(DETSIM_EV_yield, self, NULL, pc, 0);
   if (detsim__in_world) {
     struct choice c = detsim__sched_world_choose(self, true);
-    if (c.thread || c.node >= 0) detsim__sched_world_switch(self, c);
+    if (c.thread || c.node >= 0) {
+      if (W.pct) pct_lower(self, W.pct_points->lowest--);
+      detsim__sched_world_switch(self, c);
+    }
   } else {
     detsim_thread *cands[DETSIM_MAX_THREADS];
     unsigned n = detsim__sched_collect_runnable(cands, self);
     if (n > 0) {
-      if (W.pct) pct_lower(self, W.pct_lowest--);
+      if (W.pct) pct_lower(self, W.pct_points->lowest--);
       detsim__sched_switch_to(self, pick(cands, n));
     }
   }
@@ -713,7 +752,7 @@ int detsim__thread_create(pthread_t *out, const pthread_attr_t *attr,
   t->state = DETSIM_T_RUNNABLE;
   t->start = start;
   t->arg = arg;
-  t->priority = W.pct ? (int64_t)(DETSIM_PCT_DEPTH_MAX + 1 + (detsim__rng_next(&W.rng) >> 2)) : 0;
+  t->priority = W.pct ? pct_new_priority() : 0;
   int detach = PTHREAD_CREATE_JOINABLE;
   if (attr) pthread_attr_getdetachstate(attr, &detach);
   t->detached = detach == PTHREAD_CREATE_DETACHED;
@@ -921,8 +960,13 @@ void detsim__sched_start(uint64_t seed) {
   }
   W.preempt = p;
   W.preempt_countdown = detsim__plan_replaying || W.pct ? 1 : preempt_gap();
-  if (W.pct) {
-    W.pct_changes = (unsigned)detsim__opt.pct_depth - 1;
+  W.pct_points = &W.pct_own;
+  if (W.pct && detsim__in_world && detsim__ws->pct.on) {
+    /* An exec's new image in a run's own world: the world's change points. */
+    W.pct_points = &detsim__ws->pct;
+  } else if (W.pct) {
+    struct detsim_world_pct *pp = &W.pct_own;
+    pp->changes = (unsigned)detsim__opt.pct_depth - 1;
     uint64_t steps = detsim__opt.pct_steps;
     if (steps == 0) {
       /* PCT's guarantee needs change points spread over the run's real
@@ -932,16 +976,16 @@ void detsim__sched_start(uint64_t seed) {
       steps = (uint64_t)(64.0 * __builtin_exp(detsim__rng_unit(&swarm) * __builtin_log(16384.0)));
     }
     W.pct_steps = steps;
-    for (unsigned i = 0; i < W.pct_changes; i++)
-      W.pct_change_at[i] = 1 + detsim__rng_below(&W.rng, steps);
+    for (unsigned i = 0; i < pp->changes; i++)
+      pp->change_at[i] = 1 + detsim__rng_below(&W.rng, steps);
     /* sorted, so the scheduler meets them in order */
-    for (unsigned i = 1; i < W.pct_changes; i++)
-      for (unsigned j = i; j > 0 && W.pct_change_at[j - 1] > W.pct_change_at[j]; j--) {
-        uint64_t x = W.pct_change_at[j];
-        W.pct_change_at[j] = W.pct_change_at[j - 1];
-        W.pct_change_at[j - 1] = x;
+    for (unsigned i = 1; i < pp->changes; i++)
+      for (unsigned j = i; j > 0 && pp->change_at[j - 1] > pp->change_at[j]; j--) {
+        uint64_t x = pp->change_at[j];
+        pp->change_at[j] = pp->change_at[j - 1];
+        pp->change_at[j - 1] = x;
       }
-    W.pct_lowest = 0;
+    pp->lowest = 0;
   }
   W.max_sim_time_ns = detsim__opt.max_sim_time_s * 1000000000ull;
   W.time_stop = W.max_sim_time_ns;
@@ -957,7 +1001,7 @@ void detsim__sched_start(uint64_t seed) {
   if (detsim__in_world) futex_private = 0;
   init_baton(main_thread);
   *main_thread->baton = DETSIM_BATON_RUN;
-  main_thread->priority = W.pct ? (int64_t)(DETSIM_PCT_DEPTH_MAX + 1 + (detsim__rng_next(&W.rng) >> 2)) : 0;
+  main_thread->priority = W.pct ? pct_new_priority() : 0;
   W.live = 1;
   W.current = main_thread;
   detsim__tls_self = main_thread;
@@ -1006,13 +1050,18 @@ void detsim__sched_become_world(void) {
   }
 }
 
-/* The child's first preemption gap from the choices bytes (0: none). */
+/* The child's first preemption gap from the choices bytes (0: none), and
+ * its thread's priority under PCT. */
 static uint64_t fork_child_gap;
+static int64_t fork_child_priority;
 
 void detsim__sched_fork_prepare(void) {
   uint8_t b;
   fork_child_gap = detsim__choices_on && detsim__choices_next(&b) ? detsim_fuzz_gap(b) : 0;
+  fork_child_priority = W.pct ? pct_new_priority() : 0;
 }
+
+int64_t detsim__sched_fork_child_priority(void) { return fork_child_priority; }
 
 /* The child of a simulated fork, before its program goes on: it has one
  * thread, the one that forked (its slot and id stay); it draws from its
@@ -1039,7 +1088,10 @@ void detsim__sched_fork_child(void) {
   detsim__rng_init(&W.rng, detsim__seed_child(W.seed, label));
   /* A gap its parent took from the choices bytes, else its own stream's
    * (this process draws nothing shared before it first holds the world). */
-  W.preempt_countdown = fork_child_gap ? fork_child_gap : seeded_gap();
+  W.preempt_countdown = W.pct ? 1 : fork_child_gap ? fork_child_gap : seeded_gap();
+  /* A new process's thread under PCT: a priority drawn as a new thread's. */
+  self->priority = fork_child_priority;
+  self->run_length = 0;
   /* Not cleared: the parent cleared it before the fork, and the world may
    * already have come here through it. */
   self->baton = detsim__world_baton((unsigned)(self - W.threads));

@@ -191,6 +191,7 @@ _Noreturn void detsim__cancel_act(void);
 #include <sys/types.h>
 
 #include "limits.h"
+#include "world_abi.h"
 #include "core/core.h"
 
 enum detsim_thread_state {
@@ -312,12 +313,12 @@ struct detsim_world {
   /* random walk */
   double preempt;
   uint64_t preempt_countdown;    /* yield points to the next preemption */
-  /* pct */
+  /* pct: the change points are this process's, or in a world the
+   * world's (pct_points points there) */
   bool pct;
-  unsigned pct_changes, pct_next;
   uint64_t pct_steps;
-  uint64_t pct_change_at[DETSIM_PCT_DEPTH_MAX];
-  int64_t pct_lowest;
+  struct detsim_world_pct pct_own;
+  struct detsim_world_pct *pct_points;
   /* limits, checked on every event with one compare each */
   uint64_t event_stop;
   uint64_t max_sim_time_ns;
@@ -354,9 +355,18 @@ void detsim__sched_become_world(void);
  * takes first (its first preemption gap in choice mode), drawn by the
  * parent so that it comes in the history's order. */
 void detsim__sched_fork_prepare(void);
+/* Under PCT the priority the child's thread takes (drawn by the prepare
+ * as for a new thread). */
+int64_t detsim__sched_fork_child_priority(void);
 /* The child of a simulated fork: only the forking thread is left. */
 void detsim__sched_fork_child(void);
 bool detsim__sched_pct(void);
+/* PCT in a run's own world (its first fork or exec): the change points
+ * move into the world's header, where every process meets them. */
+void detsim__sched_pct_share(struct detsim_world_pct *shared);
+/* The highest priority of this process's threads that can run (with
+ * `idle`: of every live one): what the world's PCT choices compare. */
+int64_t detsim__sched_pct_top(bool idle);
 /* The owner of a simulated mutex (0 when unknown): for deadlock reports. */
 uint32_t detsim__mutex_owner_hint(const void *mutex);
 

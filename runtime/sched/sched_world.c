@@ -49,6 +49,8 @@ static void hand_over(detsim_thread *self, unsigned node, bool idle, detsim_thre
     self->run_length = 0;
     __atomic_store_n(self->baton, 0, __ATOMIC_RELAXED);
   }
+  /* PCT: what this process offers the world's next choices. */
+  if (W.pct) detsim__ws->nodes[detsim__node_index].pct_top = detsim__sched_pct_top(idle);
   W.current = NULL;
   detsim__world_hand_to(node, idle, idle ? detsim__sched_next_deadline() : DETSIM_NO_DEADLINE, guess_first(first));
 }
@@ -63,6 +65,32 @@ void detsim__sched_leave_for(detsim_thread *self, unsigned node) {
 
 _Noreturn static void world_deadlock(detsim_thread *self);
 
+/* PCT over the world (a run's own, whose processes all run under it): the
+ * highest priority of this process's runnable threads and of what the
+ * other processes offered when they last handed the world over; a tie
+ * goes to this process, then to the lowest slot.  A process that offered
+ * more than it finds runnable when the world comes (what its thread
+ * waited for was taken meanwhile) offers anew as it hands the world on,
+ * so the choices settle. */
+static struct choice pct_choose(detsim_thread **cands, unsigned nl, const unsigned *nodes, unsigned nr) {
+  struct choice c = { NULL, -1 };
+  int64_t best = INT64_MIN;
+  for (unsigned i = 0; i < nl; i++)
+    if (c.thread == NULL || cands[i]->priority > best) {
+      c.thread = cands[i];
+      best = cands[i]->priority;
+    }
+  for (unsigned i = 0; i < nr; i++) {
+    int64_t p = detsim__ws->nodes[nodes[i]].pct_top;
+    if ((c.thread == NULL && c.node < 0) || p > best) {
+      c.thread = NULL;
+      c.node = (int)nodes[i];
+      best = p;
+    }
+  }
+  return c;
+}
+
 struct choice detsim__sched_world_choose(detsim_thread *exclude, bool local) {
   detsim_thread *cands[DETSIM_MAX_THREADS];
   unsigned nodes[DETSIM_WORLD_NODES_MAX];
@@ -75,6 +103,7 @@ struct choice detsim__sched_world_choose(detsim_thread *exclude, bool local) {
   unsigned nr = detsim__world_candidates(nodes);
   struct choice c = { NULL, -1 };
   if (nl + nr == 0) return c;
+  if (W.pct) return pct_choose(cands, nl, nodes, nr);
   uint64_t r = detsim__sched_draw_below(nl + nr);
   if (r < nl) c.thread = cands[r];
   else c.node = (int)nodes[r - nl];
