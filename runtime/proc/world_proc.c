@@ -69,12 +69,12 @@ bool detsim__proc_orphan(void) {
 
 /* ---- the run's own region, and its world ---- */
 
-/* Under a sanitizer the fixed address is no place for a region: it lies in
- * ThreadSanitizer's shadow, and AddressSanitizer's interceptors see every
- * page of it.  A sanitized run stays one process (fork fails with ENOMEM,
- * naming why). */
+/* Under ThreadSanitizer (and MemorySanitizer, which detsim-cc refuses) the
+ * fixed address is no place for a region: it lies in their shadow.  Such a
+ * run stays one process (fork fails with ENOMEM, naming why).  Under
+ * AddressSanitizer the address is ordinary high memory, as for a
+ * scenario's nodes. */
 extern void __tsan_init(void) __attribute__((weak));
-extern void __asan_init(void) __attribute__((weak));
 extern void __msan_init(void) __attribute__((weak));
 
 int detsim__proc_world_fd = -1;
@@ -120,7 +120,7 @@ bool detsim__proc_world_fd_ok(void) {
 }
 
 void detsim__proc_map_own_region(void) {
-  if (__tsan_init || __asan_init || __msan_init) return;
+  if (__tsan_init || __msan_init) return;
   void *want = (void *)(uintptr_t)DETSIM_WORLD_ADDR;
   int fd = world_memfd();
   void *p = mmap(want, DETSIM_WORLD_BYTES, PROT_READ | PROT_WRITE,
@@ -244,7 +244,7 @@ pid_t detsim__proc_fork(uintptr_t pc) {
   CHECK(self != NULL);
   if (S == NULL) {
     detsim__msg("error: fork(): the world's shared region could not be mapped at 0x%llx in this process (or a "
-                "sanitizer build has none), so a child could not share the simulation; fork fails with ENOMEM",
+                "ThreadSanitizer build has none), so a child could not share the simulation; fork fails with ENOMEM",
                 (unsigned long long)DETSIM_WORLD_ADDR);
     return fork_fails(ENOMEM);
   }
