@@ -81,6 +81,8 @@
 /* Decisions a schedule plan holds (plan= and plan_out=): 16 bytes each, in
  * two lazily touched arrays of 16 MiB. */
 #define DETSIM_PLAN_ENTRIES_MAX (1u << 20)
+/* Processes a schedule plan names (by their virtual pids). */
+#define DETSIM_PLAN_PIDS_MAX 1024
 
 /* Size of a path option (trace file). */
 #define DETSIM_PATH_BYTES_MAX 1024

@@ -337,6 +337,14 @@ struct detsim_world_shared {
   uint8_t *fuzz_merged;
   uint64_t fuzz_merged_counters;
   struct detsim_world_pct pct;
+  /* Schedule plans in a run's own world (runtime/trace/plan.c): the
+   * decisions every process recorded (plan_out=, in the arena), and for a
+   * replayed plan a byte per process it names, set once the run made it. */
+  void *plan_record;
+  uint64_t plan_record_len;
+  uint32_t plan_record_overflow;
+  uint32_t plan_pad;
+  uint8_t *plan_pids_seen;
   /* Choice mode (DETSIM_OPTIONS=choices=FILE given to the launcher, or a
    * run's own world since its first fork or exec;
    * fuzz_abi.h): the launcher loads the file here, and the world's

@@ -219,6 +219,14 @@ int detsim__proc_exec(const char *call, const char *file, bool search, int fd, c
                 "plan): the new image starts a run of its own", call, shown);
     return fd >= 0 ? REAL(fexecve)(fd, argv, envp) : REAL(execve)(path, argv, envp);
   }
+  /* A plan keys decisions by thread ids, which a new image starts again. */
+  if (detsim__in_world && detsim__plan_on()) {
+    detsim__msg("error: %s(\"%s\"): an exec in a process of a run under a schedule plan (plan=, plan_out=) is not "
+                "simulated (the new image's threads would take the old one's names): the call fails with ENOSYS",
+                call, shown);
+    errno = ENOSYS;
+    return -1;
+  }
   if (!detsim__proc_world_fd_ok()) {
     detsim__msg("error: %s(\"%s\"): the world's memory descriptor %d was closed or replaced by the program, so the "
                 "new image could not join the run: the call fails with EBADF", call, shown, detsim__proc_world_fd);

@@ -181,6 +181,7 @@ void detsim__proc_become_world(void) {
   detsim__in_world = true;
   detsim__fuzz_world_begin();
   detsim__sched_pct_share(&S->pct); /* strategy=pct: one set of change points */
+  detsim__plan_share();              /* plans: one record, the processes named */
   detsim__node_index = 0;
   detsim__host_index = 0;
   detsim__clock_follow(&me->clock);
@@ -212,9 +213,7 @@ static pid_t fork_fails(int err) {
   return -1;
 }
 
-bool detsim__proc_can_fork(void) {
-  return S != NULL && !detsim__plan_replaying && !detsim__opt.plan_out[0];
-}
+bool detsim__proc_can_fork(void) { return S != NULL; }
 
 /* The slot a new process takes: the first whose process is gone for good
  * (ended and waited for, or taken by its host's crash, its real process
@@ -248,11 +247,6 @@ pid_t detsim__proc_fork(uintptr_t pc) {
                 (unsigned long long)DETSIM_WORLD_ADDR);
     return fork_fails(ENOMEM);
   }
-  if (detsim__plan_replaying || detsim__opt.plan_out[0]) {
-    detsim__msg("error: fork() under a schedule plan is not simulated (plans are for one process); fork fails "
-                "with ENOSYS");
-    return fork_fails(ENOSYS);
-  }
   detsim__yield_aux(DETSIM_EV_proc_fork, NULL, pc, 0);
   if (!detsim__in_world) detsim__proc_become_world();
   unsigned slot = free_slot();
@@ -273,6 +267,7 @@ pid_t detsim__proc_fork(uintptr_t pc) {
   n->parent = (int32_t)detsim__node_index;
   /* The world's next id (proc/proc.h), taken by the baton holder. */
   n->vpid = detsim__proc_alloc();
+  detsim__plan_process_made(n->vpid);
   n->pgid = detsim__proc_pgid();
   n->sid = detsim__proc_sid();
   memcpy(n->name, S->nodes[detsim__host_index].name, sizeof n->name);

@@ -349,7 +349,7 @@ static void pct_step(detsim_thread *self) {
   }
   if (++self->run_length > PCT_STARVATION_EVENTS) pct_lower(self, pp->lowest--);
   if (detsim__in_world) {
-    struct choice c = detsim__sched_world_choose(NULL, true);
+    struct choice c = detsim__sched_world_choose(NULL, true, true);
     if (c.thread != self && (c.thread || c.node >= 0)) detsim__sched_world_switch(self, c);
     return;
   }
@@ -362,10 +362,20 @@ static void pct_step(detsim_thread *self) {
   detsim__sched_switch_to(self, best);
 }
 
-/* A plan's yield point: switch only where the plan says. */
+/* A plan's yield point: switch only where the plan says (in a world, to
+ * another process too). */
 static void plan_step(detsim_thread *self) {
-  uint32_t id = detsim__plan_take(self->id, self->steps, DETSIM_PLAN_SWITCH);
-  if (id == 0 || id == self->id) return;
+  int32_t pid;
+  uint32_t id;
+  if (!detsim__plan_take_any(self->id, self->steps, DETSIM_PLAN_SWITCH, &pid, &id)) return;
+  if (pid != (int32_t)detsim__proc_pid()) {
+    int node = detsim__in_world ? detsim__sched_world_node_of(pid) : -1;
+    if (node < 0) return; /* not a process that can run now: passed over */
+    detsim__plan_record_any(self->id, self->steps, DETSIM_PLAN_SWITCH, pid, 0);
+    detsim__sched_world_switch(self, (struct choice){ NULL, node });
+    return;
+  }
+  if (id == self->id) return;
   detsim_thread *cands[DETSIM_MAX_THREADS];
   unsigned n = detsim__sched_collect_runnable(cands, self);
   detsim_thread *next = find_candidate(cands, n, id);
@@ -407,7 +417,7 @@ static __attribute__((noinline)) void preempt_slow(detsim_thread *self) {
   }
   W.preempt_countdown = preempt_gap();
   if (detsim__in_world) {
-    struct choice c = detsim__sched_world_choose(self, true);
+    struct choice c = detsim__sched_world_choose(self, true, true);
     if (c.thread || c.node >= 0) detsim__sched_world_switch(self, c);
     return;
   }
@@ -463,7 +473,7 @@ void detsim__yield_to_other(uintptr_t pc) {
   if (self == NULL || self->suppress) return;
   detsim__event(DETSIM_EV_yield, self, NULL, pc, 0);
   if (detsim__in_world) {
-    struct choice c = detsim__sched_world_choose(self, true);
+    struct choice c = detsim__sched_world_choose(self, true, false);
     if (c.thread || c.node >= 0) {
       if (W.pct) pct_lower(self, W.pct_points->lowest--);
       detsim__sched_world_switch(self, c);
@@ -1088,7 +1098,7 @@ void detsim__sched_fork_child(void) {
   detsim__rng_init(&W.rng, detsim__seed_child(W.seed, label));
   /* A gap its parent took from the choices bytes, else its own stream's
    * (this process draws nothing shared before it first holds the world). */
-  W.preempt_countdown = W.pct ? 1 : fork_child_gap ? fork_child_gap : seeded_gap();
+  W.preempt_countdown = W.pct || detsim__plan_replaying ? 1 : fork_child_gap ? fork_child_gap : seeded_gap();
   /* A new process's thread under PCT: a priority drawn as a new thread's. */
   self->priority = fork_child_priority;
   self->run_length = 0;

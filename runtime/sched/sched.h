@@ -328,6 +328,9 @@ struct detsim_world {
    * any deadline is read for a time jump or an idle node's wake time. */
   bool times_stale;
   uint64_t break_at;
+  /* The choices this process's dispatcher made (a world's): where a plan
+   * keys them (trace/trace.h). */
+  uint64_t dispatch_steps;
 };
 
 extern struct detsim_world W;
@@ -411,8 +414,14 @@ uint64_t detsim__sched_draw_below(uint64_t n);
  * node's choice; true when that is itself. */
 bool detsim__sched_take_world(detsim_thread *self);
 /* A choice over this node's runnable threads (unless `local` is false) and
- * the other nodes that may have something to run; none may be there. */
-struct choice detsim__sched_world_choose(detsim_thread *exclude, bool local);
+ * the other nodes that may have something to run; none may be there.
+ * `preempting`: at a yield point, whose plan default is to keep running
+ * (a plan's preemptions are plan_step's); otherwise a replayed plan
+ * decides, its default the first option.  A schedule plan being recorded
+ * gets the choice when it differs from the default (trace/trace.h). */
+struct choice detsim__sched_world_choose(detsim_thread *exclude, bool local, bool preempting);
+/* The candidate node whose process has virtual pid `pid`, -1 if none. */
+int detsim__sched_world_node_of(int32_t pid);
 /* The same, waiting out deadlines in virtual time until there is one. */
 struct choice detsim__sched_world_choose_when_stuck(detsim_thread *self, detsim_thread *exclude, bool local);
 /* Runs choice `c` after `self` gave up the CPU. */

@@ -13,6 +13,7 @@
 #include "core/core.h"
 #include "time/time.h"
 #include "net/net.h"
+#include "proc/proc.h"
 #include "intercept/intercept.h"
 #include "sched/sched.h"
 #include "signal/signal.h"
@@ -91,7 +92,32 @@ static struct choice pct_choose(detsim_thread **cands, unsigned nl, const unsign
   return c;
 }
 
-struct choice detsim__sched_world_choose(detsim_thread *exclude, bool local) {
+int detsim__sched_world_node_of(int32_t pid) {
+  unsigned nodes[DETSIM_WORLD_NODES_MAX];
+  /* As every choice does first: an idle process whose time came may run. */
+  detsim__world_wake_due(detsim__now_ns());
+  unsigned nr = detsim__world_candidates(nodes);
+  for (unsigned i = 0; i < nr; i++)
+    if (detsim__ws->nodes[nodes[i]].vpid == pid) return (int)nodes[i];
+  return -1;
+}
+
+/* What a plan names: a runnable thread of this process, or a candidate
+ * process (its dispatcher then picks); none when it is neither now. */
+static struct choice planned(detsim_thread **cands, unsigned nl, const unsigned *nodes, unsigned nr, int32_t pid,
+                             uint32_t id) {
+  struct choice c = { NULL, -1 };
+  if (pid == (int32_t)detsim__proc_pid()) {
+    for (unsigned i = 0; i < nl; i++)
+      if (cands[i]->id == id) c.thread = cands[i];
+    return c;
+  }
+  for (unsigned i = 0; i < nr; i++)
+    if (detsim__ws->nodes[nodes[i]].vpid == pid) c.node = (int)nodes[i];
+  return c;
+}
+
+struct choice detsim__sched_world_choose(detsim_thread *exclude, bool local, bool preempting) {
   detsim_thread *cands[DETSIM_MAX_THREADS];
   unsigned nodes[DETSIM_WORLD_NODES_MAX];
   /* A paused node gives the world away at its next choice. */
@@ -103,6 +129,35 @@ struct choice detsim__sched_world_choose(detsim_thread *exclude, bool local) {
   unsigned nr = detsim__world_candidates(nodes);
   struct choice c = { NULL, -1 };
   if (nl + nr == 0) return c;
+  if (__builtin_expect(detsim__plan_on(), 0)) {
+    /* Where a plan keys the choice: the deciding thread's step, or the
+     * dispatcher's count (thread 0). */
+    detsim_thread *me = W.current;
+    uint32_t who = me ? me->id : 0;
+    uint64_t step = me ? me->steps : W.dispatch_steps++;
+    struct choice first = { nl ? cands[0] : NULL, nl ? -1 : (int)nodes[0] };
+    int32_t pid;
+    uint32_t id;
+    if (detsim__plan_replaying) {
+      c = first;
+      if (!preempting && detsim__plan_take_any(who, step, DETSIM_PLAN_SWITCH, &pid, &id)) {
+        struct choice p = planned(cands, nl, nodes, nr, pid, id);
+        if (p.thread || p.node >= 0) c = p;
+      }
+    } else if (W.pct) {
+      c = pct_choose(cands, nl, nodes, nr);
+    } else {
+      uint64_t r = detsim__sched_draw_below(nl + nr);
+      if (r < nl) c.thread = cands[r];
+      else c.node = (int)nodes[r - nl];
+    }
+    bool differs = preempting ? c.thread != me : c.thread != first.thread || c.node != first.node;
+    if (differs) {
+      if (c.thread) detsim__plan_record(who, step, DETSIM_PLAN_SWITCH, c.thread->id);
+      else detsim__plan_record_any(who, step, DETSIM_PLAN_SWITCH, detsim__ws->nodes[c.node].vpid, 0);
+    }
+    return c;
+  }
   if (W.pct) return pct_choose(cands, nl, nodes, nr);
   uint64_t r = detsim__sched_draw_below(nl + nr);
   if (r < nl) c.thread = cands[r];
@@ -112,7 +167,7 @@ struct choice detsim__sched_world_choose(detsim_thread *exclude, bool local) {
 
 struct choice detsim__sched_world_choose_when_stuck(detsim_thread *self, detsim_thread *exclude, bool local) {
   for (;;) {
-    struct choice c = detsim__sched_world_choose(exclude, local);
+    struct choice c = detsim__sched_world_choose(exclude, local, false);
     if (c.thread || c.node >= 0) return c;
     bool paused = detsim__world_paused(detsim__node_index);
     uint64_t d = local && !paused ? detsim__sched_next_deadline() : DETSIM_NO_DEADLINE;
