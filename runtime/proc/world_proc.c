@@ -409,8 +409,10 @@ int detsim__proc_holder_died(void) {
   uint32_t st = __atomic_load_n(&n->state, __ATOMIC_ACQUIRE);
   if (pid <= 0 || (st != DETSIM_NODE_READY && st != DETSIM_NODE_STARTING)) return -1;
   if (!real_process_dead(pid)) return -1;
-  /* It may have handed the world over just before it ended. */
+  /* It may have handed the world over just before it ended, or ended the
+   * run (a failure it found: the warden writes the result). */
   if (__atomic_load_n(&S->current, __ATOMIC_ACQUIRE) != cur) return -1;
+  if (__atomic_load_n(&S->ended, __ATOMIC_ACQUIRE)) return -1;
   return n->vpid;
 }
 

@@ -26,6 +26,8 @@ struct plan_entry {
   int32_t pid, chosen_pid; /* the deciding and the chosen process */
 };
 
+_Static_assert(sizeof(struct plan_entry) == 40, "limits.h names an entry's size");
+
 static const char *const kind_names[] = { [DETSIM_PLAN_SWITCH] = "switch", [DETSIM_PLAN_WAKE] = "wake" };
 
 /* The plan being replayed, sorted by process, thread, then step; each
