@@ -28,6 +28,10 @@ done
 "$cc" --fuzz -O1 -g -o "$work/lost_update" "$src/testsuite/runtime/lost_update.c"
 "$cc" --fuzz -O1 -g -o "$work/canary" "$src/testsuite/tools/canary.c"
 "$cc" --fuzz -O1 -g -o "$work/bank" "$src/examples/bank/bank.c"
+# Between a parent and its forked child (a run's own world of processes).
+for d in 1 2; do
+  "$cc" --fuzz -O1 -g -D_GNU_SOURCE -DDEPTH=$d -o "$work/fork_ordering_d$d" "$src/testsuite/fuzz/fork_ordering.c"
+done
 # Worlds: the cross-node ordering bug at depths 1, 2, 4, 6 (links without latency:
 # which byte comes first is scheduling alone), the kv example's stale read
 # and the WAL example's ack before fsync at level 3.

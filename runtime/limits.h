@@ -78,9 +78,12 @@
 /* PCT: the most priority change points a run may ask for. */
 #define DETSIM_PCT_DEPTH_MAX 64
 
-/* Decisions a schedule plan holds (plan= and plan_out=): 16 bytes each, in
- * two lazily touched arrays of 16 MiB. */
+/* Decisions a schedule plan holds (plan= and plan_out=): 40 bytes each, in
+ * two lazily touched arrays of 40 MiB (the recording's moves to the
+ * world's arena at a run's first fork). */
 #define DETSIM_PLAN_ENTRIES_MAX (1u << 20)
+/* Processes a schedule plan names (by their virtual pids). */
+#define DETSIM_PLAN_PIDS_MAX 1024
 
 /* Size of a path option (trace file). */
 #define DETSIM_PATH_BYTES_MAX 1024

@@ -27,7 +27,7 @@
 #include "fuzz_abi.h"
 
 #define DETSIM_WORLD_MAGIC 0x646c726f776d6973ull /* "simworld" */
-#define DETSIM_WORLD_VERSION 20u
+#define DETSIM_WORLD_VERSION 21u
 /* Far from where Linux places programs, heaps, libraries and stacks without
  * address randomization. */
 #define DETSIM_WORLD_ADDR 0x200000000000ull
@@ -63,6 +63,9 @@
  * events (a real-time signal the runtime reserves; SIGRTMAX - 3 is the
  * watchdog's). */
 #define DETSIM_WORLD_DUMP_SIGNAL (SIGRTMAX - 4)
+/* PCT's change points a world holds (runtime/limits.h's
+ * DETSIM_PCT_DEPTH_MAX). */
+#define DETSIM_WORLD_PCT_CHANGES_MAX 64
 /* The history hash before the first event (runtime/trace/trace.c). */
 #define DETSIM_HISTORY_START 0x6a09e667f3bcc909ull
 
@@ -84,6 +87,18 @@ struct detsim_node_clock {
   int64_t drift_ppb;
   int64_t step_ns;             /* the sum of its clock steps so far: a `step`
                                   fault moves CLOCK_REALTIME at once */
+};
+
+/* strategy=pct (runtime/sched/sched.c): the change points, which of them
+ * came, and the next priority a lowered thread takes.  A run's own world
+ * holds them from its first fork or exec, so the whole world's threads
+ * share one set (each change point lowers whichever thread runs there). */
+struct detsim_world_pct {
+  uint32_t on;
+  uint32_t changes, next;
+  uint32_t pad;
+  int64_t lowest;
+  uint64_t change_at[DETSIM_WORLD_PCT_CHANGES_MAX];
 };
 
 struct detsim_world_node {
@@ -163,6 +178,11 @@ struct detsim_world_node {
   /* A host's slot: how many times its command started (a restart adds
    * one; an exec, which adds an incarnation, does not): its boot. */
   uint32_t boots;
+  /* strategy=pct in a run's own world: the highest priority of its
+   * threads that could run when it last handed the world over (of every
+   * live one when none could), which the world's choices compare with the
+   * others' (runtime/sched/sched_world.c). */
+  int64_t pct_top;
 };
 
 /* Faults, drawn from the seed at the world's start (world_faults.c). */
@@ -308,7 +328,25 @@ struct detsim_world_shared {
    * its scenario path absolute): a node's own first line names it, as a
    * node cannot be replayed alone.  Empty: the node prints none. */
   char replay[DETSIM_WORLD_REPLAY_BYTES];
-  /* Choice mode (DETSIM_OPTIONS=choices=FILE given to the launcher;
+  /* Fuzz mode in a run's own world (runtime/fuzz/fuzz_cov.c): the
+   * coverage counters of its processes that ended or exec'd (a saturating
+   * sum, in the arena), as many as the first process registered, then the
+   * scheduling features; the process that writes fuzz_out adds them to
+   * its own.  NULL: not in fuzz mode, or a scenario's world (the launcher
+   * merges its nodes' parts). */
+  uint8_t *fuzz_merged;
+  uint64_t fuzz_merged_counters;
+  struct detsim_world_pct pct;
+  /* Schedule plans in a run's own world (runtime/trace/plan.c): the
+   * decisions every process recorded (plan_out=, in the arena), and for a
+   * replayed plan a byte per process it names, set once the run made it. */
+  void *plan_record;
+  uint64_t plan_record_len;
+  uint32_t plan_record_overflow;
+  uint32_t plan_pad;
+  uint8_t *plan_pids_seen;
+  /* Choice mode (DETSIM_OPTIONS=choices=FILE given to the launcher, or a
+   * run's own world since its first fork or exec;
    * fuzz_abi.h): the launcher loads the file here, and the world's
    * decisions (every node's scheduling choices, the fault draws) take its
    * bytes in the order of the one history, whichever node makes them;

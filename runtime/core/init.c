@@ -202,7 +202,9 @@ __attribute__((constructor(101))) static void detsim_init(int argc, char **argv,
   /* After the re-execution, so the file is read once. */
   if (detsim__opt.plan[0] && detsim__plan_load(detsim__opt.plan, seed, err, sizeof err) != 0) usage_error(err);
   if (detsim__opt.choices[0] && detsim__opt.plan[0]) usage_error("DETSIM_OPTIONS: choices= and plan= both decide the schedule: give one");
-  if (detsim__opt.choices[0] && detsim__choices_load(detsim__opt.choices, err, sizeof err) != 0) usage_error(err);
+  /* An exec's new image takes the run's bytes from its world's header. */
+  if (detsim__opt.choices[0] && !exec_image && detsim__choices_load(detsim__opt.choices, err, sizeof err) != 0)
+    usage_error(err);
   detsim__world_choices_attach();
   detsim__fuzz_on = detsim__opt.fuzz_out[0] != '\0';
   if (detsim__opt.pin_cpu) {

@@ -92,6 +92,7 @@ void detsim__report_checks(void);
 void detsim__report_points(void);
 
 void detsim__write_result(enum detsim_class cls, int exit_status, const char *extra) {
+  detsim__plan_check_processes(); /* replaying: the plan's processes were the run's */
   detsim__report_checks();
   detsim__report_points();
   detsim__plan_write_out(detsim__class_name(cls), detsim__events(), detsim__history_hash());
@@ -171,7 +172,9 @@ _Noreturn void detsim__finish(enum detsim_class cls, int exit_status, const char
   }
   if (detsim__world_solo && detsim__node_index != 0) {
     /* Another process of a run's own world found the run's end: the
-     * first process's warden writes the result line. */
+     * first process's warden writes the result line (and fuzz_out, with
+     * what this one reached). */
+    detsim__fuzz_world_give();
     detsim__world_end(cls, exit_status, extra_all);
     exit_now(class_status[cls]);
   }

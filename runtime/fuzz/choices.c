@@ -71,6 +71,15 @@ void detsim__choices_share(const uint8_t *shared_bytes, uint64_t shared_len, uin
   detsim__choices_on = true;
 }
 
+void detsim__choices_move(uint8_t *shared_bytes, uint64_t *shared_pos) {
+  memcpy(shared_bytes, bytes, (size_t)len);
+  *shared_pos = *pos;
+  /* The bytes were this process's copy of the file (choices_load). */
+  if (pos == &own_pos) free((void *)bytes);
+  bytes = shared_bytes;
+  pos = shared_pos;
+}
+
 bool detsim__choices_next(uint8_t *byte) {
   if (*pos >= len) return false;
   *byte = bytes[(*pos)++];

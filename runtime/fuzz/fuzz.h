@@ -16,6 +16,10 @@ int detsim__choices_load(const char *path, char *err, size_t errlen);
 /* A world's choices (world_abi.h): the launcher loaded the file into the
  * shared header; every node takes the next byte at shared_pos there. */
 void detsim__choices_share(const uint8_t *bytes, uint64_t len, uint64_t *shared_pos);
+/* A run's own world (its first fork or exec, world_proc.c): the loaded
+ * bytes move to the world's header (bytes, the next one's index), so that
+ * every process of the run takes them in the order of the one history. */
+void detsim__choices_move(uint8_t *shared_bytes, uint64_t *shared_pos);
 /* Choice mode is on (a file was loaded, perhaps empty). */
 extern bool detsim__choices_on;
 /* The next byte, if any is left. */
@@ -46,6 +50,12 @@ void detsim__fuzz_switch(uintptr_t from, uintptr_t to);
  * node process writes its part, <fuzz_out>.<node>.<incarnation>, which the
  * launcher merges into fuzz_out. */
 void detsim__fuzz_write_out(void);
+/* A run's own world (its first fork or exec): the shared sum of its
+ * processes' coverage is made; a process that ends or execs adds its
+ * counters to it (when it runs the program the first process ran: the
+ * same number of counters), and fuzz_out holds the sum with the writer's. */
+void detsim__fuzz_world_begin(void);
+void detsim__fuzz_world_give(void);
 /* The program's counters registered so far (capped at the limit). */
 uint32_t detsim__fuzz_counters(void);
 

@@ -83,6 +83,52 @@ uint32_t detsim__fuzz_counters(void) {
   return (uint32_t)(total < DETSIM_FUZZ_COUNTERS_MAX ? total : DETSIM_FUZZ_COUNTERS_MAX);
 }
 
+static uint8_t saturating_add(uint8_t a, uint8_t b) { return (uint8_t)(a + b < 0xff ? a + b : 0xff); }
+
+void detsim__fuzz_world_begin(void) {
+  if (!detsim__fuzz_on || detsim__ws == NULL || detsim__world_hosts()) return;
+  uint64_t n = detsim__fuzz_counters();
+  detsim__ws->fuzz_merged = detsim__net_calloc(1, (size_t)n + DETSIM_FUZZ_SCHED_FEATURES);
+  detsim__ws->fuzz_merged_counters = n;
+}
+
+/* The shared sum, when this process's counters are laid out as it is. */
+static uint8_t *merged_here(void) {
+  if (!detsim__in_world || detsim__world_hosts() || detsim__ws->fuzz_merged == NULL) return NULL;
+  return detsim__ws->fuzz_merged_counters == detsim__fuzz_counters() ? detsim__ws->fuzz_merged : NULL;
+}
+
+void detsim__fuzz_world_give(void) {
+  uint8_t *m = merged_here();
+  if (m == NULL) return;
+  uint64_t left = detsim__ws->fuzz_merged_counters;
+  for (unsigned i = 0; i < n_modules && left > 0; i++) {
+    uint64_t n = (uint64_t)(modules[i].stop - modules[i].start);
+    if (n > left) n = left;
+    for (uint64_t k = 0; k < n; k++) m[k] = saturating_add(m[k], modules[i].start[k]);
+    m += n;
+    left -= n;
+  }
+  m = detsim__ws->fuzz_merged + detsim__ws->fuzz_merged_counters;
+  for (unsigned k = 0; k < DETSIM_FUZZ_SCHED_FEATURES; k++) m[k] = saturating_add(m[k], sched_features[k]);
+}
+
+/* Writes n bytes of this process's counters at `p`, with the shared sum's
+ * at `m` added (NULL: none), in pieces from a stack buffer. */
+static bool write_summed(int fd, const uint8_t *p, const uint8_t *m, uint64_t n) {
+  if (m == NULL) return write_all(fd, p, (size_t)n);
+  uint8_t buf[4096];
+  while (n > 0) {
+    size_t k = n < sizeof buf ? (size_t)n : sizeof buf;
+    for (size_t i = 0; i < k; i++) buf[i] = saturating_add(p[i], m[i]);
+    if (!write_all(fd, buf, k)) return false;
+    p += k;
+    m += k;
+    n -= k;
+  }
+  return true;
+}
+
 void detsim__fuzz_write_out(void) {
   const char *path = detsim__opt.fuzz_out;
   if (!path[0] || __atomic_exchange_n(&written, 1, __ATOMIC_ACQ_REL)) return;
@@ -108,15 +154,18 @@ void detsim__fuzz_write_out(void) {
     detsim__msg("fuzz_out: cannot write %s: %s", path, strerror(errno));
     return;
   }
+  /* A run's own world: the processes that ended before are in the sum. */
+  const uint8_t *m = merged_here();
   bool ok = write_all(fd, &h, sizeof h);
   uint64_t left = h.counters;
   for (unsigned i = 0; ok && i < n_modules && left > 0; i++) {
     uint64_t n = (uint64_t)(modules[i].stop - modules[i].start);
     if (n > left) n = left;
-    ok = write_all(fd, modules[i].start, (size_t)n);
+    ok = write_summed(fd, modules[i].start, m, n);
+    if (m) m += n;
     left -= n;
   }
-  if (ok) ok = write_all(fd, sched_features, sizeof sched_features);
+  if (ok) ok = write_summed(fd, sched_features, m, sizeof sched_features);
   close(fd);
   if (!ok) detsim__msg("fuzz_out: writing %s failed", path);
 }

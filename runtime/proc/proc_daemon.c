@@ -26,6 +26,7 @@
 #include <unistd.h>
 
 #include "proc/proc.h"
+#include "trace/trace.h"
 #include "intercept/intercept.h"
 #include "core/core.h"
 #include "sched/sched.h"
@@ -37,6 +38,7 @@
 /* The child of daemon's fork, in this very process. */
 static void become_own_child(detsim_thread *self) {
   pid_t pid = detsim__proc_alloc();
+  detsim__plan_process_made(pid); /* a plan may name the daemon */
   detsim__proc_orphan_children();
   detsim__proc_set(pid, DETSIM_PID_INIT, detsim__proc_pgid(), detsim__proc_sid());
   if (detsim__in_world) S->nodes[detsim__node_index].vpid = pid;

@@ -26,6 +26,7 @@
 #include <unistd.h>
 
 #include "core/core.h"
+#include "fuzz/fuzz.h"
 #include "time/time.h"
 #include "limits.h"
 #include "net/net.h"
@@ -210,13 +211,21 @@ int detsim__proc_exec(const char *call, const char *file, bool search, int fd, c
   }
   if (!sim) return detsim__opt.exec_native ? run_outside(call, path, fd, argv, envp) : detsim__proc_exec_refuse(call, shown);
   /* A run that cannot be a world of its own (a sanitized build, a schedule
-   * plan, pct) is replaced by the new image, as before processes were
+   * plan) is replaced by the new image, as before processes were
    * simulated: the new image starts a run of its own. */
-  if (!detsim__in_world && (S == NULL || detsim__proc_world_fd < 0 || detsim__sched_pct() || detsim__plan_replaying ||
+  if (!detsim__in_world && (S == NULL || detsim__proc_world_fd < 0 || detsim__plan_replaying ||
                             detsim__opt.plan_out[0])) {
-    detsim__msg("warning: %s(\"%s\"): this run cannot hand its process over (no world region, or strategy=pct or "
-                "a schedule plan): the new image starts a run of its own", call, shown);
+    detsim__msg("warning: %s(\"%s\"): this run cannot hand its process over (no world region, or a schedule "
+                "plan): the new image starts a run of its own", call, shown);
     return fd >= 0 ? REAL(fexecve)(fd, argv, envp) : REAL(execve)(path, argv, envp);
+  }
+  /* A plan keys decisions by thread ids, which a new image starts again. */
+  if (detsim__in_world && detsim__plan_on()) {
+    detsim__msg("error: %s(\"%s\"): an exec in a process of a run under a schedule plan (plan=, plan_out=) is not "
+                "simulated (the new image's threads would take the old one's names): the call fails with ENOSYS",
+                call, shown);
+    errno = ENOSYS;
+    return -1;
   }
   if (!detsim__proc_world_fd_ok()) {
     detsim__msg("error: %s(\"%s\"): the world's memory descriptor %d was closed or replaced by the program, so the "
@@ -264,6 +273,9 @@ int detsim__proc_exec(const char *call, const char *file, bool search, int fd, c
   bool on = false;
   net_exec_each(placeholder_cloexec, &on);
   REAL(fcntl)(detsim__proc_world_fd, F_SETFD, 0);
+  /* Fuzz mode: what the old image reached (a failed exec counts it twice;
+   * coverage only guides). */
+  detsim__fuzz_world_give();
   int r = fd >= 0 ? REAL(fexecve)(fd, argv, env) : REAL(execve)(path, argv, env);
   /* Failed: nothing of the process changed. */
   e = errno;

@@ -69,12 +69,12 @@ bool detsim__proc_orphan(void) {
 
 /* ---- the run's own region, and its world ---- */
 
-/* Under a sanitizer the fixed address is no place for a region: it lies in
- * ThreadSanitizer's shadow, and AddressSanitizer's interceptors see every
- * page of it.  A sanitized run stays one process (fork fails with ENOMEM,
- * naming why). */
+/* Under ThreadSanitizer (and MemorySanitizer, which detsim-cc refuses) the
+ * fixed address is no place for a region: it lies in their shadow.  Such a
+ * run stays one process (fork fails with ENOMEM, naming why).  Under
+ * AddressSanitizer the address is ordinary high memory, as for a
+ * scenario's nodes. */
 extern void __tsan_init(void) __attribute__((weak));
-extern void __asan_init(void) __attribute__((weak));
 extern void __msan_init(void) __attribute__((weak));
 
 int detsim__proc_world_fd = -1;
@@ -120,7 +120,7 @@ bool detsim__proc_world_fd_ok(void) {
 }
 
 void detsim__proc_map_own_region(void) {
-  if (__tsan_init || __asan_init || __msan_init) return;
+  if (__tsan_init || __msan_init) return;
   void *want = (void *)(uintptr_t)DETSIM_WORLD_ADDR;
   int fd = world_memfd();
   void *p = mmap(want, DETSIM_WORLD_BYTES, PROT_READ | PROT_WRITE,
@@ -170,8 +170,18 @@ void detsim__proc_become_world(void) {
   snprintf(me->name, sizeof me->name, "localhost");
   me->parent = -1;
   me->incarnation = 1;
+  /* Choice mode: the bytes are the world's from here, taken in the order
+   * of the one history whichever process decides (fuzz/fuzz.h). */
+  if (detsim__choices_on) {
+    S->choices_on = 1;
+    S->choices_len = detsim__choices_len();
+    detsim__choices_move(S->choices, &S->choices_pos);
+  }
   detsim__world_solo = true;
   detsim__in_world = true;
+  detsim__fuzz_world_begin();
+  detsim__sched_pct_share(&S->pct); /* strategy=pct: one set of change points */
+  detsim__plan_share();              /* plans: one record, the processes named */
   detsim__node_index = 0;
   detsim__host_index = 0;
   detsim__clock_follow(&me->clock);
@@ -203,9 +213,7 @@ static pid_t fork_fails(int err) {
   return -1;
 }
 
-bool detsim__proc_can_fork(void) {
-  return S != NULL && !detsim__sched_pct() && !detsim__plan_replaying && !detsim__opt.plan_out[0];
-}
+bool detsim__proc_can_fork(void) { return S != NULL; }
 
 /* The slot a new process takes: the first whose process is gone for good
  * (ended and waited for, or taken by its host's crash, its real process
@@ -235,14 +243,9 @@ pid_t detsim__proc_fork(uintptr_t pc) {
   CHECK(self != NULL);
   if (S == NULL) {
     detsim__msg("error: fork(): the world's shared region could not be mapped at 0x%llx in this process (or a "
-                "sanitizer build has none), so a child could not share the simulation; fork fails with ENOMEM",
+                "ThreadSanitizer build has none), so a child could not share the simulation; fork fails with ENOMEM",
                 (unsigned long long)DETSIM_WORLD_ADDR);
     return fork_fails(ENOMEM);
-  }
-  if (detsim__sched_pct() || detsim__plan_replaying || detsim__opt.plan_out[0] || detsim__choices_on) {
-    detsim__msg("error: fork() under strategy=pct, a schedule plan or choice mode is not simulated (they are for one "
-                "process); fork fails with ENOSYS");
-    return fork_fails(ENOSYS);
   }
   detsim__yield_aux(DETSIM_EV_proc_fork, NULL, pc, 0);
   if (!detsim__in_world) detsim__proc_become_world();
@@ -264,6 +267,7 @@ pid_t detsim__proc_fork(uintptr_t pc) {
   n->parent = (int32_t)detsim__node_index;
   /* The world's next id (proc/proc.h), taken by the baton holder. */
   n->vpid = detsim__proc_alloc();
+  detsim__plan_process_made(n->vpid);
   n->pgid = detsim__proc_pgid();
   n->sid = detsim__proc_sid();
   memcpy(n->name, S->nodes[detsim__host_index].name, sizeof n->name);
@@ -279,6 +283,9 @@ pid_t detsim__proc_fork(uintptr_t pc) {
   S->exec_outside[slot] = 0;
   if (slot == S->n_nodes) S->n_nodes = slot + 1;
   net_fork_share(+1);
+  /* What the child draws first, drawn here in the history's order. */
+  detsim__sched_fork_prepare();
+  n->pct_top = detsim__sched_fork_child_priority();
   fork_slot = (int)slot;
   fork_parent_real_pid = REAL(getpid)();
   fork_from_main = !detsim__proc_is_forked() && REAL(syscall)(SYS_gettid) == fork_parent_real_pid;
@@ -346,6 +353,7 @@ void detsim__proc_end(int wait_status) {
   /* As the kernel ends a process: its descriptors close (a shared one
    * stays open in the other processes that hold it). */
   net_close_all();
+  detsim__fuzz_world_give(); /* fuzz mode: what it reached guides too */
   me->wait_status = wait_status;
   detsim__proc_orphan_children();
   if (me->parent >= 0) {
@@ -401,8 +409,10 @@ int detsim__proc_holder_died(void) {
   uint32_t st = __atomic_load_n(&n->state, __ATOMIC_ACQUIRE);
   if (pid <= 0 || (st != DETSIM_NODE_READY && st != DETSIM_NODE_STARTING)) return -1;
   if (!real_process_dead(pid)) return -1;
-  /* It may have handed the world over just before it ended. */
+  /* It may have handed the world over just before it ended, or ended the
+   * run (a failure it found: the warden writes the result). */
   if (__atomic_load_n(&S->current, __ATOMIC_ACQUIRE) != cur) return -1;
+  if (__atomic_load_n(&S->ended, __ATOMIC_ACQUIRE)) return -1;
   return n->vpid;
 }
 

@@ -308,15 +308,51 @@ static void pct_lower(detsim_thread *t, int64_t prio) {
   t->priority = prio;
 }
 
+/* A new thread's priority: above every change point's and every lowered
+ * one, drawn from the seed. */
+static int64_t pct_new_priority(void) {
+  return (int64_t)(DETSIM_PCT_DEPTH_MAX + 1 + (detsim__rng_next(&W.rng) >> 2));
+}
+
+_Static_assert(DETSIM_PCT_DEPTH_MAX <= DETSIM_WORLD_PCT_CHANGES_MAX, "a world holds every change point");
+
+void detsim__sched_pct_share(struct detsim_world_pct *shared) {
+  if (!W.pct) return;
+  *shared = *W.pct_points;
+  shared->on = 1;
+  W.pct_points = shared;
+}
+
+int64_t detsim__sched_pct_top(bool idle) {
+  detsim_thread *cands[DETSIM_MAX_THREADS];
+  unsigned n = idle ? 0 : detsim__sched_collect_runnable(cands, NULL);
+  int64_t top = INT64_MIN;
+  for (unsigned i = 0; i < n; i++)
+    if (cands[i]->priority > top) top = cands[i]->priority;
+  if (n > 0) return top;
+  for (unsigned i = 0; i < W.slots_used; i++) {
+    detsim_thread *t = &W.threads[i];
+    if ((t->state == DETSIM_T_RUNNABLE || t->state == DETSIM_T_BLOCKED) && t->priority > top) top = t->priority;
+  }
+  return top;
+}
+
 /* PCT step at a yield point: apply a change point if this event is one, then
- * run the highest-priority runnable thread. */
+ * run the highest-priority runnable thread (in a world: of every process,
+ * sched_world.c). */
 static void pct_step(detsim_thread *self) {
   uint64_t n = detsim__events();
-  if (W.pct_next < W.pct_changes && n >= W.pct_change_at[W.pct_next]) {
-    pct_lower(self, (int64_t)(W.pct_changes - W.pct_next));
-    W.pct_next++;
+  struct detsim_world_pct *pp = W.pct_points;
+  if (pp->next < pp->changes && n >= pp->change_at[pp->next]) {
+    pct_lower(self, (int64_t)(pp->changes - pp->next));
+    pp->next++;
   }
-  if (++self->run_length > PCT_STARVATION_EVENTS) pct_lower(self, W.pct_lowest--);
+  if (++self->run_length > PCT_STARVATION_EVENTS) pct_lower(self, pp->lowest--);
+  if (detsim__in_world) {
+    struct choice c = detsim__sched_world_choose(NULL, true, true);
+    if (c.thread != self && (c.thread || c.node >= 0)) detsim__sched_world_switch(self, c);
+    return;
+  }
   detsim_thread *cands[DETSIM_MAX_THREADS];
   unsigned c = detsim__sched_collect_runnable(cands, NULL);
   detsim_thread *best = cands[0];
@@ -326,10 +362,20 @@ static void pct_step(detsim_thread *self) {
   detsim__sched_switch_to(self, best);
 }
 
-/* A plan's yield point: switch only where the plan says. */
+/* A plan's yield point: switch only where the plan says (in a world, to
+ * another process too). */
 static void plan_step(detsim_thread *self) {
-  uint32_t id = detsim__plan_take(self->id, self->steps, DETSIM_PLAN_SWITCH);
-  if (id == 0 || id == self->id) return;
+  int32_t pid;
+  uint32_t id;
+  if (!detsim__plan_take_any(self->id, self->steps, DETSIM_PLAN_SWITCH, &pid, &id)) return;
+  if (pid != (int32_t)detsim__proc_pid()) {
+    int node = detsim__in_world ? detsim__sched_world_node_of(pid) : -1;
+    if (node < 0) return; /* not a process that can run now: passed over */
+    detsim__plan_record_any(self->id, self->steps, DETSIM_PLAN_SWITCH, pid, 0);
+    detsim__sched_world_switch(self, (struct choice){ NULL, node });
+    return;
+  }
+  if (id == self->id) return;
   detsim_thread *cands[DETSIM_MAX_THREADS];
   unsigned n = detsim__sched_collect_runnable(cands, self);
   detsim_thread *next = find_candidate(cands, n, id);
@@ -341,15 +387,19 @@ static void plan_step(detsim_thread *self) {
 /* Yield points until the next preemption: drawn once per preemption from
  * the geometric distribution of the per-point probability, so a yield point
  * that does not switch costs a decrement, not a draw. */
-static uint64_t preempt_gap(void) {
-  uint8_t b;
-  if (__builtin_expect(detsim__choices_on, 0) && detsim__choices_next(&b)) return detsim_fuzz_gap(b);
+static uint64_t seeded_gap(void) {
   if (W.preempt <= 0.0) return UINT64_MAX;
   if (W.preempt >= 1.0) return 1;
   double u = (double)((detsim__rng_next(&W.rng) >> 11) + 1) * 0x1.0p-53; /* in (0, 1] */
   double k = __builtin_ceil(__builtin_log(u) / __builtin_log1p(-W.preempt));
   if (k < 1.0) return 1;
   return k >= 1e18 ? UINT64_MAX : (uint64_t)k;
+}
+
+static uint64_t preempt_gap(void) {
+  uint8_t b;
+  if (__builtin_expect(detsim__choices_on, 0) && detsim__choices_next(&b)) return detsim_fuzz_gap(b);
+  return seeded_gap();
 }
 
 /* A yield point that may switch: a plan or PCT decides at every one
@@ -367,7 +417,7 @@ static __attribute__((noinline)) void preempt_slow(detsim_thread *self) {
   }
   W.preempt_countdown = preempt_gap();
   if (detsim__in_world) {
-    struct choice c = detsim__sched_world_choose(self, true);
+    struct choice c = detsim__sched_world_choose(self, true, true);
     if (c.thread || c.node >= 0) detsim__sched_world_switch(self, c);
     return;
   }
@@ -423,13 +473,16 @@ void detsim__yield_to_other(uintptr_t pc) {
   if (self == NULL || self->suppress) return;
   detsim__event(DETSIM_EV_yield, self, NULL, pc, 0);
   if (detsim__in_world) {
-    struct choice c = detsim__sched_world_choose(self, true);
-    if (c.thread || c.node >= 0) detsim__sched_world_switch(self, c);
+    struct choice c = detsim__sched_world_choose(self, true, false);
+    if (c.thread || c.node >= 0) {
+      if (W.pct) pct_lower(self, W.pct_points->lowest--);
+      detsim__sched_world_switch(self, c);
+    }
   } else {
     detsim_thread *cands[DETSIM_MAX_THREADS];
     unsigned n = detsim__sched_collect_runnable(cands, self);
     if (n > 0) {
-      if (W.pct) pct_lower(self, W.pct_lowest--);
+      if (W.pct) pct_lower(self, W.pct_points->lowest--);
       detsim__sched_switch_to(self, pick(cands, n));
     }
   }
@@ -709,7 +762,7 @@ int detsim__thread_create(pthread_t *out, const pthread_attr_t *attr,
   t->state = DETSIM_T_RUNNABLE;
   t->start = start;
   t->arg = arg;
-  t->priority = W.pct ? (int64_t)(DETSIM_PCT_DEPTH_MAX + 1 + (detsim__rng_next(&W.rng) >> 2)) : 0;
+  t->priority = W.pct ? pct_new_priority() : 0;
   int detach = PTHREAD_CREATE_JOINABLE;
   if (attr) pthread_attr_getdetachstate(attr, &detach);
   t->detached = detach == PTHREAD_CREATE_DETACHED;
@@ -917,8 +970,13 @@ void detsim__sched_start(uint64_t seed) {
   }
   W.preempt = p;
   W.preempt_countdown = detsim__plan_replaying || W.pct ? 1 : preempt_gap();
-  if (W.pct) {
-    W.pct_changes = (unsigned)detsim__opt.pct_depth - 1;
+  W.pct_points = &W.pct_own;
+  if (W.pct && detsim__in_world && detsim__ws->pct.on) {
+    /* An exec's new image in a run's own world: the world's change points. */
+    W.pct_points = &detsim__ws->pct;
+  } else if (W.pct) {
+    struct detsim_world_pct *pp = &W.pct_own;
+    pp->changes = (unsigned)detsim__opt.pct_depth - 1;
     uint64_t steps = detsim__opt.pct_steps;
     if (steps == 0) {
       /* PCT's guarantee needs change points spread over the run's real
@@ -928,16 +986,16 @@ void detsim__sched_start(uint64_t seed) {
       steps = (uint64_t)(64.0 * __builtin_exp(detsim__rng_unit(&swarm) * __builtin_log(16384.0)));
     }
     W.pct_steps = steps;
-    for (unsigned i = 0; i < W.pct_changes; i++)
-      W.pct_change_at[i] = 1 + detsim__rng_below(&W.rng, steps);
+    for (unsigned i = 0; i < pp->changes; i++)
+      pp->change_at[i] = 1 + detsim__rng_below(&W.rng, steps);
     /* sorted, so the scheduler meets them in order */
-    for (unsigned i = 1; i < W.pct_changes; i++)
-      for (unsigned j = i; j > 0 && W.pct_change_at[j - 1] > W.pct_change_at[j]; j--) {
-        uint64_t x = W.pct_change_at[j];
-        W.pct_change_at[j] = W.pct_change_at[j - 1];
-        W.pct_change_at[j - 1] = x;
+    for (unsigned i = 1; i < pp->changes; i++)
+      for (unsigned j = i; j > 0 && pp->change_at[j - 1] > pp->change_at[j]; j--) {
+        uint64_t x = pp->change_at[j];
+        pp->change_at[j] = pp->change_at[j - 1];
+        pp->change_at[j - 1] = x;
       }
-    W.pct_lowest = 0;
+    pp->lowest = 0;
   }
   W.max_sim_time_ns = detsim__opt.max_sim_time_s * 1000000000ull;
   W.time_stop = W.max_sim_time_ns;
@@ -953,7 +1011,7 @@ void detsim__sched_start(uint64_t seed) {
   if (detsim__in_world) futex_private = 0;
   init_baton(main_thread);
   *main_thread->baton = DETSIM_BATON_RUN;
-  main_thread->priority = W.pct ? (int64_t)(DETSIM_PCT_DEPTH_MAX + 1 + (detsim__rng_next(&W.rng) >> 2)) : 0;
+  main_thread->priority = W.pct ? pct_new_priority() : 0;
   W.live = 1;
   W.current = main_thread;
   detsim__tls_self = main_thread;
@@ -1002,6 +1060,19 @@ void detsim__sched_become_world(void) {
   }
 }
 
+/* The child's first preemption gap from the choices bytes (0: none), and
+ * its thread's priority under PCT. */
+static uint64_t fork_child_gap;
+static int64_t fork_child_priority;
+
+void detsim__sched_fork_prepare(void) {
+  uint8_t b;
+  fork_child_gap = detsim__choices_on && detsim__choices_next(&b) ? detsim_fuzz_gap(b) : 0;
+  fork_child_priority = W.pct ? pct_new_priority() : 0;
+}
+
+int64_t detsim__sched_fork_child_priority(void) { return fork_child_priority; }
+
 /* The child of a simulated fork, before its program goes on: it has one
  * thread, the one that forked (its slot and id stay); it draws from its
  * own streams, and its baton words are its own slot's in the world. */
@@ -1025,7 +1096,12 @@ void detsim__sched_fork_child(void) {
   char label[64];
   detsim__world_label(label, sizeof label, "scheduler");
   detsim__rng_init(&W.rng, detsim__seed_child(W.seed, label));
-  W.preempt_countdown = preempt_gap();
+  /* A gap its parent took from the choices bytes, else its own stream's
+   * (this process draws nothing shared before it first holds the world). */
+  W.preempt_countdown = W.pct || detsim__plan_replaying ? 1 : fork_child_gap ? fork_child_gap : seeded_gap();
+  /* A new process's thread under PCT: a priority drawn as a new thread's. */
+  self->priority = fork_child_priority;
+  self->run_length = 0;
   /* Not cleared: the parent cleared it before the fork, and the world may
    * already have come here through it. */
   self->baton = detsim__world_baton((unsigned)(self - W.threads));

@@ -191,6 +191,7 @@ _Noreturn void detsim__cancel_act(void);
 #include <sys/types.h>
 
 #include "limits.h"
+#include "world_abi.h"
 #include "core/core.h"
 
 enum detsim_thread_state {
@@ -316,12 +317,12 @@ struct detsim_world {
   /* random walk */
   double preempt;
   uint64_t preempt_countdown;    /* yield points to the next preemption */
-  /* pct */
+  /* pct: the change points are this process's, or in a world the
+   * world's (pct_points points there) */
   bool pct;
-  unsigned pct_changes, pct_next;
   uint64_t pct_steps;
-  uint64_t pct_change_at[DETSIM_PCT_DEPTH_MAX];
-  int64_t pct_lowest;
+  struct detsim_world_pct pct_own;
+  struct detsim_world_pct *pct_points;
   /* limits, checked on every event with one compare each */
   uint64_t event_stop;
   uint64_t max_sim_time_ns;
@@ -331,6 +332,9 @@ struct detsim_world {
    * any deadline is read for a time jump or an idle node's wake time. */
   bool times_stale;
   uint64_t break_at;
+  /* The choices this process's dispatcher made (a world's): where a plan
+   * keys them (trace/trace.h). */
+  uint64_t dispatch_steps;
 };
 
 extern struct detsim_world W;
@@ -354,9 +358,22 @@ void detsim__sched_start(uint64_t seed);
 void detsim__sched_forget_in_child(void);
 /* A run's first fork (world_proc.c): the baton words move into the world. */
 void detsim__sched_become_world(void);
+/* Before a simulated fork, holding the world: what the child's scheduler
+ * takes first (its first preemption gap in choice mode), drawn by the
+ * parent so that it comes in the history's order. */
+void detsim__sched_fork_prepare(void);
+/* Under PCT the priority the child's thread takes (drawn by the prepare
+ * as for a new thread). */
+int64_t detsim__sched_fork_child_priority(void);
 /* The child of a simulated fork: only the forking thread is left. */
 void detsim__sched_fork_child(void);
 bool detsim__sched_pct(void);
+/* PCT in a run's own world (its first fork or exec): the change points
+ * move into the world's header, where every process meets them. */
+void detsim__sched_pct_share(struct detsim_world_pct *shared);
+/* The highest priority of this process's threads that can run (with
+ * `idle`: of every live one): what the world's PCT choices compare. */
+int64_t detsim__sched_pct_top(bool idle);
 /* The owner of a simulated mutex (0 when unknown): for deadlock reports. */
 uint32_t detsim__mutex_owner_hint(const void *mutex);
 
@@ -401,8 +418,14 @@ uint64_t detsim__sched_draw_below(uint64_t n);
  * node's choice; true when that is itself. */
 bool detsim__sched_take_world(detsim_thread *self);
 /* A choice over this node's runnable threads (unless `local` is false) and
- * the other nodes that may have something to run; none may be there. */
-struct choice detsim__sched_world_choose(detsim_thread *exclude, bool local);
+ * the other nodes that may have something to run; none may be there.
+ * `preempting`: at a yield point, whose plan default is to keep running
+ * (a plan's preemptions are plan_step's); otherwise a replayed plan
+ * decides, its default the first option.  A schedule plan being recorded
+ * gets the choice when it differs from the default (trace/trace.h). */
+struct choice detsim__sched_world_choose(detsim_thread *exclude, bool local, bool preempting);
+/* The candidate node whose process has virtual pid `pid`, -1 if none. */
+int detsim__sched_world_node_of(int32_t pid);
 /* The same, waiting out deadlines in virtual time until there is one. */
 struct choice detsim__sched_world_choose_when_stuck(detsim_thread *self, detsim_thread *exclude, bool local);
 /* Runs choice `c` after `self` gave up the CPU. */

@@ -1,7 +1,8 @@
 /* The scheduler's choices in a world (world.h): over this node's runnable
  * threads and the other nodes that may have something to run, drawn
- * uniformly from the seed (in choice mode from the world's choices bytes);
- * when nothing anywhere can run, time jumps to the earliest deadline of any
+ * uniformly from the seed (in choice mode from the world's choices bytes),
+ * in a run's own world also by PCT's priorities or a schedule plan's
+ * entries; when nothing anywhere can run, time jumps to the earliest deadline of any
  * node.  How the world comes to a node and leaves
  * it (the guessed thread, the dispatcher), and a node's exit, crash and
  * clock steps.  The rest of the scheduler is sched.c.
@@ -13,6 +14,7 @@
 #include "core/core.h"
 #include "time/time.h"
 #include "net/net.h"
+#include "proc/proc.h"
 #include "intercept/intercept.h"
 #include "sched/sched.h"
 #include "signal/signal.h"
@@ -49,6 +51,11 @@ static void hand_over(detsim_thread *self, unsigned node, bool idle, detsim_thre
     self->run_length = 0;
     __atomic_store_n(self->baton, 0, __ATOMIC_RELAXED);
   }
+  /* PCT: what this process offers the world's next choices (one that
+   * ended offers nothing: its waits' objects may be gone). */
+  struct detsim_world_node *me = &detsim__ws->nodes[detsim__node_index];
+  if (W.pct && __atomic_load_n(&me->state, __ATOMIC_ACQUIRE) == DETSIM_NODE_READY)
+    me->pct_top = detsim__sched_pct_top(idle);
   W.current = NULL;
   detsim__world_hand_to(node, idle, idle ? detsim__sched_next_deadline() : DETSIM_NO_DEADLINE, guess_first(first));
 }
@@ -63,7 +70,92 @@ void detsim__sched_leave_for(detsim_thread *self, unsigned node) {
 
 _Noreturn static void world_deadlock(detsim_thread *self);
 
-struct choice detsim__sched_world_choose(detsim_thread *exclude, bool local) {
+/* PCT over the world (a run's own, whose processes all run under it): the
+ * highest priority of this process's runnable threads and of what the
+ * other processes offered when they last handed the world over; a tie
+ * goes to this process, then to the lowest slot.  A process that offered
+ * more than it finds runnable when the world comes (what its thread
+ * waited for was taken meanwhile) offers anew as it hands the world on,
+ * so the choices settle. */
+static struct choice pct_choose(detsim_thread **cands, unsigned nl, const unsigned *nodes, unsigned nr) {
+  struct choice c = { NULL, -1 };
+  int64_t best = INT64_MIN;
+  for (unsigned i = 0; i < nl; i++)
+    if (c.thread == NULL || cands[i]->priority > best) {
+      c.thread = cands[i];
+      best = cands[i]->priority;
+    }
+  for (unsigned i = 0; i < nr; i++) {
+    int64_t p = detsim__ws->nodes[nodes[i]].pct_top;
+    if ((c.thread == NULL && c.node < 0) || p > best) {
+      c.thread = NULL;
+      c.node = (int)nodes[i];
+      best = p;
+    }
+  }
+  return c;
+}
+
+int detsim__sched_world_node_of(int32_t pid) {
+  unsigned nodes[DETSIM_WORLD_NODES_MAX];
+  /* As every choice does first: an idle process whose time came may run. */
+  detsim__world_wake_due(detsim__now_ns());
+  unsigned nr = detsim__world_candidates(nodes);
+  for (unsigned i = 0; i < nr; i++)
+    if (detsim__ws->nodes[nodes[i]].vpid == pid) return (int)nodes[i];
+  return -1;
+}
+
+/* What a plan names: a runnable thread of this process, or a candidate
+ * process (its dispatcher then picks); none when it is neither now. */
+static struct choice planned(detsim_thread **cands, unsigned nl, const unsigned *nodes, unsigned nr, int32_t pid,
+                             uint32_t id) {
+  struct choice c = { NULL, -1 };
+  if (pid == (int32_t)detsim__proc_pid()) {
+    for (unsigned i = 0; i < nl; i++)
+      if (cands[i]->id == id) c.thread = cands[i];
+    return c;
+  }
+  for (unsigned i = 0; i < nr; i++)
+    if (detsim__ws->nodes[nodes[i]].vpid == pid) c.node = (int)nodes[i];
+  return c;
+}
+
+/* The random walk's choice (in choice mode from the bytes). */
+static struct choice drawn(detsim_thread **cands, unsigned nl, const unsigned *nodes, unsigned nr) {
+  struct choice c = { NULL, -1 };
+  uint64_t r = detsim__sched_draw_below(nl + nr);
+  if (r < nl) c.thread = cands[r];
+  else c.node = (int)nodes[r - nl];
+  return c;
+}
+
+/* A choice while a schedule plan is replayed or recorded: keyed by the
+ * deciding thread's step, or by the dispatcher's count (thread 0). */
+static struct choice plan_choose(detsim_thread **cands, unsigned nl, const unsigned *nodes, unsigned nr,
+                                 bool preempting) {
+  detsim_thread *me = W.current;
+  uint32_t who = me ? me->id : 0;
+  uint64_t step = me ? me->steps : W.dispatch_steps++;
+  struct choice first = { nl ? cands[0] : NULL, nl ? -1 : (int)nodes[0] };
+  struct choice c = first;
+  int32_t pid;
+  uint32_t id;
+  if (detsim__plan_replaying) {
+    if (!preempting && detsim__plan_take_any(who, step, DETSIM_PLAN_SWITCH, &pid, &id)) {
+      struct choice p = planned(cands, nl, nodes, nr, pid, id);
+      if (p.thread || p.node >= 0) c = p;
+    }
+  } else {
+    c = W.pct ? pct_choose(cands, nl, nodes, nr) : drawn(cands, nl, nodes, nr);
+  }
+  bool differs = preempting ? c.thread != me : c.thread != first.thread || c.node != first.node;
+  if (differs && c.thread) detsim__plan_record(who, step, DETSIM_PLAN_SWITCH, c.thread->id);
+  else if (differs) detsim__plan_record_any(who, step, DETSIM_PLAN_SWITCH, detsim__ws->nodes[c.node].vpid, 0);
+  return c;
+}
+
+struct choice detsim__sched_world_choose(detsim_thread *exclude, bool local, bool preempting) {
   detsim_thread *cands[DETSIM_MAX_THREADS];
   unsigned nodes[DETSIM_WORLD_NODES_MAX];
   /* A paused node gives the world away at its next choice. */
@@ -73,17 +165,14 @@ struct choice detsim__sched_world_choose(detsim_thread *exclude, bool local) {
   detsim__world_wake_due(detsim__now_ns());
   unsigned nl = local ? detsim__sched_collect_runnable(cands, exclude) : 0;
   unsigned nr = detsim__world_candidates(nodes);
-  struct choice c = { NULL, -1 };
-  if (nl + nr == 0) return c;
-  uint64_t r = detsim__sched_draw_below(nl + nr);
-  if (r < nl) c.thread = cands[r];
-  else c.node = (int)nodes[r - nl];
-  return c;
+  if (nl + nr == 0) return (struct choice){ NULL, -1 };
+  if (__builtin_expect(detsim__plan_on(), 0)) return plan_choose(cands, nl, nodes, nr, preempting);
+  return W.pct ? pct_choose(cands, nl, nodes, nr) : drawn(cands, nl, nodes, nr);
 }
 
 struct choice detsim__sched_world_choose_when_stuck(detsim_thread *self, detsim_thread *exclude, bool local) {
   for (;;) {
-    struct choice c = detsim__sched_world_choose(exclude, local);
+    struct choice c = detsim__sched_world_choose(exclude, local, false);
     if (c.thread || c.node >= 0) return c;
     bool paused = detsim__world_paused(detsim__node_index);
     uint64_t d = local && !paused ? detsim__sched_next_deadline() : DETSIM_NO_DEADLINE;

@@ -58,6 +58,16 @@ int detsim__pc_in_runtime(uintptr_t pc);
  *   end COUNT                the number of entries: a truncated file is refused
  * A '#' after an entry starts a comment (the runtime notes the global event
  * number there).
+ *
+ * A run whose processes fork (docs/processes.md) names threads across
+ * processes as PID:T, the process's virtual pid and the thread's id in it
+ * (a plain T is a thread of the run's first process, pid 1000).  PID:0 as
+ * the deciding thread is the process's dispatcher (the choice it makes
+ * when the world comes to it, its step its count of such choices); as the
+ * chosen one it is the process itself, whose dispatcher then picks.  The
+ * default of a choice in such a world is the first runnable thread of the
+ * deciding process, else the first other process that may run.  A plan
+ * naming a process the run never had is an error at the run's end.
  */
 
 #include <stdbool.h>
@@ -72,10 +82,30 @@ int detsim__plan_load(const char *path, uint64_t seed, char *err, size_t errlen)
 /* A plan is being replayed (the plan strategy). */
 extern bool detsim__plan_replaying;
 /* The thread id the plan chose at this decision point of thread `thread`
- * at its step `step`, or 0 for the default. */
+ * (of this process) at its step `step`, or 0 for the default (or a thread
+ * of another process). */
 uint32_t detsim__plan_take(uint32_t thread, uint64_t step, enum detsim_plan_kind kind);
+/* The same for a choice that may name another process: true with the
+ * chosen process's pid and thread (0: the process) when the plan has one. */
+bool detsim__plan_take_any(uint32_t thread, uint64_t step, enum detsim_plan_kind kind, int32_t *pid,
+                           uint32_t *chosen);
 /* Records a decision that differs from the default (when plan_out is set). */
 void detsim__plan_record(uint32_t thread, uint64_t step, enum detsim_plan_kind kind, uint32_t chosen);
+/* The same for a choice of another process's thread (0: the process). */
+void detsim__plan_record_any(uint32_t thread, uint64_t step, enum detsim_plan_kind kind, int32_t pid,
+                             uint32_t chosen);
+/* Recording or replaying a plan (the world's choices then keep to it). */
+bool detsim__plan_on(void);
+/* A run's own world (its first fork): the recorded decisions and the
+ * processes the replayed plan names move to the world's region, which
+ * every process of the run writes. */
+void detsim__plan_share(void);
+/* Process `pid` was made (a fork, holding the world): a plan naming it
+ * names a process of the run. */
+void detsim__plan_process_made(int32_t pid);
+/* At the run's end, replaying: a plan naming a process the run never had
+ * is an error (exit status 89, naming it). */
+void detsim__plan_check_processes(void);
 /* Writes plan_out (once; signal-safe: write(2) only). */
 void detsim__plan_write_out(const char *class_name, uint64_t events, uint64_t history);
 

@@ -108,7 +108,9 @@ void detsim__world_attach(const char *spec) {
 }
 
 void detsim__world_choices_attach(void) {
-  if (!detsim__world_hosts() || !S->choices_on) return;
+  /* A scenario's launcher loaded them; a run's own world has them since
+   * its first fork or exec (an exec's new image attaches here too). */
+  if (!detsim__in_world || !S->choices_on) return;
   CHECK_LE(S->choices_len, DETSIM_CHOICES_BYTES_MAX);
   detsim__choices_share(S->choices, S->choices_len, &S->choices_pos);
 }

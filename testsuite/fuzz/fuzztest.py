@@ -8,7 +8,8 @@ Programs (built by CMakeLists.txt): ordering (a detsim-cc --fuzz build of
 ordering.c, a depth-1 planted ordering bug), ordering_plain (the same
 without --fuzz); world_ordering and world_ordering_plain with their
 scenarios (world_ordering.c: a depth-2 ordering bug across the nodes of a
-world), next to them.  Exit 0 when the case holds; 1 with the reason.  Every
+world), next to them; fork_ordering (a --fuzz build of fork_ordering.c, a
+depth-2 ordering bug between a parent and its forked child).  Exit 0 when the case holds; 1 with the reason.  Every
 temporary file lives in a fresh directory under the working directory,
 removed on success.
 """
@@ -499,6 +500,82 @@ def case_world_bad_input():
         need(r"^simfuzz: .*" + pattern, err, " ".join(args))
     return "%d bad choices files refused by simworld (status %d), %d bad targets by simfuzz" % (
         len(cases), USAGE_STATUS, len(fuzz_cases))
+
+
+# ---------------------------------------------------------------- fork
+
+FORK = "fork_ordering"  # the planted ordering bug between a parent and its child, depth 2
+
+
+def case_fork_choices():
+    """A run that forks takes its choices file's bytes in the order of the
+    one history, in parent and child alike: the same input in separate
+    processes takes the same history; different inputs different ones;
+    an empty file is the seed's own run; an input cut to the bytes it took,
+    or extended, takes the same history; the bytes taken count both
+    processes' decisions (more than the parent alone could take before it
+    forks)."""
+    rng = random.Random(23)
+    hists = set()
+    for i in range(6):
+        # Gap bytes below 24: preemptions within the short run's 30-odd yield points.
+        path = write("f%d" % i, bytes(rng.randrange(24) for _ in range(64)))
+        runs = {sim(5, "choices=" + path, program=FORK)[:3] for _ in range(3)}
+        check(len(runs) == 1, "input %d: three processes took %s" % (i, sorted(runs)))
+        hists.add(next(iter(runs))[2])
+    check(len(hists) >= 4, "6 inputs took only %d histories" % len(hists))
+    empty = write("empty", b"")
+    for seed in (1, 2, 3, 4):
+        plain = sim(seed, program=FORK)[:3]
+        chosen = sim(seed, "choices=" + empty, program=FORK)
+        check(chosen[:3] == plain, "seed %d: empty choices %s, the seed alone %s" % (seed, chosen[:3], plain))
+    cut = 0
+    for i in range(8):
+        data = bytes(rng.randrange(24) for _ in range(200))
+        whole = sim(2, "choices=" + write("w%d" % i, data), program=FORK)
+        u, _ = used(whole[3])
+        if u == len(data):
+            continue
+        a = sim(2, "choices=" + write("c%d" % i, data[:u]), program=FORK)
+        b = sim(2, "choices=" + write("m%d" % i, data[:u] + bytes(rng.randrange(256) for _ in range(50))),
+                program=FORK)
+        check(a[:3] == whole[:3] == b[:3], "input %d: whole %s, cut to %d bytes %s, longer %s" % (
+            i, whole[:3], u, a[:3], b[:3]))
+        cut += 1
+    check(cut >= 3, "only %d inputs ended before their bytes" % cut)
+    # Dense preemptions (gap bytes 0..3): the child's decisions take bytes too.
+    dense = sim(3, "choices=" + write("dense", bytes(rng.randrange(4) for _ in range(300))), program=FORK)
+    u, _ = used(dense[3])
+    check(u > 20, "a dense input took only %d bytes" % u)
+    return "6 inputs x 3 processes: one history each (%d histories); empty = the seed's run (4 seeds); " \
+           "%d inputs cut/extended: same history; a dense input took %d bytes" % (len(hists), cut, u)
+
+
+def case_fork_simfuzz_finds():
+    """simfuzz finds the planted depth-2 bug between a parent and its child
+    (the seed's own run passes) within 3000 executions; the printed replay
+    line, run twice in separate processes, takes the failing history both
+    times, and the simreplay line replays it."""
+    check(sim(1, program=FORK)[0] == "pass", "the seed's own run fails: nothing to find")
+    out = os.path.join(WORK, "out")
+    st, _, err = simfuzz(["--out", out, "-seed=1", "-runs=3000", "-artifact_prefix=%s/" % WORK, "--", prog(FORK)],
+                         timeout=280)
+    check(st == 77, "simfuzz exit status %d, expected 77 (a failure found)\n%s" % (st, err[-3000:]))
+    m = need(r"^simfuzz: found crash at run (\d+): (detsim: crash seed=1 events=(\d+) history=([0-9a-f]{16}).*)$",
+             err, "finding")
+    execs, line, events, hist = int(m.group(1)), m.group(2), m.group(3), m.group(4)
+    need(r"^fork_ordering: the child took all 2 windows$", err, "the program's own words")
+    rep = need(r"^simfuzz: replay: (.*)$", err, "replay line").group(1)
+    for _ in range(2):
+        st, _, rerr = run(["sh", "-c", rep])
+        rm = RESULT_RE.findall(rerr)
+        check(rm and rm[-1][0] == "crash" and rm[-1][3] == hist and rm[-1][2] == events,
+              "the replay line gave %s, expected crash %s" % (rm[-1:] if rm else rerr[-2000:], hist))
+    chk = need(r"^simfuzz: check:  (simreplay .*)$", err, "simreplay line").group(1)
+    st, sout, serr = run(["sh", "-c", chk.replace("simreplay", tool("simreplay"), 1)], expect=0)
+    need(r"replays exactly", sout + serr, "simreplay")
+    return "found at run %d (%s); the replay line twice and simreplay: the same history" % (
+        execs, line.split(" sim_time")[0])
 
 
 CASES = {n[5:].replace("_", "-"): f for n, f in globals().items() if n.startswith("case_")}

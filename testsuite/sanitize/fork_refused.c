@@ -1,8 +1,7 @@
-/* fork in a sanitized simulation build: the run's processes share a world
- * region at a fixed address that lies in ThreadSanitizer's shadow (and that
- * AddressSanitizer's interceptors would see every page of), so a sanitized
- * run stays one process and fork fails with ENOMEM, saying why on stderr.
- * The program goes on as after any failed fork. */
+/* fork in a ThreadSanitizer simulation build: the run's processes share a
+ * world region at a fixed address that lies in ThreadSanitizer's shadow,
+ * so such a run stays one process and fork fails with ENOMEM, saying why
+ * on stderr.  The program goes on as after any failed fork. */
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>

@@ -21,6 +21,31 @@ bool st_plan_is_plan_file(const char *path) {
   return yes;
 }
 
+/* A thread as a plan names it: T, or PID:T (T 0 only with a pid: a
+ * process's dispatcher, or the process; runtime/trace/trace.h). */
+static bool parse_thread(const char *s, int32_t *pid, uint32_t *thread) {
+  uint64_t p = 0, t;
+  const char *colon = strchr(s, ':');
+  if (colon) {
+    char num[32];
+    size_t n = (size_t)(colon - s);
+    if (n == 0 || n >= sizeof num) return false;
+    memcpy(num, s, n);
+    num[n] = '\0';
+    if (!st_parse_u64(num, &p) || p == 0 || p > INT32_MAX) return false;
+    s = colon + 1;
+  }
+  if (!st_parse_u64(s, &t) || t > UINT32_MAX || (t == 0 && !colon)) return false;
+  *pid = (int32_t)p;
+  *thread = (uint32_t)t;
+  return true;
+}
+
+static void print_thread(FILE *f, int32_t pid, uint32_t thread) {
+  if (pid) fprintf(f, "%d:%" PRIu32, (int)pid, thread);
+  else fprintf(f, "%" PRIu32, thread);
+}
+
 static int fail(char *err, size_t errlen, const char *path, unsigned line, const char *what) {
   snprintf(err, errlen, "plan file %s line %u: %s", path, line, what);
   return -1;
@@ -73,27 +98,28 @@ int st_plan_load(const char *path, struct st_plan *p, char *err, size_t errlen) 
       }
       char w0[16], w1[32], w2[32], w3[32], extra[2];
       int k = sscanf(l, "%15s %31s %31s %31s %1s", w0, w1, w2, w3, extra);
-      uint64_t a = 0, b = 0, c = 0;
+      uint64_t a = 0, b = 0;
+      int32_t pa = 0, pc = 0;
+      uint32_t ta = 0, tc = 0;
       if (k == 2 && !strcmp(w0, "seed") && st_parse_u64(w1, &a)) {
         p->seed = a;
         have_seed = true;
       } else if (k == 2 && !strcmp(w0, "end") && st_parse_u64(w1, &a)) {
         if (a != p->n) rc = fail(err, errlen, path, line, "the entry count does not match 'end' (a truncated or edited file)");
         have_end = true;
-      } else if (k == 4 && (!strcmp(w0, "switch") || !strcmp(w0, "wake")) && st_parse_u64(w1, &a) &&
-                 st_parse_u64(w2, &b) && st_parse_u64(w3, &c) && a >= 1 && a <= UINT32_MAX && c >= 1 &&
-                 c <= UINT32_MAX) {
+      } else if (k == 4 && (!strcmp(w0, "switch") || !strcmp(w0, "wake")) && parse_thread(w1, &pa, &ta) &&
+                 st_parse_u64(w2, &b) && parse_thread(w3, &pc, &tc)) {
         if (!have_seed) rc = fail(err, errlen, path, line, "an entry before the 'seed' line");
         else {
           if (p->n == cap) {
             cap = cap ? cap * 2 : 64;
             p->entries = st_xrealloc(p->entries, cap * sizeof *p->entries);
           }
-          p->entries[p->n++] = (struct st_plan_entry){ .thread = (uint32_t)a, .step = b, .chosen = (uint32_t)c,
-                                                       .wake = w0[0] == 'w', .event = ev };
+          p->entries[p->n++] = (struct st_plan_entry){ .thread = ta, .step = b, .chosen = tc, .pid = pa,
+                                                       .chosen_pid = pc, .wake = w0[0] == 'w', .event = ev };
         }
       } else {
-        rc = fail(err, errlen, path, line, "expected 'seed N', 'switch THREAD STEP TO', 'wake THREAD STEP TO' or 'end COUNT'");
+        rc = fail(err, errlen, path, line, "expected 'seed N', 'switch THREAD STEP TO', 'wake THREAD STEP TO' or 'end COUNT' (a thread is T, or PID:T)");
       }
     }
     if (!nl) break;
@@ -118,7 +144,10 @@ int st_plan_write(const char *path, const struct st_plan *p, const bool *keep, c
   for (size_t i = 0; i < p->n; i++) {
     if (keep && !keep[i]) continue;
     const struct st_plan_entry *e = &p->entries[i];
-    fprintf(f, "%s %" PRIu32 " %" PRIu64 " %" PRIu32, e->wake ? "wake" : "switch", e->thread, e->step, e->chosen);
+    fprintf(f, "%s ", e->wake ? "wake" : "switch");
+    print_thread(f, e->pid, e->thread);
+    fprintf(f, " %" PRIu64 " ", e->step);
+    print_thread(f, e->chosen_pid, e->chosen);
     if (e->event) fprintf(f, " # event %" PRIu64, e->event);
     fputc('\n', f);
     kept++;

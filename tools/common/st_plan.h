@@ -13,6 +13,9 @@ struct st_plan_entry {
   uint32_t thread;  /* the deciding thread */
   uint64_t step;    /* at its step */
   uint32_t chosen;  /* the thread it ran or woke */
+  /* Their processes' virtual pids as the plan names them (PID:T); 0 for a
+   * plain T, a thread of the run's first process. */
+  int32_t pid, chosen_pid;
   bool wake;        /* a wake decision, else a switch */
   uint64_t event;   /* the "# event N" note, 0 without one */
 };
