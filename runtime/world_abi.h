@@ -27,7 +27,7 @@
 #include "fuzz_abi.h"
 
 #define DETSIM_WORLD_MAGIC 0x646c726f776d6973ull /* "simworld" */
-#define DETSIM_WORLD_VERSION 20u
+#define DETSIM_WORLD_VERSION 21u
 /* Far from where Linux places programs, heaps, libraries and stacks without
  * address randomization. */
 #define DETSIM_WORLD_ADDR 0x200000000000ull
@@ -163,6 +163,26 @@ struct detsim_world_node {
   /* A host's slot: how many times its command started (a restart adds
    * one; an exec, which adds an incarnation, does not): its boot. */
   uint32_t boots;
+  /* Job control (runtime/proc/proc_stop.c): the stop signal that stopped
+   * its process (0: it runs; never scheduled while set), and the change a
+   * wait has not reported yet: (sig << 8) | 0x7f stopped, 0xffff
+   * continued (waitpid's words), 0 none.  nocldstop: its SIGCHLD has
+   * SA_NOCLDSTOP (a child's stop or continue sends it none). */
+  uint32_t stopped;
+  int32_t stop_report;
+  uint32_t nocldstop;
+  uint32_t stop_pad;
+  /* Signals its own pending sets lose when it next takes sig_inbox (bit
+   * s-1), before the inbox's are added: a SIGCONT sent to it discards the
+   * stop signals pending there, a stop signal a SIGCONT. */
+  uint64_t sig_flush;
+  /* A host's slot: the ephemeral ports and unix autobind names its
+   * processes draw (runtime/net/net_sock.c), shared by every process of
+   * the host as Linux's per network namespace; ports_ready 0 until its
+   * first draw (a restart, a new boot, draws afresh). */
+  uint32_t ports_ready;
+  uint32_t ephemeral_next;
+  uint32_t unix_autobind_next;
 };
 
 /* Faults, drawn from the seed at the world's start (world_faults.c). */

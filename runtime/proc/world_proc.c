@@ -178,6 +178,7 @@ void detsim__proc_become_world(void) {
   detsim__sched_become_world();
   detsim__world_park_main(); /* pid, dispatcher, READY (it holds the world) */
   detsim__proc_ids_enter_world(); /* the pids' counter is the world's now */
+  detsim__sig_mirror_nocldstop();
   /* Orphans of the world become the first process's for real, so its
    * teardown can reap every one. */
   prctl(PR_SET_CHILD_SUBREAPER, 1);
@@ -266,6 +267,7 @@ pid_t detsim__proc_fork(uintptr_t pc) {
   n->vpid = detsim__proc_alloc();
   n->pgid = detsim__proc_pgid();
   n->sid = detsim__proc_sid();
+  n->nocldstop = me->nocldstop; /* its dispositions are its parent's */
   memcpy(n->name, S->nodes[detsim__host_index].name, sizeof n->name);
   n->incarnation = 1;
   n->clock = me->clock;
