@@ -283,6 +283,10 @@ void detsim__proc_report_stopped(char *extra, size_t size);
  * failed; the child draws its own links. */
 void net_fork_share(int delta);
 void net_fork_child(void);
+/* The run's first fork makes a world (world_proc.c): the host's slot takes
+ * over this process's ephemeral port and autobind draws, which its
+ * processes share from then on (net_sock.c). */
+void net_host_ports_take(void);
 /* signal.c: the child's pending signals and interval timers are its own. */
 void detsim__sig_fork_child(void);
 

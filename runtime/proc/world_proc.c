@@ -179,6 +179,7 @@ void detsim__proc_become_world(void) {
   detsim__world_park_main(); /* pid, dispatcher, READY (it holds the world) */
   detsim__proc_ids_enter_world(); /* the pids' counter is the world's now */
   detsim__sig_mirror_nocldstop();
+  net_host_ports_take();
   /* Orphans of the world become the first process's for real, so its
    * teardown can reap every one. */
   prctl(PR_SET_CHILD_SUBREAPER, 1);
