@@ -63,6 +63,9 @@
  * events (a real-time signal the runtime reserves; SIGRTMAX - 3 is the
  * watchdog's). */
 #define DETSIM_WORLD_DUMP_SIGNAL (SIGRTMAX - 4)
+/* A run's own world's trace parts: the absolute path of the run's trace
+ * (a DETSIM_PATH_BYTES_MAX path, made absolute). */
+#define DETSIM_WORLD_TRACE_PATH_BYTES 2048
 /* The history hash before the first event (runtime/trace/trace.c). */
 #define DETSIM_HISTORY_START 0x6a09e667f3bcc909ull
 
@@ -328,6 +331,14 @@ struct detsim_world_shared {
    * its scenario path absolute): a node's own first line names it, as a
    * node cannot be replayed alone.  Empty: the node prints none. */
   char replay[DETSIM_WORLD_REPLAY_BYTES];
+  /* A run's own world's trace (runtime/world/world_trace.c): the run's
+   * trace file as an absolute path (empty: trace=none), which every
+   * process's part is named after (<trace>.<first process's kernel
+   * pid>.pid<pid>.<incarnation>), and whether the first process is to merge
+   * the parts into it (a process that ended the run badly asks). */
+  char trace_file[DETSIM_WORLD_TRACE_PATH_BYTES];
+  uint32_t trace_merge;
+  uint32_t trace_pad;
   /* Choice mode (DETSIM_OPTIONS=choices=FILE given to the launcher;
    * fuzz_abi.h): the launcher loads the file here, and the world's
    * decisions (every node's scheduling choices, the fault draws) take its

@@ -167,7 +167,13 @@ static void dump_request(int sig) {
   /* Fuzz mode: this node's coverage, whatever the world's end (the
    * launcher asks every node then, and a crashed one before its kill). */
   detsim__fuzz_write_out();
-  if (__atomic_load_n(&self_node()->state, __ATOMIC_ACQUIRE) == DETSIM_NODE_DOWN) {
+  if (detsim__world_solo) {
+    /* A run's own world: the first process asks, and merges the parts
+     * into the run's trace (world_trace_merge.c); the last events are its
+     * to print. */
+    if (S->end_class == DETSIM_CLASS_deadlock) detsim__world_print_blocked();
+    if (S->trace_merge) detsim__world_trace_part();
+  } else if (__atomic_load_n(&self_node()->state, __ATOMIC_ACQUIRE) == DETSIM_NODE_DOWN) {
     /* Crashed: the launcher kills it next; its records would go with it. */
     detsim__world_trace_part();
   } else {
