@@ -213,6 +213,9 @@ _Noreturn void detsim__finish_as_world_ended(void) {
   /* The process that ended it asked for the run's trace (its result line
    * names it): every process's part merged (the teardown removes any
    * part left). */
+  /* A deadlock lists this process's blocked threads too (the others
+   * listed theirs, asked for their parts). */
+  if (ws->end_class == DETSIM_CLASS_deadlock) detsim__world_print_blocked();
   if (ws->trace_merge) detsim__world_trace_merge();
   detsim__proc_teardown();
   enum detsim_class cls = (enum detsim_class)ws->end_class;

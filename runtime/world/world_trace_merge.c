@@ -34,9 +34,6 @@
 
 #define S detsim__ws
 
-/* How long the first process waits for the other processes' parts. */
-#define PARTS_WAIT_MS 3000
-
 void detsim__world_trace_solo_begin(void) {
   char buf[DETSIM_PATH_BYTES_MAX + 32], cwd[PATH_MAX];
   const char *path = detsim__trace_path(buf, sizeof buf);
@@ -171,7 +168,7 @@ static void ask_parts(void) {
         REAL(kill)(n->pid, DETSIM_WORLD_DUMP_SIGNAL) == 0)
       asked++;
   }
-  for (int waited = 0; waited < PARTS_WAIT_MS; waited += 10) {
+  for (int waited = 0; waited < DETSIM_TRACE_PARTS_WAIT_MS; waited += 10) {
     uint32_t done = __atomic_load_n(&S->dumps_done, __ATOMIC_ACQUIRE);
     if (done - before >= asked) return;
     struct timespec ts = { 0, 10 * 1000000 };
