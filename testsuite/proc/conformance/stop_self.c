@@ -1,5 +1,5 @@
 /* A child that stops itself (raise(SIGSTOP), raise(SIGTSTP)) and a parent
- * that continues it; waitid's WSTOPPED, WCONTINUED and WNOWAIT; SIGTTIN
+ * that continues it (its SIGCONT handler runs then); waitid's WSTOPPED, WCONTINUED and WNOWAIT; SIGTTIN
  * and SIGTTOU stop at their default action; a stop signal discards a
  * pending SIGCONT and a SIGCONT the pending stop signals, as Linux does. */
 #include <signal.h>
@@ -29,10 +29,21 @@ static void waitid_line(const char *what, pid_t c, int options) {
   printf("%s: waitid=%d code=%s from_child=%d status=%d\n", what, r, code, si.si_pid == c, si.si_status);
 }
 
+static void on_cont(int sig) {
+  (void)sig;
+  put(from_child[1], 'c');
+}
+
+/* Its SIGCONT handler runs once it is continued, before raise returns. */
 static void self_stop(void) {
   fflush(stdout);
   pid_t c = fork();
   if (c == 0) {
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_cont;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGCONT, &sa, NULL);
     raise(SIGSTOP);
     put(from_child[1], 'a');
     _exit(5);
@@ -41,7 +52,8 @@ static void self_stop(void) {
   pid_t r = waitpid(c, &st, WUNTRACED);
   printf("raise(SIGSTOP): waitpid=%d stopped=%d sigstop=%d\n", r == c, WIFSTOPPED(st), WSTOPSIG(st) == SIGSTOP);
   kill(c, SIGCONT);
-  printf("after SIGCONT: %c\n", get());
+  char first = get(), second = get();
+  printf("after SIGCONT: %c%c\n", first, second);
   r = waitpid(c, &st, 0);
   printf("end: waitpid=%d exited=%d status=%d\n", r == c, WIFEXITED(st), WEXITSTATUS(st));
 }
