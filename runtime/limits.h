@@ -88,6 +88,11 @@
 /* Size of a path option (trace file). */
 #define DETSIM_PATH_BYTES_MAX 1024
 
+/* How long the first process of a run that forked waits, at a failing end,
+ * for the other processes' trace parts (world_trace_merge.c); a part late
+ * past it is missing from the trace, and a warning says so. */
+#define DETSIM_TRACE_PARTS_WAIT_MS 3000
+
 /* ---- a node's clocks askew (clock.c, world_faults.c) ---- */
 
 /* A node's clock rate may differ from virtual time by this many parts per

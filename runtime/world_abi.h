@@ -27,7 +27,7 @@
 #include "fuzz_abi.h"
 
 #define DETSIM_WORLD_MAGIC 0x646c726f776d6973ull /* "simworld" */
-#define DETSIM_WORLD_VERSION 21u
+#define DETSIM_WORLD_VERSION 22u
 /* Far from where Linux places programs, heaps, libraries and stacks without
  * address randomization. */
 #define DETSIM_WORLD_ADDR 0x200000000000ull
@@ -66,6 +66,9 @@
 /* PCT's change points a world holds (runtime/limits.h's
  * DETSIM_PCT_DEPTH_MAX). */
 #define DETSIM_WORLD_PCT_CHANGES_MAX 64
+/* A run's own world's trace parts: the absolute path of the run's trace
+ * (a DETSIM_PATH_BYTES_MAX path, made absolute). */
+#define DETSIM_WORLD_TRACE_PATH_BYTES 2048
 /* The history hash before the first event (runtime/trace/trace.c). */
 #define DETSIM_HISTORY_START 0x6a09e667f3bcc909ull
 
@@ -183,6 +186,26 @@ struct detsim_world_node {
    * live one when none could), which the world's choices compare with the
    * others' (runtime/sched/sched_world.c). */
   int64_t pct_top;
+  /* Job control (runtime/proc/proc_stop.c): the stop signal that stopped
+   * its process (0: it runs; never scheduled while set), and the change a
+   * wait has not reported yet: (sig << 8) | 0x7f stopped, 0xffff
+   * continued (waitpid's words), 0 none.  nocldstop: its SIGCHLD has
+   * SA_NOCLDSTOP (a child's stop or continue sends it none). */
+  uint32_t stopped;
+  int32_t stop_report;
+  uint32_t nocldstop;
+  uint32_t stop_pad;
+  /* Signals its own pending sets lose when it next takes sig_inbox (bit
+   * s-1), before the inbox's are added: a SIGCONT sent to it discards the
+   * stop signals pending there, a stop signal a SIGCONT. */
+  uint64_t sig_flush;
+  /* A host's slot: the ephemeral ports and unix autobind names its
+   * processes draw (runtime/net/net_sock.c), shared by every process of
+   * the host as Linux's per network namespace; ports_ready 0 until its
+   * first draw (a restart, a new boot, draws afresh). */
+  uint32_t ports_ready;
+  uint32_t ephemeral_next;
+  uint32_t unix_autobind_next;
 };
 
 /* Faults, drawn from the seed at the world's start (world_faults.c). */
@@ -345,6 +368,14 @@ struct detsim_world_shared {
   uint32_t plan_record_overflow;
   uint32_t plan_pad;
   uint8_t *plan_pids_seen;
+  /* A run's own world's trace (runtime/world/world_trace.c): the run's
+   * trace file as an absolute path (empty: trace=none), which every
+   * process's part is named after (<trace>.<first process's kernel
+   * pid>.pid<pid>.<incarnation>), and whether the first process is to merge
+   * the parts into it (a process that ended the run badly asks). */
+  char trace_file[DETSIM_WORLD_TRACE_PATH_BYTES];
+  uint32_t trace_merge;
+  uint32_t trace_pad;
   /* Choice mode (DETSIM_OPTIONS=choices=FILE given to the launcher, or a
    * run's own world since its first fork or exec;
    * fuzz_abi.h): the launcher loads the file here, and the world's

@@ -156,9 +156,18 @@ _Noreturn void detsim__finish(enum detsim_class cls, int exit_status, const char
     char buf[DETSIM_PATH_BYTES_MAX + 32];
     const char *path = detsim__trace_path(buf, sizeof buf);
     /* A world's node writes its part; the launcher merges the parts and
-     * names the trace on the world's result line. */
-    if (detsim__world_hosts()) detsim__world_trace_part();
-    else if (path && detsim__trace_write(path) == 0) {
+     * names the trace on the world's result line.  In a run's own world
+     * the first process merges every process's part (world_trace_merge.c):
+     * another process that ends the run writes its own and asks. */
+    if (detsim__world_hosts()) {
+      detsim__world_trace_part();
+    } else if (detsim__world_solo && path && detsim__ws->trace_file[0]) {
+      if (!__atomic_load_n(&detsim__ws->ended, __ATOMIC_ACQUIRE)) detsim__ws->end_class = (int32_t)cls;
+      detsim__ws->trace_merge = 1;
+      bool merged = detsim__node_index != 0 ? (detsim__world_trace_part(), true) : detsim__world_trace_merge() == 0;
+      size_t k = strlen(extra_all);
+      if (merged) snprintf(extra_all + k, sizeof extra_all - k, "%strace=%s", k ? " " : "", path);
+    } else if (path && detsim__trace_write(path) == 0) {
       size_t k = strlen(extra_all);
       snprintf(extra_all + k, sizeof extra_all - k, "%strace=%s", k ? " " : "", path);
     }
@@ -200,8 +209,17 @@ _Noreturn void detsim__finish_as_world_ended(void) {
     for (;;) pause();
   }
   const struct detsim_world_shared *ws = detsim__ws;
-  detsim__history_set(ws->end_events, ws->end_history);
+  /* The history as the ending process published it (end_history is its
+   * finalized hash, which the result line would finalize again). */
+  detsim__history_set(ws->events, ws->hash);
   detsim__clock.now_ns = ws->end_now_ns;
+  /* The process that ended it asked for the run's trace (its result line
+   * names it): every process's part merged (the teardown removes any
+   * part left). */
+  /* A deadlock lists this process's blocked threads too (the others
+   * listed theirs, asked for their parts). */
+  if (ws->end_class == DETSIM_CLASS_deadlock) detsim__world_print_blocked();
+  if (ws->trace_merge) detsim__world_trace_merge();
   detsim__proc_teardown();
   enum detsim_class cls = (enum detsim_class)ws->end_class;
   CHECK_LT((unsigned)cls, DETSIM_CLASS_COUNT);

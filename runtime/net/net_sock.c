@@ -27,6 +27,7 @@
 #include <linux/sockios.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -44,9 +45,28 @@
 
 /* Every bound socket (listeners, clients with a port, unix paths). */
 struct net_sock *net__bound_list_local;
-static uint32_t ephemeral_next;
-static bool ephemeral_ready;
-static uint32_t unix_autobind_next;
+/* Where the next ephemeral port and unix autobind name are drawn from.
+ * They are the host's, as Linux's are its network namespace's: in a world
+ * its slot's (world_abi.h), shared by its processes, so a parent and its
+ * children never draw the same; before a run's first fork, this process's
+ * own, which the host's slot takes over then (net_host_ports_take). */
+struct port_draws {
+  uint32_t ready, ephemeral_next, unix_autobind_next;
+};
+static struct port_draws own_draws;
+
+static struct port_draws *port_draws(void) {
+  if (!detsim__in_world) return &own_draws;
+  /* The fields are laid out as struct port_draws. */
+  _Static_assert(offsetof(struct detsim_world_node, ephemeral_next) ==
+                     offsetof(struct detsim_world_node, ports_ready) + sizeof(uint32_t) &&
+                 offsetof(struct detsim_world_node, unix_autobind_next) ==
+                     offsetof(struct detsim_world_node, ports_ready) + 2 * sizeof(uint32_t),
+                 "a host's port draws are one struct port_draws");
+  return (struct port_draws *)&detsim__ws->nodes[detsim__host_index].ports_ready;
+}
+
+void net_host_ports_take(void) { *port_draws() = own_draws; }
 
 struct net_sock *net_sock_of(struct net_file *f) {
   return f != NULL && f->kind == NET_SOCK ? f->obj : NULL;
@@ -427,14 +447,15 @@ static bool port_used(int type, uint16_t port) {
 /* A free ephemeral port: from a seeded start, in order (deterministic). */
 int net__ephemeral_port(int type, uint16_t *out) {
   const uint32_t lo = DETSIM_NET_EPHEMERAL_PORT_LOW, n = DETSIM_NET_EPHEMERAL_PORT_HIGH - lo + 1;
-  if (!ephemeral_ready) {
-    ephemeral_next = (uint32_t)(net_draw() % n);
-    ephemeral_ready = true;
+  struct port_draws *d = port_draws();
+  if (!d->ready) {
+    d->ephemeral_next = (uint32_t)(net_draw() % n);
+    d->ready = 1;
   }
   for (uint32_t i = 0; i < n; i++) {
-    uint16_t p = (uint16_t)(lo + (ephemeral_next + i) % n);
+    uint16_t p = (uint16_t)(lo + (d->ephemeral_next + i) % n);
     if (!port_used(type, p)) {
-      ephemeral_next = (ephemeral_next + i + 1) % n;
+      d->ephemeral_next = (d->ephemeral_next + i + 1) % n;
       *out = p;
       return 0;
     }
@@ -615,7 +636,7 @@ int net_bind(struct net_file *f, const struct sockaddr *sa, socklen_t len) {
       /* autobind: an abstract name of five hex digits, as Linux makes */
       a.path[0] = '\0';
       static const char hex[] = "0123456789abcdef";
-      uint32_t k = unix_autobind_next++;
+      uint32_t k = port_draws()->unix_autobind_next++;
       for (int i = 5; i >= 1; i--, k >>= 4) a.path[i] = hex[k & 15];
       a.path_len = 6;
     }

@@ -79,16 +79,11 @@ DETSIM_EXPORT int __detsim_waitid(idtype_t idtype, id_t id, siginfo_t *info, int
     errno = EINVAL;
     return -1;
   }
-  /* waitid reports only what it is asked for: stops are not simulated. */
-  if (!(options & WEXITED)) {
-    if (!(options & (WSTOPPED | WCONTINUED))) {
-      errno = EINVAL;
-      return -1;
-    }
-    if (options & WNOHANG) {
-      memset(info, 0, sizeof *info);
-      return 0;
-    }
+  /* waitid reports only what it is asked for, and must be asked for
+   * something. */
+  if (!(options & (WEXITED | WSTOPPED | WCONTINUED))) {
+    errno = EINVAL;
+    return -1;
   }
   siginfo_t got;
   pid_t r = detsim__proc_wait(pid, NULL, options, &got, true, PC());

@@ -260,11 +260,33 @@ bool detsim__proc_orphan(void);
 struct rusage;
 pid_t detsim__proc_wait(pid_t pid, int *status, int options, siginfo_t *info, bool waitid_form, uintptr_t pc);
 
+/* Stops and continues (proc_stop.c, docs/processes.md): job control as
+ * Linux's.  A thread taking a stop signal at its default action stops its
+ * process: the world chooses none of its threads until a SIGCONT (or a
+ * SIGKILL) clears the slot's `stopped`; the parent's wait reports it
+ * (WUNTRACED, WSTOPPED) and gets SIGCHLD with CLD_STOPPED unless its
+ * SIGCHLD has SA_NOCLDSTOP.  Returns once the process is continued (or
+ * ends the run as a deadlock when it is alone: no process could). */
+struct detsim_thread;
+void detsim__proc_stop(struct detsim_thread *self, int sig);
+/* A SIGCONT (sig) or SIGKILL sent to slot j, by the baton holder: a
+ * stopped process runs again; SIGCONT's is reported to its parent
+ * (WCONTINUED, CLD_CONTINUED).  Nothing when it is not stopped. */
+void detsim__proc_continue(unsigned j, int sig);
+bool detsim__proc_is_stopped(unsigned j);
+/* A deadlock of the world: names each stopped process (a message each),
+ * and the result line's words for them ("stopped=PID,PID"; "" if none). */
+void detsim__proc_report_stopped(char *extra, size_t size);
+
 /* The network's side of a fork (net_fd.c): every simulated descriptor gets
  * one more reference (the child's table), or gives it back when the fork
  * failed; the child draws its own links. */
 void net_fork_share(int delta);
 void net_fork_child(void);
+/* The run's first fork makes a world (world_proc.c): the host's slot takes
+ * over this process's ephemeral port and autobind draws, which its
+ * processes share from then on (net_sock.c). */
+void net_host_ports_take(void);
 /* signal.c: the child's pending signals and interval timers are its own. */
 void detsim__sig_fork_child(void);
 

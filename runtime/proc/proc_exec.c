@@ -261,9 +261,9 @@ int detsim__proc_exec(const char *call, const char *file, bool search, int fd, c
   char **env = image_env(envp, vars, sizeof vars / sizeof vars[0]);
 
   detsim__event(DETSIM_EV_proc_exec, detsim__self(), NULL, pc, me->incarnation + 1);
-  /* A scenario's world merges its trace from every image's part: this
+  /* A world merges its trace from every image's part: this
    * image's records go with it (a failed exec writes them again later). */
-  if (detsim__world_hosts()) detsim__world_trace_part();
+  if (detsim__in_world) detsim__world_trace_part();
   /* The world stays with this slot: the new image takes the history from
    * the header when its dispatcher first enters (proc_exec_attach). */
   S->now_ns = detsim__now_ns();

@@ -25,9 +25,17 @@
 
 struct wait_query {
   pid_t pid;     /* waitpid's: > 0 one child, -1 any, 0 or < -1 a group */
-  int found;     /* the slot of an ended matching child, or -1 */
+  int options;   /* WUNTRACED (WSTOPPED), WCONTINUED: stops and continues too */
+  bool exits;    /* ended children count (waitpid always; waitid with WEXITED) */
+  int found;     /* the slot of a matching child with something to report, or -1 */
+  int what;      /* what it reports (REPORT_*) */
   bool any_live; /* a matching child still runs */
 };
+
+/* What a child has for a wait: its end, or its last stop or continue
+ * (proc_stop.c's stop_report) not yet reported. */
+enum { REPORT_NONE, REPORT_EXIT, REPORT_STOP, REPORT_CONTINUE };
+#define CONTINUED_STATUS 0xffff
 
 /* Whether child slot j is one waitpid's pid -1, 0 or -pgid asks for
  * (virtual groups: proc/proc.h). */
@@ -51,18 +59,31 @@ static void reap_silently(void) {
   }
 }
 
+static int live_report(const struct detsim_world_node *c, int options) {
+  if (c->stop_report == 0) return REPORT_NONE;
+  if (c->stop_report == CONTINUED_STATUS) return (options & WCONTINUED) ? REPORT_CONTINUE : REPORT_NONE;
+  return (options & WUNTRACED) ? REPORT_STOP : REPORT_NONE;
+}
+
 static void scan(struct wait_query *q, bool zombies_count) {
   q->found = -1;
+  q->what = REPORT_NONE;
   q->any_live = false;
   if (!detsim__in_world) return;
   for (unsigned j = 0; j < S->n_nodes; j++) {
     const struct detsim_world_node *c = &S->nodes[j];
     if (c->parent != (int32_t)detsim__node_index || c->reaped) continue;
     if (q->pid > 0 ? c->vpid != q->pid : !in_group(q->pid, j)) continue;
+    int what;
     if (__atomic_load_n(&c->state, __ATOMIC_ACQUIRE) == DETSIM_NODE_EXITED) {
-      if (zombies_count && q->found < 0) q->found = (int)j;
+      what = zombies_count && q->exits ? REPORT_EXIT : REPORT_NONE;
     } else {
       q->any_live = true;
+      what = live_report(c, q->options);
+    }
+    if (what != REPORT_NONE && q->found < 0) {
+      q->found = (int)j;
+      q->what = what;
     }
   }
 }
@@ -74,12 +95,18 @@ static bool wait_ready(void *arg) {
   return now.found >= 0 || !now.any_live;
 }
 
-static void fill_info(siginfo_t *info, const struct detsim_world_node *c) {
+static void fill_info(siginfo_t *info, const struct detsim_world_node *c, int what) {
   memset(info, 0, sizeof *info);
   info->si_signo = SIGCHLD;
   info->si_pid = c->vpid;
   info->si_uid = getuid();
-  if (WIFEXITED(c->wait_status)) {
+  if (what == REPORT_STOP) {
+    info->si_code = CLD_STOPPED;
+    info->si_status = WSTOPSIG(c->stop_report);
+  } else if (what == REPORT_CONTINUE) {
+    info->si_code = CLD_CONTINUED;
+    info->si_status = SIGCONT;
+  } else if (WIFEXITED(c->wait_status)) {
     info->si_code = CLD_EXITED;
     info->si_status = WEXITSTATUS(c->wait_status);
   } else {
@@ -94,7 +121,7 @@ pid_t detsim__proc_wait(pid_t pid, int *status, int options, siginfo_t *info, bo
     errno = EINVAL;
     return -1;
   }
-  struct wait_query q = { pid, -1, false };
+  struct wait_query q = { pid, options, !waitid_form || (options & WEXITED), -1, REPORT_NONE, false };
   for (;;) {
     bool reaps = auto_reaps();
     if (reaps) reap_silently();
@@ -116,6 +143,14 @@ pid_t detsim__proc_wait(pid_t pid, int *status, int options, siginfo_t *info, bo
     }
   }
   struct detsim_world_node *c = &S->nodes[q.found];
+  if (q.what != REPORT_EXIT) {
+    /* A stop or continue: reported once (unless WNOWAIT), the child
+     * stays. */
+    if (status) *status = c->stop_report;
+    if (info) fill_info(info, c, q.what);
+    if (!(waitid_form && (options & WNOWAIT))) c->stop_report = 0;
+    return c->vpid;
+  }
   if (S->exec_outside[q.found] && c->pid > 0) {
     /* It runs a binary outside the simulation (exec_native=1): the kernel
      * knows its status.  A blocking wait holds the world until it ends. */
@@ -131,7 +166,7 @@ pid_t detsim__proc_wait(pid_t pid, int *status, int options, siginfo_t *info, bo
     c->pid = 0;
   }
   if (status) *status = c->wait_status;
-  if (info) fill_info(info, c);
+  if (info) fill_info(info, c, REPORT_EXIT);
   if (waitid_form && (options & WNOWAIT)) return c->vpid;
   c->reaped = 1;
   if (c->pid > 0) {

@@ -188,6 +188,9 @@ void detsim__proc_become_world(void) {
   detsim__sched_become_world();
   detsim__world_park_main(); /* pid, dispatcher, READY (it holds the world) */
   detsim__proc_ids_enter_world(); /* the pids' counter is the world's now */
+  detsim__sig_mirror_nocldstop();
+  net_host_ports_take();
+  detsim__world_trace_solo_begin();
   /* Orphans of the world become the first process's for real, so its
    * teardown can reap every one. */
   prctl(PR_SET_CHILD_SUBREAPER, 1);
@@ -270,6 +273,7 @@ pid_t detsim__proc_fork(uintptr_t pc) {
   detsim__plan_process_made(n->vpid);
   n->pgid = detsim__proc_pgid();
   n->sid = detsim__proc_sid();
+  n->nocldstop = me->nocldstop; /* its dispositions are its parent's */
   memcpy(n->name, S->nodes[detsim__host_index].name, sizeof n->name);
   n->incarnation = 1;
   n->clock = me->clock;
@@ -315,6 +319,7 @@ bool detsim__proc_atfork_child(void) {
     if (REAL(getppid)() != fork_parent_real_pid) REAL(_exit)(128 + SIGKILL); /* the parent is gone already */
   }
   detsim__node_index = slot;
+  detsim__world_trace_from = detsim__events();
   /* The net is per thread, and a fork's child has not inherited it. */
   detsim__trap_dispatch_thread = false;
   detsim__trap_thread_start();
@@ -444,6 +449,9 @@ void detsim__proc_host_release(unsigned host) {
 
 void detsim__proc_teardown(void) {
   if (!detsim__world_solo || detsim__node_index != 0) return;
+  /* The parts of the processes that ended are for no trace now (a trace
+   * wanted was merged before; trace_always merges after a pass). */
+  if (!detsim__opt.trace_always) detsim__world_trace_parts_remove();
   unsigned n = S->n_nodes;
   for (unsigned j = 1; j < n; j++)
     if (S->nodes[j].pid > 0) REAL(kill)(S->nodes[j].pid, SIGKILL);

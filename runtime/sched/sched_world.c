@@ -158,8 +158,9 @@ static struct choice plan_choose(detsim_thread **cands, unsigned nl, const unsig
 struct choice detsim__sched_world_choose(detsim_thread *exclude, bool local, bool preempting) {
   detsim_thread *cands[DETSIM_MAX_THREADS];
   unsigned nodes[DETSIM_WORLD_NODES_MAX];
-  /* A paused node gives the world away at its next choice. */
-  if (detsim__world_paused(detsim__node_index)) local = false;
+  /* A paused node gives the world away at its next choice, and so does a
+   * stopped process (proc_stop.c): none of its threads runs. */
+  if (detsim__world_paused(detsim__node_index) || detsim__proc_is_stopped(detsim__node_index)) local = false;
   /* Another node's time may have come while this one ran, as a deadline
    * here makes its thread runnable at the next choice. */
   detsim__world_wake_due(detsim__now_ns());
@@ -175,7 +176,8 @@ struct choice detsim__sched_world_choose_when_stuck(detsim_thread *self, detsim_
     struct choice c = detsim__sched_world_choose(exclude, local, false);
     if (c.thread || c.node >= 0) return c;
     bool paused = detsim__world_paused(detsim__node_index);
-    uint64_t d = local && !paused ? detsim__sched_next_deadline() : DETSIM_NO_DEADLINE;
+    bool stopped = detsim__proc_is_stopped(detsim__node_index);
+    uint64_t d = local && !paused && !stopped ? detsim__sched_next_deadline() : DETSIM_NO_DEADLINE;
     uint64_t w = detsim__world_next_wake();
     if (w < d) d = w;
     uint64_t f = detsim__world_next_fault();
@@ -324,8 +326,11 @@ _Noreturn static void world_deadlock(detsim_thread *self) {
   detsim__msg("deadlock: no thread of any node of the world can run, and no timer is pending");
   /* The other nodes list theirs when the launcher asks (world.c). */
   detsim__world_print_blocked();
+  /* A stopped process is named: the world waits for its SIGCONT. */
+  char stopped[256];
+  detsim__proc_report_stopped(stopped, sizeof stopped);
   /* The result line names the node (report.c adds node= in a world). */
-  detsim__finish(DETSIM_CLASS_deadlock, 0, NULL);
+  detsim__finish(DETSIM_CLASS_deadlock, 0, stopped[0] ? stopped : NULL);
 }
 
 

@@ -181,9 +181,22 @@ static bool blocked_everywhere(int sig) {
   return true;
 }
 
+#define STOP_SIGNALS \
+  (detsim__sig_bit(SIGSTOP) | detsim__sig_bit(SIGTSTP) | detsim__sig_bit(SIGTTIN) | detsim__sig_bit(SIGTTOU))
+
+void detsim__sig_discard(uint64_t bits) {
+  detsim__sig_shared &= ~bits;
+  for (unsigned i = 0; i < W.slots_used; i++) W.threads[i].sig_pending &= ~bits;
+}
+
 /* 0, or EAGAIN when a real-time signal's queue is full. */
 static int post(detsim_thread *to, int sig, struct detsim_sig_info info) {
   CHECK(sig >= 1 && sig <= DETSIM_SIGNALS);
+  /* Whatever the dispositions, as Linux's prepare_signal: a stop signal
+   * discards a pending SIGCONT, a SIGCONT the pending stop signals (the
+   * continue itself is the sender's: a stopped process sends nothing). */
+  if (detsim__sig_bit(sig) & STOP_SIGNALS) detsim__sig_discard(detsim__sig_bit(SIGCONT));
+  else if (sig == SIGCONT) detsim__sig_discard(STOP_SIGNALS);
   /* An ignored signal is discarded when sent, unless it is blocked (then
    * sigwait may still take it). */
   if (to != NULL ? is_ignored(sig) && !(to->sig_mask & detsim__sig_bit(sig)) : is_ignored(sig) && !blocked_everywhere(sig))
@@ -259,7 +272,8 @@ int detsim__sig_take(detsim_thread *t, uint64_t set, siginfo_t *info) {
       info->si_pid = carried.pid;
       info->si_uid = getuid();
     }
-    if (sig == SIGCHLD && (carried.code == CLD_EXITED || carried.code == CLD_KILLED || carried.code == CLD_DUMPED)) {
+    if (sig == SIGCHLD && (carried.code == CLD_EXITED || carried.code == CLD_KILLED || carried.code == CLD_DUMPED ||
+                           carried.code == CLD_STOPPED || carried.code == CLD_CONTINUED)) {
       info->si_pid = carried.pid;
       info->si_uid = getuid();
       info->si_status = carried.value.sival_int;
@@ -308,6 +322,7 @@ int detsim__sig_action(int sig, const struct sigaction *act, struct sigaction *o
   if (act == NULL) return 0;
   if (sig == SIGKILL || sig == SIGSTOP) return EINVAL;
   actions[sig] = *act;
+  if (sig == SIGCHLD) detsim__sig_mirror_nocldstop();
   /* Setting a signal to be ignored discards its pending instances. */
   if (is_ignored(sig)) {
     detsim__sig_shared &= ~detsim__sig_bit(sig);
@@ -315,6 +330,10 @@ int detsim__sig_action(int sig, const struct sigaction *act, struct sigaction *o
     detsim__sigq_drop(NULL, true, sig);
   }
   return 0;
+}
+
+void detsim__sig_mirror_nocldstop(void) {
+  if (detsim__in_world) detsim__ws->nodes[detsim__node_index].nocldstop = (actions[SIGCHLD].sa_flags & SA_NOCLDSTOP) != 0;
 }
 
 /* ---- delivery ---- */
@@ -336,15 +355,6 @@ _Noreturn static void default_ends_process(detsim_thread *self, int sig, const c
   snprintf(extra, sizeof extra, "signal=%s", name);
   detsim__proc_ending_signal = sig; /* a forked child ends by it (world_proc.c) */
   detsim__finish(DETSIM_CLASS_crash, 0, extra);
-}
-
-static void warn_stop_once(int sig) {
-  static uint64_t warned;
-  if (warned & detsim__sig_bit(sig)) return;
-  warned |= detsim__sig_bit(sig);
-  char name[24];
-  signal_name(sig, name, sizeof name);
-  detsim__msg("warning: %s's default action (stop the process) is not simulated: the signal was discarded", name);
 }
 
 /* Runs sig's handler on this thread, as the kernel would on the way out of
@@ -384,7 +394,7 @@ static unsigned deliver_one(detsim_thread *self, int sig, const siginfo_t *info,
     case ACT_TERM:
       if (sig == SIGTERM) detsim__world_term_default();
       default_ends_process(self, sig, why);
-    case ACT_STOP: warn_stop_once(sig); return 0;
+    case ACT_STOP: detsim__proc_stop(self, sig); return 0; /* returns once continued */
     case ACT_IGN:
     case ACT_CONT: return 0;
     }
@@ -505,4 +515,6 @@ void detsim__sig_exec_restore(uint64_t mask, uint64_t pending_thread, uint64_t p
   self->sig_mask = mask;
   self->sig_pending = pending_thread;
   detsim__sig_shared = pending_process;
+  /* The flags went with the old image's handlers (SA_NOCLDSTOP too). */
+  detsim__sig_mirror_nocldstop();
 }

@@ -156,9 +156,18 @@ void detsim__sig_raise_sync(int sig, const char *why);
  * 0 when none is pending. */
 int detsim__sig_take(detsim_thread *t, uint64_t set, siginfo_t *info);
 
+/* Drops the pending instances of the signals in `bits` (standard ones),
+ * the process's and every thread's: what another process's SIGCONT or
+ * stop signal discards (world_lifecycle.c). */
+void detsim__sig_discard(uint64_t bits);
+
 /* sigaction() and the interval timers, on the simulation's state; each
  * returns 0 or an errno value. */
 int detsim__sig_action(int sig, const struct sigaction *act, struct sigaction *old);
+/* In a world, the process's slot says whether its SIGCHLD has
+ * SA_NOCLDSTOP, for the processes that stop or continue its children
+ * (proc_stop.c): set again whenever that may have changed. */
+void detsim__sig_mirror_nocldstop(void);
 int detsim__sig_setitimer(int which, const struct itimerval *nv, struct itimerval *old);
 int detsim__sig_getitimer(int which, struct itimerval *out);
 

@@ -140,7 +140,7 @@ static size_t append_word(char *line, size_t used, size_t cap, const char *arg) 
  *   # seed=<seed> events=<n> history=<16 hex>     (as on the result line)
  *   # replay: DETSIM_SEED=<seed> [DETSIM_OPTIONS=<options>] <command line>
  * The command line is read back from /proc/self/cmdline. */
-static void write_identity(int fd) {
+void detsim__trace_write_identity(int fd) {
   dprintf(fd, "# seed=%" PRIu64 " events=%" PRIu64 " history=%016" PRIx64 "\n", detsim__seed(), T.events,
           detsim__history_hash());
   char line[DETSIM_CMDLINE_BYTES_MAX + 256];
@@ -182,7 +182,7 @@ int detsim__trace_write(const char *path) {
   uint64_t first = detsim__trace_first_kept();
   dprintf(fd, DETSIM_TRACE_HEADER_FORMAT, first, T.events ? T.events - 1 : 0, T.events, DETSIM_TRACE_HEADER_DROPPED(first),
           (uint64_t)(T.mask + 1));
-  write_identity(fd);
+  detsim__trace_write_identity(fd);
   dprintf(fd, "# event time(s) thread kind object value site\n");
   /* Records go out in 64 KiB writes. */
   static char out[64 * 1024];

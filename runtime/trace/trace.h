@@ -201,6 +201,9 @@ void detsim__history_set(uint64_t events, uint64_t hash);
 
 /* Writes the kept records to `path` (one line each). 0 or -1. */
 int detsim__trace_write(const char *path);
+/* The lines that make a trace self-describing ("# seed=...", "# replay:
+ * ..."), for a trace written elsewhere (a run's merged one). */
+void detsim__trace_write_identity(int fd);
 /* Prints the last n records to fd. */
 void detsim__trace_print_tail(int fd, unsigned n);
 void detsim__trace_init(uint64_t capacity);

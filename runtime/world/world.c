@@ -169,7 +169,13 @@ static void dump_request(int sig) {
   /* Fuzz mode: this node's coverage, whatever the world's end (the
    * launcher asks every node then, and a crashed one before its kill). */
   detsim__fuzz_write_out();
-  if (__atomic_load_n(&self_node()->state, __ATOMIC_ACQUIRE) == DETSIM_NODE_DOWN) {
+  if (detsim__world_solo) {
+    /* A run's own world: the first process asks, and merges the parts
+     * into the run's trace (world_trace_merge.c); the last events are its
+     * to print. */
+    if (S->end_class == DETSIM_CLASS_deadlock) detsim__world_print_blocked();
+    if (S->trace_merge) detsim__world_trace_part();
+  } else if (__atomic_load_n(&self_node()->state, __ATOMIC_ACQUIRE) == DETSIM_NODE_DOWN) {
     /* Crashed: the launcher kills it next; its records would go with it. */
     detsim__world_trace_part();
   } else {
@@ -197,6 +203,8 @@ void detsim__world_park_main(void) {
   me->guess = DETSIM_WORLD_NO_SLOT;
   me->posted_by = -1;
   for (unsigned j = 0; j < DETSIM_WORLD_NODES_MAX; j++) me->guess_after[j] = DETSIM_WORLD_NO_SLOT;
+  /* Whatever a restarted node's predecessor had set. */
+  detsim__sig_mirror_nocldstop();
   detsim__world_start_dispatcher();
   __atomic_store_n(&me->state, DETSIM_NODE_READY, __ATOMIC_RELEASE);
   futex_wake_shared(&me->state);
@@ -232,9 +240,11 @@ void detsim__world_start_dispatcher(void) {
 /* ---- choices over nodes ---- */
 
 /* A node held until another listens is not ready for anyone. */
+/* Nor is a stopped process (proc_stop.c): its deadlines and what others
+ * send it wait until it is continued. */
 static bool is_other_ready(unsigned j) {
   return j != detsim__node_index && __atomic_load_n(&S->nodes[j].state, __ATOMIC_ACQUIRE) == DETSIM_NODE_READY &&
-         S->nodes[j].after1 == 0;
+         S->nodes[j].after1 == 0 && S->nodes[j].stopped == 0;
 }
 
 void detsim__world_listened(void) {

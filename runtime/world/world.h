@@ -157,6 +157,18 @@ void detsim__world_stopped(unsigned node);
  * <trace>.<node>.<incarnation> (world_trace.c); the launcher merges the
  * parts into <trace>.  Nothing for trace=none. */
 void detsim__world_trace_part(void);
+/* The first event this process recorded itself (a forked child's: its
+ * fork's; parts leave out the parent's records its ring was copied with). */
+extern uint64_t detsim__world_trace_from;
+/* A run's own world (world_trace_merge.c): its first fork names the
+ * processes' parts after the run's trace, made absolute; at the run's end
+ * the first process merges every part (asking the other live processes to
+ * write theirs first) into the run's trace, each thread named with its
+ * pid (T1@1001): 0, or -1 with a message; or, when no trace is wanted,
+ * removes them. */
+void detsim__world_trace_solo_begin(void);
+int detsim__world_trace_merge(void);
+void detsim__world_trace_parts_remove(void);
 /* Prints this node's blocked threads ("detsim: blocked: node N: thread T
  * waits in KIND at SITE"), for a world's deadlock report. */
 void detsim__world_print_blocked(void);

@@ -79,6 +79,11 @@ void detsim__world_restart(unsigned node) {
   n->down_silent = 0;
   n->term_sent = 0;
   n->sig_inbox = 0;
+  n->sig_flush = 0;
+  /* A new boot: nothing of its predecessor's job control or ports. */
+  n->stopped = 0;
+  n->stop_report = 0;
+  n->ports_ready = 0;
   if (n->disk_rolled_back) {
     /* Its disk was rolled back before its main: what it lost is part of
      * the history, at the restart's place. */
@@ -107,6 +112,8 @@ void detsim__world_term(unsigned node) {
 
 void detsim__world_take_signals(void) {
   struct detsim_world_node *me = &S->nodes[detsim__node_index];
+  if (me->sig_flush) detsim__sig_discard(me->sig_flush);
+  me->sig_flush = 0;
   for (uint64_t in = me->sig_inbox; in; in &= in - 1) {
     int sig = __builtin_ctzll(in) + 1;
     /* A child's end carries its siginfo (CLD_*); any other is a kill. */
@@ -117,10 +124,26 @@ void detsim__world_take_signals(void) {
   me->chld_code = 0;
 }
 
-/* Signal `sig` waits in node j's inbox, from this process. */
+#define STOP_BITS \
+  (1ull << (SIGSTOP - 1) | 1ull << (SIGTSTP - 1) | 1ull << (SIGTTIN - 1) | 1ull << (SIGTTOU - 1))
+
+/* Signal `sig` waits in node j's inbox, from this process.  As Linux's
+ * prepare_signal, at the sending: a stop signal discards a SIGCONT still
+ * waiting, a SIGCONT the stop signals, and a SIGCONT or SIGKILL wakes a
+ * stopped process (proc_stop.c); the target's own pending sets follow
+ * when it takes the signal (signal.c). */
 static void post_signal(unsigned j, int sig) {
   struct detsim_world_node *n = &S->nodes[j];
   if (sig == 0) return;
+  if ((1ull << (sig - 1)) & STOP_BITS) {
+    n->sig_inbox &= ~(1ull << (SIGCONT - 1));
+    n->sig_flush |= 1ull << (SIGCONT - 1);
+  }
+  if (sig == SIGCONT) {
+    n->sig_inbox &= ~STOP_BITS;
+    n->sig_flush |= STOP_BITS;
+  }
+  if (sig == SIGCONT || sig == SIGKILL) detsim__proc_continue(j, sig);
   n->sig_inbox |= 1ull << (sig - 1);
   n->sig_from[sig - 1] = detsim__proc_pid();
   detsim__world_post(j, detsim__now_ns());

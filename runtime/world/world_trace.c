@@ -43,12 +43,21 @@ static void put(struct out *o, const void *p, size_t n) {
 /* Open addressing over twice the sites a part may name. */
 #define SITE_SLOTS (2 * DETSIM_PART_SITES_MAX)
 
+uint64_t detsim__world_trace_from;
+
+/* The events this process recorded itself: a forked child's ring starts as
+ * a copy of its parent's, whose part holds those. */
+static uint64_t first_own(void) {
+  uint64_t k = detsim__trace_first_kept();
+  return k > detsim__world_trace_from ? k : detsim__world_trace_from;
+}
+
 static int write_part(const char *path) {
   const struct detsim_trace_state *t = &detsim__trace;
   static uint64_t sites[DETSIM_PART_SITES_MAX], slots[SITE_SLOTS];
   memset(slots, 0, sizeof slots);
   uint32_t n_sites = 0, n_records = 0;
-  for (uint64_t n = detsim__trace_first_kept(); n < t->events; n++) {
+  for (uint64_t n = first_own(); n < t->events; n++) {
     if (!detsim__trace_holds(n)) continue;
     n_records++;
     uint64_t pc = t->ring[n & t->mask].pc;
@@ -78,7 +87,7 @@ static int write_part(const char *path) {
     put(&o, &len, sizeof len);
     put(&o, text, len);
   }
-  for (uint64_t n = detsim__trace_first_kept(); n < t->events; n++) {
+  for (uint64_t n = first_own(); n < t->events; n++) {
     if (!detsim__trace_holds(n)) continue;
     const struct detsim_trace_record *r = &t->ring[n & t->mask];
     struct detsim_part_record p = { n, r->time_ns, r->obj, r->pc, r->aux, r->tid, r->kind, 0 };
@@ -89,13 +98,26 @@ static int write_part(const char *path) {
   return o.err ? -1 : 0;
 }
 
+/* A run's own world: the parts' names begin so (the first process's
+ * kernel pid keeps two runs of one seed in one directory apart). */
+static void solo_prefix(char *out, size_t n) {
+  snprintf(out, n, "%s.%d.pid", detsim__ws->trace_file, (int)detsim__ws->nodes[0].pid);
+}
+
 void detsim__world_trace_part(void) {
-  char base[DETSIM_PATH_BYTES_MAX + 32], part[DETSIM_PATH_BYTES_MAX + 96];
+  char base[DETSIM_PATH_BYTES_MAX + 32], part[DETSIM_WORLD_TRACE_PATH_BYTES + 96];
   const char *path = detsim__trace_path(base, sizeof base);
-  /* A run's own world has no launcher to merge parts (report.c writes the
-   * trace of the process that ends the run). */
-  if (path == NULL || detsim__world_solo) return;
+  if (path == NULL) return;
   const struct detsim_world_node *me = &detsim__ws->nodes[detsim__node_index];
+  if (detsim__world_solo) {
+    /* The first process merges them (world_trace_merge.c), by pid. */
+    if (detsim__ws->trace_file[0] == '\0') return;
+    char prefix[DETSIM_WORLD_TRACE_PATH_BYTES + 32];
+    solo_prefix(prefix, sizeof prefix);
+    snprintf(part, sizeof part, "%s%d.%u", prefix, (int)me->vpid, me->incarnation);
+    if (write_part(part) != 0) detsim__msg("warning: cannot write this process's trace part %s", part);
+    return;
+  }
   /* A process forked on a node is named by its node and its pid, unique
    * in the run. */
   if (me->host1)
