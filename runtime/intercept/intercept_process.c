@@ -67,14 +67,3 @@ DETSIM_EXPORT sem_t *__detsim_sem_open(const char *name, int oflag, ...) {
 }
 DETSIM_INTERCEPT_ALIAS(sem_open)
 
-DETSIM_EXPORT int __detsim_pthread_mutex_consistent(pthread_mutex_t *m) {
-  unsupported("pthread_mutex_consistent", why_pthread_mutex_consistent, &warned_pthread_mutex_consistent);
-  return REAL(pthread_mutex_consistent)(m);
-}
-DETSIM_INTERCEPT_ALIAS(pthread_mutex_consistent)
-
-DETSIM_EXPORT int __detsim_pthread_mutexattr_setrobust(pthread_mutexattr_t *a, int robust) {
-  unsupported("pthread_mutexattr_setrobust", why_pthread_mutexattr_setrobust, &warned_pthread_mutexattr_setrobust);
-  return REAL(pthread_mutexattr_setrobust)(a, robust);
-}
-DETSIM_INTERCEPT_ALIAS(pthread_mutexattr_setrobust)

@@ -294,6 +294,9 @@ struct detsim_thread {
   /* PTHREAD_PRIO_INHERIT: the highest priority of the threads waiting,
    * directly or through a chain, on PI locks it owns (machine_prio.c) */
   int pi_boost;
+  /* The first robust mutex it holds (sync/sync.h: the rest are linked
+   * through the mutexes), given up with its owner dead when it ends */
+  void *robust_held;
   /* reports */
   bool report_request;
   char where[2048];
