@@ -42,6 +42,11 @@ struct futex_waiter {
   uint32_t bitset;  /* FUTEX_WAIT_BITSET's mask (all bits for FUTEX_WAIT) */
   pid_t tid;        /* the waiter's id as gettid shows it: a PI owner word */
   const uint32_t *key;
+  /* futex_waitv: the n futexes it waits on (key unused; a requeue moves
+   * one), and which one woke it */
+  const uint32_t **vkeys;
+  unsigned nv;
+  int woken_index;
   detsim_thread *thread;
 };
 
@@ -65,6 +70,27 @@ static struct futex_waiter *waiter_add(const uint32_t *key, uint32_t bitset, boo
   return NULL;
 }
 
+/* Where the waiter waits on key: 0 for a single wait, its index for a
+ * vectored one; -1 when it does not. */
+static int key_index(const struct futex_waiter *w, const uint32_t *key) {
+  if (w->nv == 0) return w->key == key ? 0 : -1;
+  for (unsigned i = 0; i < w->nv; i++)
+    if (w->vkeys[i] == key) return (int)i;
+  return -1;
+}
+
+/* A wake on key picked w. */
+static void wake_one(struct futex_waiter *w, const uint32_t *key) {
+  w->woken = true;
+  w->woken_index = key_index(w, key);
+}
+
+/* A requeue moves w's wait on `from` to `to`. */
+static void retarget(struct futex_waiter *w, const uint32_t *from, const uint32_t *to) {
+  if (w->nv == 0) w->key = to;
+  else w->vkeys[key_index(w, from)] = to;
+}
+
 static void waiter_remove(struct futex_waiter *w) {
   CHECK(w->used);
   w->used = false;
@@ -78,7 +104,8 @@ static unsigned candidates(const uint32_t *key, uint32_t bitset, bool pi, struct
   unsigned n = 0;
   for (unsigned i = 0; i < waiters_used; i++) {
     struct futex_waiter *w = &waiters[i];
-    if (w->used && !w->woken && w->key == key && w->pi == pi && (w->bitset & bitset) != 0 && (pi || !w->requeue_pi))
+    if (w->used && !w->woken && key_index(w, key) >= 0 && w->pi == pi && (w->bitset & bitset) != 0 &&
+        (pi || !w->requeue_pi))
       out[n++] = w;
   }
   return n;
@@ -133,7 +160,7 @@ static long wake(const uint32_t *key, int nr, uint32_t bitset) {
   do {
     unsigned n = candidates(key, bitset, false, cands);
     if (n == 0) break;
-    choose(cands, n)->woken = true;
+    wake_one(choose(cands, n), key);
     woken++;
   } while (woken < nr);
   return woken;
@@ -160,7 +187,9 @@ static int deadline_of(const struct timeout *to, uint64_t *deadline) {
   return 0;
 }
 
-static long futex_wait(uint32_t *uaddr, uint32_t val, const struct timeout *to, uint32_t bitset) {
+/* `restart_timed`: a timed wait restarts after SA_RESTART handlers too
+ * (futex2's futex_wait: ERESTARTSYS whatever its timeout). */
+static long futex_wait(uint32_t *uaddr, uint32_t val, const struct timeout *to, uint32_t bitset, bool restart_timed) {
   if (bitset == 0) return detsim__sys_fail(EINVAL);
   uint64_t deadline;
   int bad = deadline_of(to, &deadline);
@@ -176,7 +205,7 @@ static long futex_wait(uint32_t *uaddr, uint32_t val, const struct timeout *to, 
     if (r == ETIMEDOUT) return detsim__sys_fail(ETIMEDOUT);
     /* A handler ran: Linux restarts an untimed wait after SA_RESTART
      * handlers (the call runs again, comparing the word anew). */
-    if (to->given || !detsim__restartable()) return detsim__sys_fail(EINTR);
+    if ((to->given && !restart_timed) || !detsim__restartable()) return detsim__sys_fail(EINTR);
   }
 }
 
@@ -194,14 +223,14 @@ static long futex_requeue(uint32_t *uaddr, int nr_wake, int nr_requeue, uint32_t
   for (int i = 0; i < nr_wake; i++) {
     unsigned n = candidates(uaddr, FUTEX_BITSET_MATCH_ANY, false, cands);
     if (n == 0) break;
-    choose(cands, n)->woken = true;
+    wake_one(choose(cands, n), uaddr);
     count++;
   }
   if (uaddr2 != uaddr) {
     for (int i = 0; i < nr_requeue; i++) {
       unsigned n = candidates(uaddr, FUTEX_BITSET_MATCH_ANY, false, cands);
       if (n == 0) break;
-      choose(cands, n)->key = uaddr2;
+      retarget(choose(cands, n), uaddr, uaddr2);
       count++;
     }
   } else {
@@ -404,6 +433,61 @@ static long futex_cmp_requeue_pi(uint32_t *uaddr, int nr_wake, int nr_requeue, u
   return count;
 }
 
+/* ---- for futex2 (futex2.c): its calls checked, on the same table ---- */
+
+long detsim__futex_wait2(uint32_t *uaddr, uint32_t val, uint32_t bitset, const struct timespec *abs, clockid_t clock) {
+  if (!word_ok(uaddr)) return detsim__sys_fail(uaddr == NULL ? EFAULT : EINVAL);
+  struct timeout to = {.given = abs != NULL, .absolute = true, .clock = clock};
+  if (abs != NULL) to.ts = *abs;
+  return futex_wait(uaddr, val, &to, bitset, true);
+}
+
+long detsim__futex_wake2(uint32_t *uaddr, int nr, uint32_t bitset) {
+  if (!word_ok(uaddr)) return detsim__sys_fail(uaddr == NULL ? EFAULT : EINVAL);
+  if (bitset == 0) return detsim__sys_fail(EINVAL);
+  if (meets_requeue_pi(uaddr)) return detsim__sys_fail(EINVAL);
+  long n = nr == 0 ? 0 : wake(uaddr, nr, bitset); /* FLAGS_STRICT: 0 wakes none */
+  record_wake(uaddr, n);
+  return n;
+}
+
+long detsim__futex_cmp_requeue2(uint32_t *uaddr, int nr_wake, int nr_requeue, uint32_t *uaddr2, uint32_t val) {
+  if (!word_ok(uaddr)) return detsim__sys_fail(uaddr == NULL ? EFAULT : EINVAL);
+  return futex_requeue(uaddr, nr_wake, nr_requeue, uaddr2, true, val);
+}
+
+long detsim__futex_waitv(const uint32_t **keys, const uint32_t *vals, unsigned n, const struct timespec *abs,
+                         clockid_t clock) {
+  CHECK(n >= 1);
+  for (unsigned i = 0; i < n; i++)
+    if (!word_ok(keys[i])) return detsim__sys_fail(keys[i] == NULL ? EFAULT : EINVAL);
+  struct timeout to = {.given = abs != NULL, .absolute = true, .clock = clock};
+  if (abs != NULL) to.ts = *abs;
+  uint64_t deadline;
+  int bad = deadline_of(&to, &deadline);
+  if (bad) return detsim__sys_fail(bad);
+  for (;;) {
+    for (unsigned i = 0; i < n; i++)
+      if (__atomic_load_n(keys[i], __ATOMIC_SEQ_CST) != vals[i]) return detsim__sys_fail(EAGAIN);
+    struct futex_waiter *w = waiter_add(NULL, FUTEX_BITSET_MATCH_ANY, false);
+    w->vkeys = keys;
+    w->nv = n;
+    w->woken_index = -1;
+    int r = detsim__block_intr(DETSIM_EV_futex_wait, keys[0], waiter_woken, w, deadline);
+    bool woken = w->woken;
+    int index = w->woken_index;
+    waiter_remove(w);
+    if (woken) {
+      CHECK_GE(index, 0); /* a wake names the futex it came through */
+      return index;
+    }
+    CHECK(r == ETIMEDOUT || r == EINTR);
+    if (r == ETIMEDOUT) return detsim__sys_fail(ETIMEDOUT);
+    /* ERESTARTSYS: restarted after SA_RESTART handlers. */
+    if (!detsim__restartable()) return detsim__sys_fail(EINTR);
+  }
+}
+
 /* ---- the call ---- */
 
 long detsim__sys_futex(const long a[6]) {
@@ -426,11 +510,11 @@ long detsim__sys_futex(const long a[6]) {
   if (to.given) memcpy(&to.ts, uts, sizeof to.ts);
   switch (cmd) {
   case FUTEX_WAIT:
-    return futex_wait(uaddr, val, &to, FUTEX_BITSET_MATCH_ANY);
+    return futex_wait(uaddr, val, &to, FUTEX_BITSET_MATCH_ANY, false);
   case FUTEX_WAIT_BITSET:
     to.absolute = true;
     to.clock = realtime ? CLOCK_REALTIME : CLOCK_MONOTONIC;
-    return futex_wait(uaddr, val, &to, val3);
+    return futex_wait(uaddr, val, &to, val3, false);
   case FUTEX_WAKE:
   case FUTEX_WAKE_BITSET: {
     uint32_t bitset = cmd == FUTEX_WAKE ? FUTEX_BITSET_MATCH_ANY : val3;

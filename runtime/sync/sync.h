@@ -267,6 +267,17 @@ detsim_thread *detsim__sync_pi_owner(const detsim_thread *waiter);
 /* The same for a wait in FUTEX_LOCK_PI (futex.c). */
 detsim_thread *detsim__futex_pi_owner(const detsim_thread *waiter);
 
+/* futex2 (futex2.c) on the simulated futex table (futex.c), its
+ * arguments checked: futex_wait (an absolute timeout on `clock`, NULL for
+ * none), futex_wake, futex_requeue (as FUTEX_CMP_REQUEUE) and futex_waitv
+ * (keys[] stays the caller's while it waits: a requeue moves an entry).
+ * The raw results: the value, or -1 and errno. */
+long detsim__futex_wait2(uint32_t *uaddr, uint32_t val, uint32_t bitset, const struct timespec *abs, clockid_t clock);
+long detsim__futex_wake2(uint32_t *uaddr, int nr, uint32_t bitset);
+long detsim__futex_cmp_requeue2(uint32_t *uaddr, int nr_wake, int nr_requeue, uint32_t *uaddr2, uint32_t val);
+long detsim__futex_waitv(const uint32_t **keys, const uint32_t *vals, unsigned n, const struct timespec *abs,
+                         clockid_t clock);
+
 /* Condition variables.  `clock` < 0 means the cond's own clock. */
 int detsim__cond_init_clock(pthread_cond_t *c, clockid_t clock);
 int detsim__cond_wait(pthread_cond_t *c, pthread_mutex_t *m, bool timed, clockid_t clock,
