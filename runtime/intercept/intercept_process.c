@@ -46,7 +46,7 @@ DETSIM_INTERCEPT_ALIAS(quick_exit)
 
 /* ---- unsupported: warn once per function ---- */
 
-static void unsupported(const char *name, const char *why, unsigned *warned) {
+__attribute__((unused)) static void unsupported(const char *name, const char *why, unsigned *warned) {
   if (!detsim__running() || detsim__internal() || __atomic_exchange_n(warned, 1, __ATOMIC_RELAXED)) return;
   detsim__msg("warning: %s() is not simulated (%s); it runs natively and this run may not replay", name, why);
 }
@@ -56,14 +56,4 @@ static void unsupported(const char *name, const char *why, unsigned *warned) {
   __attribute__((unused)) static const char *const why_##name =
 #include "unsupported_notes.inc"
 
-DETSIM_EXPORT sem_t *__detsim_sem_open(const char *name, int oflag, ...) {
-  unsupported("sem_open", why_sem_open, &warned_sem_open);
-  va_list ap;
-  va_start(ap, oflag);
-  mode_t mode = va_arg(ap, mode_t);
-  unsigned value = va_arg(ap, unsigned);
-  va_end(ap);
-  return REAL(sem_open)(name, oflag, mode, value);
-}
-DETSIM_INTERCEPT_ALIAS(sem_open)
 

@@ -113,6 +113,8 @@ _Static_assert(DETSIM_SEM_VALUE_MAX <= 0xffffffffu, "a semaphore's value is a 32
  *
  *  sem_t (32 bytes)
  *    0  value   0..SEM_VALUE_MAX
+ *    8  shared  1 for a process-shared one (sem_init's pshared, or named):
+ *               a post posts the world, whose other processes may wait
  */
 
 #include <pthread.h>
@@ -172,6 +174,7 @@ enum {
   DETSIM_BARRIER_INSIDE = 12,
   DETSIM_ONCE_STATE = 0,
   DETSIM_SEM_VALUE = 0,
+  DETSIM_SEM_SHARED = 8,
 };
 
 enum { DETSIM_ONCE_NOT_RUN = 0, DETSIM_ONCE_RUNNING = 1, DETSIM_ONCE_DONE = 2 };
