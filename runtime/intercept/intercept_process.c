@@ -5,6 +5,7 @@
 #include <semaphore.h>
 #include <signal.h>
 #include <spawn.h>
+#include <sys/mman.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -46,7 +47,7 @@ DETSIM_INTERCEPT_ALIAS(quick_exit)
 
 /* ---- unsupported: warn once per function ---- */
 
-__attribute__((unused)) static void unsupported(const char *name, const char *why, unsigned *warned) {
+static void unsupported(const char *name, const char *why, unsigned *warned) {
   if (!detsim__running() || detsim__internal() || __atomic_exchange_n(warned, 1, __ATOMIC_RELAXED)) return;
   detsim__msg("warning: %s() is not simulated (%s); it runs natively and this run may not replay", name, why);
 }
@@ -56,4 +57,14 @@ __attribute__((unused)) static void unsupported(const char *name, const char *wh
   __attribute__((unused)) static const char *const why_##name =
 #include "unsupported_notes.inc"
 
+DETSIM_EXPORT int __detsim_shm_open(const char *name, int oflag, mode_t mode) {
+  unsupported("shm_open", why_shm_open, &warned_shm_open);
+  return REAL(shm_open)(name, oflag, mode);
+}
+DETSIM_INTERCEPT_ALIAS(shm_open)
 
+DETSIM_EXPORT int __detsim_shm_unlink(const char *name) {
+  unsupported("shm_unlink", why_shm_unlink, &warned_shm_unlink);
+  return REAL(shm_unlink)(name);
+}
+DETSIM_INTERCEPT_ALIAS(shm_unlink)
