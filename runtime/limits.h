@@ -264,6 +264,10 @@ _Static_assert((DETSIM_TRACE_EVENTS_DEFAULT & (DETSIM_TRACE_EVENTS_DEFAULT - 1))
 #define DETSIM_SPAWN_ACTION_OBJECTS_MAX 64
 #define DETSIM_COMMAND_WORDS_MAX 256
 #define DETSIM_POPEN_MAX 64
+/* Named semaphores one process has open at once (sem_open: its own table
+ * of open ones, as glibc's, which a fork copies).  One more: EMFILE and a
+ * message naming named_sems_open_max. */
+#define DETSIM_NAMED_SEMS_OPEN_MAX 256
 /* Descriptors passed over unix sockets (SCM_RIGHTS, net_scm.c): at most
  * DETSIM_NET_SCM_FDS_MAX in one message (Linux's SCM_MAX_FD: more is
  * EINVAL), and DETSIM_NET_SCM_QUEUED_MAX messages carrying descriptors

@@ -27,7 +27,7 @@
 #include "fuzz_abi.h"
 
 #define DETSIM_WORLD_MAGIC 0x646c726f776d6973ull /* "simworld" */
-#define DETSIM_WORLD_VERSION 22u
+#define DETSIM_WORLD_VERSION 23u
 /* Far from where Linux places programs, heaps, libraries and stacks without
  * address randomization. */
 #define DETSIM_WORLD_ADDR 0x200000000000ull
@@ -335,6 +335,9 @@ struct detsim_world_shared {
    * forgotten when it comes back after a crash. */
   void *epoll_instances[DETSIM_WORLD_NODES_MAX];
   uint32_t epoll_registrations[DETSIM_WORLD_NODES_MAX];
+  /* Each host's named semaphores (sem_open: runtime/sync/sync_sem_named.c),
+   * a list in the arena that its processes share. */
+  void *named_sems[DETSIM_WORLD_NODES_MAX];
   /* exec (runtime/proc/proc_exec.c): escapes to a binary that is not a
    * simulation build, refused (the run ends inconclusive) or run outside
    * (exec_native=1: the run is not replayable), the first one's binary,

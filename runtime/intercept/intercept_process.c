@@ -5,6 +5,7 @@
 #include <semaphore.h>
 #include <signal.h>
 #include <spawn.h>
+#include <sys/mman.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -56,25 +57,14 @@ static void unsupported(const char *name, const char *why, unsigned *warned) {
   __attribute__((unused)) static const char *const why_##name =
 #include "unsupported_notes.inc"
 
-DETSIM_EXPORT sem_t *__detsim_sem_open(const char *name, int oflag, ...) {
-  unsupported("sem_open", why_sem_open, &warned_sem_open);
-  va_list ap;
-  va_start(ap, oflag);
-  mode_t mode = va_arg(ap, mode_t);
-  unsigned value = va_arg(ap, unsigned);
-  va_end(ap);
-  return REAL(sem_open)(name, oflag, mode, value);
+DETSIM_EXPORT int __detsim_shm_open(const char *name, int oflag, mode_t mode) {
+  unsupported("shm_open", why_shm_open, &warned_shm_open);
+  return REAL(shm_open)(name, oflag, mode);
 }
-DETSIM_INTERCEPT_ALIAS(sem_open)
+DETSIM_INTERCEPT_ALIAS(shm_open)
 
-DETSIM_EXPORT int __detsim_pthread_mutex_consistent(pthread_mutex_t *m) {
-  unsupported("pthread_mutex_consistent", why_pthread_mutex_consistent, &warned_pthread_mutex_consistent);
-  return REAL(pthread_mutex_consistent)(m);
+DETSIM_EXPORT int __detsim_shm_unlink(const char *name) {
+  unsupported("shm_unlink", why_shm_unlink, &warned_shm_unlink);
+  return REAL(shm_unlink)(name);
 }
-DETSIM_INTERCEPT_ALIAS(pthread_mutex_consistent)
-
-DETSIM_EXPORT int __detsim_pthread_mutexattr_setrobust(pthread_mutexattr_t *a, int robust) {
-  unsupported("pthread_mutexattr_setrobust", why_pthread_mutexattr_setrobust, &warned_pthread_mutexattr_setrobust);
-  return REAL(pthread_mutexattr_setrobust)(a, robust);
-}
-DETSIM_INTERCEPT_ALIAS(pthread_mutexattr_setrobust)
+DETSIM_INTERCEPT_ALIAS(shm_unlink)

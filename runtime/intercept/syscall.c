@@ -103,6 +103,17 @@ static long passthrough(long number, const char *name, unsigned fds, const long 
   return REAL(syscall)(number, a[0], a[1], a[2], a[3], a[4], a[5]);
 }
 
+/* Numbers newer than the C library's headers may know (Linux 6.7). */
+#ifndef SYS_futex_wake
+#define SYS_futex_wake 454
+#endif
+#ifndef SYS_futex_wait
+#define SYS_futex_wait 455
+#endif
+#ifndef SYS_futex_requeue
+#define SYS_futex_requeue 456
+#endif
+
 static long dispatch(long number, const long a[6]) {
   switch (number) {
 #define DISPATCH_ROUTE(num, name, fds, note) \

@@ -39,6 +39,7 @@
 #include "proc/proc.h"
 #include "intercept/intercept.h"
 #include "sched/sched.h"
+#include "sync/sync.h"
 #include "signal/signal.h"
 #include "world/world.h"
 
@@ -356,9 +357,12 @@ void detsim__proc_end(int wait_status) {
   CHECK(detsim__self() != NULL);
   struct detsim_world_node *me = &S->nodes[detsim__node_index];
   /* As the kernel ends a process: its descriptors close (a shared one
-   * stays open in the other processes that hold it). */
+   * stays open in the other processes that hold it), and the robust
+   * mutexes its threads hold lose their owner (another process may share
+   * them). */
   net_close_all();
   detsim__fuzz_world_give(); /* fuzz mode: what it reached guides too */
+  detsim__mutex_robust_process_died();
   me->wait_status = wait_status;
   detsim__proc_orphan_children();
   if (me->parent >= 0) {

@@ -14,6 +14,7 @@
  *    picks; a thread whose deadline passed is runnable and sees ETIMEDOUT.
  */
 #include "sched/sched.h"
+#include "sync/sync.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -822,6 +823,8 @@ int detsim__thread_detach(pthread_t thread) {
  * thread-specific data destructors; the rest of its real exit runs
  * afterwards outside the simulation, while the next thread runs. */
 static void finish_thread(detsim_thread *self) {
+  /* As the kernel at a thread's exit: its robust mutexes' owner died. */
+  if (self->robust_held != NULL) detsim__mutex_robust_owner_died(self);
   detsim__event(DETSIM_EV_thread_exit, self, NULL, 0, 0);
   self->state = self->detached ? DETSIM_T_FREE : DETSIM_T_FINISHED;
   /* The last thread does not finish: it ends the process (end_process). */
@@ -1091,6 +1094,9 @@ void detsim__sched_fork_child(void) {
   W.current = NULL;
   self->joiner = NULL;
   self->sig_pending = 0;
+  /* As glibc's child: its robust list starts empty (a process-shared one
+   * the parent holds stays the parent's). */
+  self->robust_held = NULL;
   self->tid = detsim__proc_pid(); /* its only thread is its main thread */
   self->pthread = pthread_self();
   char label[64];

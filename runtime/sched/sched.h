@@ -299,6 +299,9 @@ struct detsim_thread {
    * inherited; before that the process's at its start */
   bool nice_known;
   int nice;
+  /* The first robust mutex it holds (sync/sync.h: the rest are linked
+   * through the mutexes), given up with its owner dead when it ends */
+  void *robust_held;
   /* reports */
   bool report_request;
   char where[2048];

@@ -36,10 +36,17 @@
 struct futex_waiter {
   bool used;
   bool woken;       /* picked by a wake (or, for LOCK_PI, handed the lock) */
-  bool pi;          /* waits in LOCK_PI/LOCK_PI2 */
+  bool pi;          /* waits in LOCK_PI/LOCK_PI2, or requeued onto a PI futex */
+  bool requeue_pi;  /* waits in WAIT_REQUEUE_PI (on key until requeued to key2) */
+  const uint32_t *key2; /* WAIT_REQUEUE_PI's PI futex */
   uint32_t bitset;  /* FUTEX_WAIT_BITSET's mask (all bits for FUTEX_WAIT) */
   pid_t tid;        /* the waiter's id as gettid shows it: a PI owner word */
   const uint32_t *key;
+  /* futex_waitv: the n futexes it waits on (key unused; a requeue moves
+   * one), and which one woke it */
+  const uint32_t **vkeys;
+  unsigned nv;
+  int woken_index;
   detsim_thread *thread;
 };
 
@@ -63,6 +70,27 @@ static struct futex_waiter *waiter_add(const uint32_t *key, uint32_t bitset, boo
   return NULL;
 }
 
+/* Where the waiter waits on key: 0 for a single wait, its index for a
+ * vectored one; -1 when it does not. */
+static int key_index(const struct futex_waiter *w, const uint32_t *key) {
+  if (w->nv == 0) return w->key == key ? 0 : -1;
+  for (unsigned i = 0; i < w->nv; i++)
+    if (w->vkeys[i] == key) return (int)i;
+  return -1;
+}
+
+/* A wake on key picked w. */
+static void wake_one(struct futex_waiter *w, const uint32_t *key) {
+  w->woken = true;
+  w->woken_index = key_index(w, key);
+}
+
+/* A requeue moves w's wait on `from` to `to`. */
+static void retarget(struct futex_waiter *w, const uint32_t *from, const uint32_t *to) {
+  if (w->nv == 0) w->key = to;
+  else w->vkeys[key_index(w, from)] = to;
+}
+
 static void waiter_remove(struct futex_waiter *w) {
   CHECK(w->used);
   w->used = false;
@@ -70,14 +98,34 @@ static void waiter_remove(struct futex_waiter *w) {
 }
 
 /* The waiters on key that a wake may pick: not woken yet, sharing a bit of
- * `bitset`, PI waiters or plain ones as `pi` says. */
+ * `bitset`, PI waiters or plain ones as `pi` says (a WAIT_REQUEUE_PI one
+ * not yet requeued is neither: only CMP_REQUEUE_PI takes it). */
 static unsigned candidates(const uint32_t *key, uint32_t bitset, bool pi, struct futex_waiter **out) {
   unsigned n = 0;
   for (unsigned i = 0; i < waiters_used; i++) {
     struct futex_waiter *w = &waiters[i];
-    if (w->used && !w->woken && w->key == key && w->pi == pi && (w->bitset & bitset) != 0) out[n++] = w;
+    if (w->used && !w->woken && key_index(w, key) >= 0 && w->pi == pi && (w->bitset & bitset) != 0 &&
+        (pi || !w->requeue_pi))
+      out[n++] = w;
   }
   return n;
+}
+
+/* The WAIT_REQUEUE_PI waiters still on key (not requeued). */
+static unsigned requeue_pi_waiters(const uint32_t *key, struct futex_waiter **out) {
+  unsigned n = 0;
+  for (unsigned i = 0; i < waiters_used; i++) {
+    struct futex_waiter *w = &waiters[i];
+    if (w->used && !w->woken && w->key == key && w->requeue_pi && !w->pi) out[n++] = w;
+  }
+  return n;
+}
+
+/* Linux refuses a plain wake or requeue that meets a WAIT_REQUEUE_PI
+ * waiter (EINVAL); here before it wakes any, whatever their order. */
+static bool meets_requeue_pi(const uint32_t *key) {
+  struct futex_waiter *w[DETSIM_FUTEX_WAITERS_MAX];
+  return requeue_pi_waiters(key, w) != 0;
 }
 
 /* One of the candidates of the highest priority (Linux keeps its waiters
@@ -112,7 +160,7 @@ static long wake(const uint32_t *key, int nr, uint32_t bitset) {
   do {
     unsigned n = candidates(key, bitset, false, cands);
     if (n == 0) break;
-    choose(cands, n)->woken = true;
+    wake_one(choose(cands, n), key);
     woken++;
   } while (woken < nr);
   return woken;
@@ -139,7 +187,9 @@ static int deadline_of(const struct timeout *to, uint64_t *deadline) {
   return 0;
 }
 
-static long futex_wait(uint32_t *uaddr, uint32_t val, const struct timeout *to, uint32_t bitset) {
+/* `restart_timed`: a timed wait restarts after SA_RESTART handlers too
+ * (futex2's futex_wait: ERESTARTSYS whatever its timeout). */
+static long futex_wait(uint32_t *uaddr, uint32_t val, const struct timeout *to, uint32_t bitset, bool restart_timed) {
   if (bitset == 0) return detsim__sys_fail(EINVAL);
   uint64_t deadline;
   int bad = deadline_of(to, &deadline);
@@ -155,7 +205,7 @@ static long futex_wait(uint32_t *uaddr, uint32_t val, const struct timeout *to, 
     if (r == ETIMEDOUT) return detsim__sys_fail(ETIMEDOUT);
     /* A handler ran: Linux restarts an untimed wait after SA_RESTART
      * handlers (the call runs again, comparing the word anew). */
-    if (to->given || !detsim__restartable()) return detsim__sys_fail(EINTR);
+    if ((to->given && !restart_timed) || !detsim__restartable()) return detsim__sys_fail(EINTR);
   }
 }
 
@@ -165,6 +215,7 @@ static long futex_requeue(uint32_t *uaddr, int nr_wake, int nr_requeue, uint32_t
   if (nr_wake < 0 || nr_requeue < 0) return detsim__sys_fail(EINVAL);
   if (!word_ok(uaddr2)) return detsim__sys_fail(uaddr2 == NULL ? EFAULT : EINVAL);
   if (cmp && __atomic_load_n(uaddr, __ATOMIC_SEQ_CST) != val3) return detsim__sys_fail(EAGAIN);
+  if (meets_requeue_pi(uaddr)) return detsim__sys_fail(EINVAL);
   struct futex_waiter *cands[DETSIM_FUTEX_WAITERS_MAX];
   long count = 0;
   /* As Linux's futex_requeue: nr_wake of 0 wakes none, and the result
@@ -172,14 +223,14 @@ static long futex_requeue(uint32_t *uaddr, int nr_wake, int nr_requeue, uint32_t
   for (int i = 0; i < nr_wake; i++) {
     unsigned n = candidates(uaddr, FUTEX_BITSET_MATCH_ANY, false, cands);
     if (n == 0) break;
-    choose(cands, n)->woken = true;
+    wake_one(choose(cands, n), uaddr);
     count++;
   }
   if (uaddr2 != uaddr) {
     for (int i = 0; i < nr_requeue; i++) {
       unsigned n = candidates(uaddr, FUTEX_BITSET_MATCH_ANY, false, cands);
       if (n == 0) break;
-      choose(cands, n)->key = uaddr2;
+      retarget(choose(cands, n), uaddr, uaddr2);
       count++;
     }
   } else {
@@ -207,6 +258,8 @@ static long futex_wake_op(uint32_t *uaddr, int nr_wake, int nr_wake2, uint32_t *
   case FUTEX_OP_XOR: now = old ^ arg; break;
   }
   __atomic_store_n(uaddr2, now, __ATOMIC_SEQ_CST);
+  /* The operation is done before Linux meets such a waiter. */
+  if (meets_requeue_pi(uaddr) || meets_requeue_pi(uaddr2)) return detsim__sys_fail(EINVAL);
   long woken = wake(uaddr, nr_wake, FUTEX_BITSET_MATCH_ANY);
   int o = (int)old;
   bool hit = cmp == FUTEX_OP_CMP_EQ ? o == cmparg : cmp == FUTEX_OP_CMP_NE ? o != cmparg
@@ -300,6 +353,141 @@ static long futex_unlock_pi(uint32_t *uaddr) {
   return 0;
 }
 
+/* ---- requeueing onto a PI futex ----
+ *
+ * FUTEX_WAIT_REQUEUE_PI waits on a plain futex for a FUTEX_CMP_REQUEUE_PI
+ * that either takes the PI futex uaddr2 for it at once (the top waiter,
+ * when uaddr2 is free) or moves it onto uaddr2, where it waits as a
+ * LOCK_PI waiter (it boosts the owner, and UNLOCK_PI hands it the lock).
+ * It returns 0 owning uaddr2.  As Linux: a plain wake, requeue or wake-op
+ * that meets such a waiter is EINVAL, a timeout ETIMEDOUT, a signal before
+ * the requeue restarts the call (comparing the word anew), after it
+ * EAGAIN. */
+
+static long futex_wait_requeue_pi(uint32_t *uaddr, uint32_t val, const struct timeout *to, uint32_t *uaddr2) {
+  if (!word_ok(uaddr2)) return detsim__sys_fail(uaddr2 == NULL ? EFAULT : EINVAL);
+  if (uaddr2 == uaddr) return detsim__sys_fail(EINVAL);
+  uint64_t deadline;
+  int bad = deadline_of(to, &deadline);
+  if (bad) return detsim__sys_fail(bad);
+  pid_t self = detsim__sys_self_tid();
+  for (;;) {
+    if (__atomic_load_n(uaddr, __ATOMIC_SEQ_CST) != val) return detsim__sys_fail(EAGAIN);
+    struct futex_waiter *w = waiter_add(uaddr, FUTEX_BITSET_MATCH_ANY, false);
+    w->requeue_pi = true;
+    w->key2 = uaddr2;
+    int r = detsim__block_intr(DETSIM_EV_futex_wait, uaddr, waiter_woken, w, deadline);
+    bool owns = w->woken, requeued = w->pi;
+    waiter_remove(w);
+    if (owns) {
+      CHECK_EQ(__atomic_load_n(uaddr2, __ATOMIC_SEQ_CST) & FUTEX_TID_MASK, (uint32_t)self);
+      return 0;
+    }
+    CHECK(r == ETIMEDOUT || r == EINTR);
+    if (r == ETIMEDOUT) return detsim__sys_fail(ETIMEDOUT);
+    if (requeued) return detsim__sys_fail(EAGAIN);
+    /* Linux restarts it after any handler (ERESTARTNOINTR). */
+  }
+}
+
+static long futex_cmp_requeue_pi(uint32_t *uaddr, int nr_wake, int nr_requeue, uint32_t *uaddr2, uint32_t val3) {
+  if (!word_ok(uaddr2)) return detsim__sys_fail(uaddr2 == NULL ? EFAULT : EINVAL);
+  if (nr_wake != 1 || nr_requeue < 0 || uaddr2 == uaddr) return detsim__sys_fail(EINVAL);
+  if (__atomic_load_n(uaddr, __ATOMIC_SEQ_CST) != val3) return detsim__sys_fail(EAGAIN);
+  struct futex_waiter *cands[DETSIM_FUTEX_WAITERS_MAX];
+  /* A plain waiter on uaddr, or one that names another PI futex: EINVAL. */
+  if (candidates(uaddr, FUTEX_BITSET_MATCH_ANY, false, cands) != 0) return detsim__sys_fail(EINVAL);
+  unsigned n = requeue_pi_waiters(uaddr, cands);
+  for (unsigned i = 0; i < n; i++)
+    if (cands[i]->key2 != uaddr2) return detsim__sys_fail(EINVAL);
+  long count = 0;
+  if (n > 0) {
+    /* The top waiter takes uaddr2 at once if it is free, as the kernel's
+     * proxy trylock (which sets FUTEX_WAITERS whatever follows). */
+    uint32_t v = __atomic_load_n(uaddr2, __ATOMIC_SEQ_CST);
+    uint32_t owner = v & FUTEX_TID_MASK;
+    struct futex_waiter *top = choose(cands, n);
+    if (owner == (uint32_t)top->tid) return detsim__sys_fail(EDEADLK);
+    if (owner != 0 && detsim__sys_thread_of_tid((pid_t)owner) == NULL) return detsim__sys_fail(ESRCH);
+    if (owner == 0) {
+      __atomic_store_n(uaddr2, (uint32_t)top->tid | FUTEX_WAITERS, __ATOMIC_SEQ_CST);
+      top->key = uaddr2;
+      top->pi = true;
+      top->woken = true;
+      count = 1;
+    }
+  }
+  /* Then up to nr_requeue more (nr_requeue + 1 when the lock stayed
+   * held), each now a PI waiter on uaddr2. */
+  while (count - 1 < nr_requeue) {
+    n = requeue_pi_waiters(uaddr, cands);
+    if (n == 0) break;
+    struct futex_waiter *w = choose(cands, n);
+    w->key = uaddr2;
+    w->pi = true;
+    __atomic_or_fetch(uaddr2, FUTEX_WAITERS, __ATOMIC_SEQ_CST);
+    detsim__pi_ever = true;
+    count++;
+  }
+  record_wake(uaddr, count);
+  return count;
+}
+
+/* ---- for futex2 (futex2.c): its calls checked, on the same table ---- */
+
+long detsim__futex_wait2(uint32_t *uaddr, uint32_t val, uint32_t bitset, const struct timespec *abs, clockid_t clock) {
+  if (!word_ok(uaddr)) return detsim__sys_fail(uaddr == NULL ? EFAULT : EINVAL);
+  struct timeout to = {.given = abs != NULL, .absolute = true, .clock = clock};
+  if (abs != NULL) to.ts = *abs;
+  return futex_wait(uaddr, val, &to, bitset, true);
+}
+
+long detsim__futex_wake2(uint32_t *uaddr, int nr, uint32_t bitset) {
+  if (!word_ok(uaddr)) return detsim__sys_fail(uaddr == NULL ? EFAULT : EINVAL);
+  if (bitset == 0) return detsim__sys_fail(EINVAL);
+  if (meets_requeue_pi(uaddr)) return detsim__sys_fail(EINVAL);
+  long n = nr == 0 ? 0 : wake(uaddr, nr, bitset); /* FLAGS_STRICT: 0 wakes none */
+  record_wake(uaddr, n);
+  return n;
+}
+
+long detsim__futex_cmp_requeue2(uint32_t *uaddr, int nr_wake, int nr_requeue, uint32_t *uaddr2, uint32_t val) {
+  if (!word_ok(uaddr)) return detsim__sys_fail(uaddr == NULL ? EFAULT : EINVAL);
+  return futex_requeue(uaddr, nr_wake, nr_requeue, uaddr2, true, val);
+}
+
+long detsim__futex_waitv(const uint32_t **keys, const uint32_t *vals, unsigned n, const struct timespec *abs,
+                         clockid_t clock) {
+  CHECK(n >= 1);
+  for (unsigned i = 0; i < n; i++)
+    if (!word_ok(keys[i])) return detsim__sys_fail(keys[i] == NULL ? EFAULT : EINVAL);
+  struct timeout to = {.given = abs != NULL, .absolute = true, .clock = clock};
+  if (abs != NULL) to.ts = *abs;
+  uint64_t deadline;
+  int bad = deadline_of(&to, &deadline);
+  if (bad) return detsim__sys_fail(bad);
+  for (;;) {
+    for (unsigned i = 0; i < n; i++)
+      if (__atomic_load_n(keys[i], __ATOMIC_SEQ_CST) != vals[i]) return detsim__sys_fail(EAGAIN);
+    struct futex_waiter *w = waiter_add(NULL, FUTEX_BITSET_MATCH_ANY, false);
+    w->vkeys = keys;
+    w->nv = n;
+    w->woken_index = -1;
+    int r = detsim__block_intr(DETSIM_EV_futex_wait, keys[0], waiter_woken, w, deadline);
+    bool woken = w->woken;
+    int index = w->woken_index;
+    waiter_remove(w);
+    if (woken) {
+      CHECK_GE(index, 0); /* a wake names the futex it came through */
+      return index;
+    }
+    CHECK(r == ETIMEDOUT || r == EINTR);
+    if (r == ETIMEDOUT) return detsim__sys_fail(ETIMEDOUT);
+    /* ERESTARTSYS: restarted after SA_RESTART handlers. */
+    if (!detsim__restartable()) return detsim__sys_fail(EINTR);
+  }
+}
+
 /* ---- the call ---- */
 
 long detsim__sys_futex(const long a[6]) {
@@ -316,20 +504,22 @@ long detsim__sys_futex(const long a[6]) {
     return detsim__sys_fail(ENOSYS);
   if (!word_ok(uaddr)) return detsim__sys_fail(uaddr == NULL ? EFAULT : EINVAL);
   /* Only the waits read a timespec at a[3]; elsewhere it is a count. */
-  bool timed = cmd == FUTEX_WAIT || cmd == FUTEX_WAIT_BITSET || cmd == FUTEX_LOCK_PI || cmd == FUTEX_LOCK_PI2;
+  bool timed = cmd == FUTEX_WAIT || cmd == FUTEX_WAIT_BITSET || cmd == FUTEX_LOCK_PI || cmd == FUTEX_LOCK_PI2 ||
+               cmd == FUTEX_WAIT_REQUEUE_PI;
   struct timeout to = {.given = timed && uts != NULL};
   if (to.given) memcpy(&to.ts, uts, sizeof to.ts);
   switch (cmd) {
   case FUTEX_WAIT:
-    return futex_wait(uaddr, val, &to, FUTEX_BITSET_MATCH_ANY);
+    return futex_wait(uaddr, val, &to, FUTEX_BITSET_MATCH_ANY, false);
   case FUTEX_WAIT_BITSET:
     to.absolute = true;
     to.clock = realtime ? CLOCK_REALTIME : CLOCK_MONOTONIC;
-    return futex_wait(uaddr, val, &to, val3);
+    return futex_wait(uaddr, val, &to, val3, false);
   case FUTEX_WAKE:
   case FUTEX_WAKE_BITSET: {
     uint32_t bitset = cmd == FUTEX_WAKE ? FUTEX_BITSET_MATCH_ANY : val3;
     if (bitset == 0) return detsim__sys_fail(EINVAL);
+    if (meets_requeue_pi(uaddr)) return detsim__sys_fail(EINVAL);
     long n = wake(uaddr, (int)val, bitset);
     record_wake(uaddr, n);
     return n;
@@ -349,10 +539,11 @@ long detsim__sys_futex(const long a[6]) {
   case FUTEX_UNLOCK_PI:
     return futex_unlock_pi(uaddr);
   case FUTEX_WAIT_REQUEUE_PI:
+    to.absolute = true;
+    to.clock = realtime ? CLOCK_REALTIME : CLOCK_MONOTONIC;
+    return futex_wait_requeue_pi(uaddr, val, &to, uaddr2);
   case FUTEX_CMP_REQUEUE_PI:
-    detsim__sys_report(cmd == FUTEX_WAIT_REQUEUE_PI ? "futex(FUTEX_WAIT_REQUEUE_PI)" : "futex(FUTEX_CMP_REQUEUE_PI)",
-                       "requeueing onto PI futexes is not simulated yet");
-    return detsim__sys_fail(ENOSYS);
+    return futex_cmp_requeue_pi(uaddr, (int)val, (int)(long)uts, uaddr2, val3);
   default:
     return detsim__sys_fail(ENOSYS); /* as Linux: FUTEX_FD is gone, others never were */
   }

@@ -73,10 +73,16 @@ _Static_assert(DETSIM_SEM_VALUE_MAX <= 0xffffffffu, "a semaphore's value is a 32
  *               DETSIM_MUTEX_RECURSION_MAX); 0 when unlocked
  *    8  ceiling PTHREAD_PRIO_PROTECT's priority ceiling, 1..99 (glibc keeps
  *               it in the high bits of __lock, which is our owner word)
+ *    12 robust  a robust mutex's state (DETSIM_ROBUST_*: consistent, its
+ *               owner died, inconsistent, not recoverable)
  *    16 kind    glibc's __kind: PTHREAD_MUTEX_{TIMED,RECURSIVE,ERRORCHECK,
- *               ADAPTIVE}_NP in the low 2 bits, glibc's protocol flags
- *               (DETSIM_MUTEX_KIND_PI, _PP) above; -1 after destroy (as
- *               glibc: a destroyed mutex gives EINVAL)
+ *               ADAPTIVE}_NP in the low 2 bits, glibc's flags above
+ *               (DETSIM_MUTEX_KIND_ROBUST, _PI, _PP, _PSHARED); -1 after
+ *               destroy (as glibc: a destroyed mutex gives EINVAL)
+ *    24 prev, 32 next (pointers) a held robust mutex's place in its
+ *               owner's list (glibc's __list), walked when the owner dies
+ *    A process-shared mutex's owner id is the owner's virtual tid (unique
+ *    in the world), so the processes of a run can share it.
  *
  *  pthread_rwlock_t (56 bytes)
  *    0  state   bit 31 = write-locked; bits 0-30 = read locks held
@@ -107,6 +113,8 @@ _Static_assert(DETSIM_SEM_VALUE_MAX <= 0xffffffffu, "a semaphore's value is a 32
  *
  *  sem_t (32 bytes)
  *    0  value   0..SEM_VALUE_MAX
+ *    8  shared  1 for a process-shared one (sem_init's pshared, or named):
+ *               a post posts the world, whose other processes may wait
  */
 
 #include <pthread.h>
@@ -148,7 +156,10 @@ enum {
   DETSIM_MUTEX_OWNER = 0,
   DETSIM_MUTEX_DEPTH = 4,
   DETSIM_MUTEX_CEILING = 8,
+  DETSIM_MUTEX_ROBUST = 12,
   DETSIM_MUTEX_KIND = 16,
+  DETSIM_MUTEX_LIST_PREV = 24,
+  DETSIM_MUTEX_LIST_NEXT = 32,
   DETSIM_RWLOCK_STATE = 0,
   DETSIM_RWLOCK_WWAIT = 4,
   DETSIM_RWLOCK_WRITER = 24,
@@ -163,6 +174,7 @@ enum {
   DETSIM_BARRIER_INSIDE = 12,
   DETSIM_ONCE_STATE = 0,
   DETSIM_SEM_VALUE = 0,
+  DETSIM_SEM_SHARED = 8,
 };
 
 enum { DETSIM_ONCE_NOT_RUN = 0, DETSIM_ONCE_RUNNING = 1, DETSIM_ONCE_DONE = 2 };
@@ -171,9 +183,23 @@ enum { DETSIM_ONCE_NOT_RUN = 0, DETSIM_ONCE_RUNNING = 1, DETSIM_ONCE_DONE = 2 };
  * PTHREAD_MUTEX_KIND_MASK_NP) and glibc's protocol flags
  * (PTHREAD_MUTEX_PRIO_INHERIT_NP, PTHREAD_MUTEX_PRIO_PROTECT_NP). */
 #define DETSIM_MUTEX_TYPE_MASK 3u
+#define DETSIM_MUTEX_KIND_ROBUST 16u
 #define DETSIM_MUTEX_KIND_PI 32u
 #define DETSIM_MUTEX_KIND_PP 64u
+#define DETSIM_MUTEX_KIND_PSHARED 128u
 #define DETSIM_MUTEX_KIND_PROTOCOLS (DETSIM_MUTEX_KIND_PI | DETSIM_MUTEX_KIND_PP)
+/* Kinds that leave the plain path of sync_mutex.c for sync_mutex_robust.c. */
+#define DETSIM_MUTEX_KIND_SLOW (DETSIM_MUTEX_KIND_PROTOCOLS | DETSIM_MUTEX_KIND_ROBUST | DETSIM_MUTEX_KIND_PSHARED)
+
+/* A robust mutex's state word (glibc keeps it as __owner's
+ * PTHREAD_MUTEX_INCONSISTENT / _NOTRECOVERABLE and the lock word's
+ * FUTEX_OWNER_DIED). */
+enum {
+  DETSIM_ROBUST_CONSISTENT = 0,
+  DETSIM_ROBUST_OWNER_DIED = 1,     /* free; the next locker gets EOWNERDEAD */
+  DETSIM_ROBUST_INCONSISTENT = 2,   /* held after EOWNERDEAD, not yet consistent */
+  DETSIM_ROBUST_NOT_RECOVERABLE = 3 /* every lock gives ENOTRECOVERABLE */
+};
 
 /* The id a caller puts in an owner word: its simulated thread id, or for a
  * thread outside the simulation DETSIM_SYNC_OUTSIDE_ID_BIT | its kernel tid
@@ -213,7 +239,22 @@ int detsim__mutex_destroy(pthread_mutex_t *m);
 int detsim__mutex_release(pthread_mutex_t *m, uint32_t id);
 int detsim__mutex_acquire(pthread_mutex_t *m, detsim_thread *self, uint32_t id,
                           bool try_only, uint64_t deadline_ns);
-/* The protocol mutexes (sync_mutex_prio.c), for acquire and release above:
+/* The robust, process-shared and protocol mutexes (sync_mutex_robust.c),
+ * for acquire and release above, which hand them over with the kind word
+ * they read; and the plain path they share (sync_mutex.c). */
+int detsim__mutex_slow_acquire(pthread_mutex_t *m, detsim_thread *self, uint32_t id, uint32_t kind, int type,
+                               bool try_only, uint64_t deadline_ns);
+int detsim__mutex_slow_release(pthread_mutex_t *m, detsim_thread *self, uint32_t id, uint32_t kind, int type);
+int detsim__mutex_plain_acquire(pthread_mutex_t *m, detsim_thread *self, uint32_t id, int type, bool try_only,
+                                uint64_t deadline_ns);
+int detsim__mutex_plain_release(pthread_mutex_t *m, uint32_t id, int type);
+/* The robust mutexes a thread holds, when it ends (its slot's thread exit,
+ * and for a process that ends every thread of it): each is given up with
+ * its owner dead, so the next locker gets EOWNERDEAD, and its waiters
+ * wake. */
+void detsim__mutex_robust_owner_died(detsim_thread *t);
+void detsim__mutex_robust_process_died(void);
+/* The protocol mutexes (sync_mutex_prio.c), for the slow path above:
  * `type` is the mutex's PTHREAD_MUTEX_* type, `self` NULL outside the
  * simulation (no priorities change then). */
 int detsim__mutex_pi_acquire(pthread_mutex_t *m, detsim_thread *self, uint32_t id, int type, bool try_only,
@@ -228,6 +269,17 @@ int detsim__mutex_pp_release(pthread_mutex_t *m, detsim_thread *self, uint32_t i
 detsim_thread *detsim__sync_pi_owner(const detsim_thread *waiter);
 /* The same for a wait in FUTEX_LOCK_PI (futex.c). */
 detsim_thread *detsim__futex_pi_owner(const detsim_thread *waiter);
+
+/* futex2 (futex2.c) on the simulated futex table (futex.c), its
+ * arguments checked: futex_wait (an absolute timeout on `clock`, NULL for
+ * none), futex_wake, futex_requeue (as FUTEX_CMP_REQUEUE) and futex_waitv
+ * (keys[] stays the caller's while it waits: a requeue moves an entry).
+ * The raw results: the value, or -1 and errno. */
+long detsim__futex_wait2(uint32_t *uaddr, uint32_t val, uint32_t bitset, const struct timespec *abs, clockid_t clock);
+long detsim__futex_wake2(uint32_t *uaddr, int nr, uint32_t bitset);
+long detsim__futex_cmp_requeue2(uint32_t *uaddr, int nr_wake, int nr_requeue, uint32_t *uaddr2, uint32_t val);
+long detsim__futex_waitv(const uint32_t **keys, const uint32_t *vals, unsigned n, const struct timespec *abs,
+                         clockid_t clock);
 
 /* Condition variables.  `clock` < 0 means the cond's own clock. */
 int detsim__cond_init_clock(pthread_cond_t *c, clockid_t clock);

@@ -89,8 +89,9 @@ int detsim__cond_wait(pthread_cond_t *c, pthread_mutex_t *m, bool timed, clockid
   rc = detsim__mutex_acquire(m, self, id, false, DETSIM_NO_DEADLINE);
   /* We released it: relocking cannot fail, but for a PRIO_PROTECT mutex
    * (a ceiling now below our priority, a raise the kernel refuses, a count
-   * that would wrap), whose error glibc returns. */
-  if (rc != 0) CHECK(rc == EINVAL || rc == EAGAIN);
+   * that would wrap) or a robust one (its owner died, or it became not
+   * recoverable), whose error glibc returns. */
+  if (rc != 0) CHECK(rc == EINVAL || rc == EAGAIN || rc == EOWNERDEAD || rc == ENOTRECOVERABLE);
   /* Canceled while waiting: with the mutex held again, as POSIX says (a
    * thread that was woken returns, and a request stays pending). */
   if (woke == ECANCELED) detsim__cancel_act();

@@ -55,16 +55,9 @@ int detsim__mutex_init_type(pthread_mutex_t *m, int type) {
   return 0;
 }
 
-/* The lock and unlock paths inline these into their interceptors (a call
- * less per lock and unlock); cond wait calls them through the functions. */
-static inline __attribute__((always_inline)) int acquire(pthread_mutex_t *m, detsim_thread *self, uint32_t id,
-                                                         bool try_only, uint64_t deadline_ns) {
-  uint32_t kind = SYNC_LOAD(KIND(m));
-  int type = kind_type(kind);
-  if (type < 0) return EINVAL;
-  if (__builtin_expect((kind & DETSIM_MUTEX_KIND_PROTOCOLS) != 0, 0))
-    return (kind & DETSIM_MUTEX_KIND_PI) ? detsim__mutex_pi_acquire(m, self, id, type, try_only, deadline_ns)
-                                         : detsim__mutex_pp_acquire(m, self, id, type, try_only, deadline_ns);
+/* The plain path: a CAS on the owner word, a wait for it to be free. */
+static inline __attribute__((always_inline)) int plain_acquire(pthread_mutex_t *m, detsim_thread *self, uint32_t id,
+                                                               int type, bool try_only, uint64_t deadline_ns) {
   for (;;) {
     uint32_t owner = 0;
     if (SYNC_CAS(OWNER(m), &owner, id)) {
@@ -96,18 +89,29 @@ static inline __attribute__((always_inline)) int acquire(pthread_mutex_t *m, det
   }
 }
 
+int detsim__mutex_plain_acquire(pthread_mutex_t *m, detsim_thread *self, uint32_t id, int type, bool try_only,
+                                uint64_t deadline_ns) {
+  return plain_acquire(m, self, id, type, try_only, deadline_ns);
+}
+
+/* The lock and unlock paths inline these into their interceptors (a call
+ * less per lock and unlock); cond wait calls them through the functions. */
+static inline __attribute__((always_inline)) int acquire(pthread_mutex_t *m, detsim_thread *self, uint32_t id,
+                                                         bool try_only, uint64_t deadline_ns) {
+  uint32_t kind = SYNC_LOAD(KIND(m));
+  int type = kind_type(kind);
+  if (type < 0) return EINVAL;
+  if (__builtin_expect((kind & DETSIM_MUTEX_KIND_SLOW) != 0, 0))
+    return detsim__mutex_slow_acquire(m, self, id, kind, type, try_only, deadline_ns);
+  return plain_acquire(m, self, id, type, try_only, deadline_ns);
+}
+
 int detsim__mutex_acquire(pthread_mutex_t *m, detsim_thread *self, uint32_t id,
                           bool try_only, uint64_t deadline_ns) {
   return acquire(m, self, id, try_only, deadline_ns);
 }
 
-static inline __attribute__((always_inline)) int release(pthread_mutex_t *m, uint32_t id) {
-  uint32_t kind = SYNC_LOAD(KIND(m));
-  int type = kind_type(kind);
-  if (type < 0) return EINVAL;
-  if (__builtin_expect((kind & DETSIM_MUTEX_KIND_PROTOCOLS) != 0, 0))
-    return (kind & DETSIM_MUTEX_KIND_PI) ? detsim__mutex_pi_release(m, detsim__self(), id, type)
-                                         : detsim__mutex_pp_release(m, detsim__self(), id, type);
+static inline __attribute__((always_inline)) int plain_release(pthread_mutex_t *m, uint32_t id, int type) {
   uint32_t owner = SYNC_LOAD(OWNER(m));
   if (owner != id) {
     if (type != PTHREAD_MUTEX_NORMAL) return EPERM;
@@ -122,6 +126,17 @@ static inline __attribute__((always_inline)) int release(pthread_mutex_t *m, uin
   SYNC_STORE(DEPTH(m), 0);
   SYNC_STORE(OWNER(m), 0);
   return 0;
+}
+
+int detsim__mutex_plain_release(pthread_mutex_t *m, uint32_t id, int type) { return plain_release(m, id, type); }
+
+static inline __attribute__((always_inline)) int release(pthread_mutex_t *m, uint32_t id) {
+  uint32_t kind = SYNC_LOAD(KIND(m));
+  int type = kind_type(kind);
+  if (type < 0) return EINVAL;
+  if (__builtin_expect((kind & DETSIM_MUTEX_KIND_SLOW) != 0, 0))
+    return detsim__mutex_slow_release(m, detsim__self(), id, kind, type);
+  return plain_release(m, id, type);
 }
 
 int detsim__mutex_release(pthread_mutex_t *m, uint32_t id) { return release(m, id); }

@@ -53,9 +53,11 @@
 
 int detsim__mutex_init_attr(pthread_mutex_t *m, const pthread_mutexattr_t *attr) {
   int type = PTHREAD_MUTEX_DEFAULT, protocol = PTHREAD_PRIO_NONE, robust = PTHREAD_MUTEX_STALLED, ceiling = 0;
+  int pshared = PTHREAD_PROCESS_PRIVATE;
   if (attr != NULL) {
     if (REAL(pthread_mutexattr_gettype)(attr, &type) != 0 || REAL(pthread_mutexattr_getprotocol)(attr, &protocol) != 0 ||
         REAL(pthread_mutexattr_getrobust)(attr, &robust) != 0 ||
+        REAL(pthread_mutexattr_getpshared)(attr, &pshared) != 0 ||
         REAL(pthread_mutexattr_getprioceiling)(attr, &ceiling) != 0)
       return EINVAL;
   }
@@ -70,6 +72,9 @@ int detsim__mutex_init_attr(pthread_mutex_t *m, const pthread_mutexattr_t *attr)
     SYNC_STORE(CEILING(m), (uint32_t)ceiling);
     SYNC_STORE(KIND(m), (uint32_t)type | DETSIM_MUTEX_KIND_PP);
   }
+  uint32_t flags = (robust == PTHREAD_MUTEX_ROBUST ? DETSIM_MUTEX_KIND_ROBUST : 0) |
+                   (pshared == PTHREAD_PROCESS_SHARED ? DETSIM_MUTEX_KIND_PSHARED : 0);
+  if (flags != 0) SYNC_STORE(KIND(m), SYNC_LOAD(KIND(m)) | flags);
   return 0;
 }
 
@@ -167,7 +172,8 @@ int detsim__mutex_pi_release(pthread_mutex_t *m, detsim_thread *self, uint32_t i
   n = detsim__machine_rt_top(cands, n);
   detsim_thread *next = detsim__choose_waiter(cands, n);
   SYNC_STORE(DEPTH(m), 1);
-  SYNC_STORE(OWNER(m), detsim__thread_id(next));
+  bool pshared = (SYNC_LOAD(KIND(m)) & DETSIM_MUTEX_KIND_PSHARED) != 0;
+  SYNC_STORE(OWNER(m), pshared ? (uint32_t)next->tid : detsim__thread_id(next));
   return 0;
 }
 
@@ -176,6 +182,9 @@ detsim_thread *detsim__sync_pi_owner(const detsim_thread *waiter) {
   const struct pi_wait *w = waiter->ready_arg;
   uint32_t owner = SYNC_LOAD(OWNER(w->m));
   if (owner == 0 || owner == w->id || (owner & DETSIM_SYNC_OUTSIDE_ID_BIT) != 0) return NULL;
+  /* A process-shared one's owner is a virtual tid, maybe another
+   * process's (no boost reaches there). */
+  if (SYNC_LOAD(KIND(w->m)) & DETSIM_MUTEX_KIND_PSHARED) return detsim__sys_thread_of_tid((pid_t)owner);
   return detsim__thread_by_id(owner);
 }
 

@@ -1,5 +1,5 @@
-/* Unnamed semaphores (sem_init/sem_wait/sem_post…); named ones (sem_open)
- * are unsupported.
+/* Semaphores (sem_init/sem_wait/sem_post…); named ones are opened by
+ * sync_sem_named.c.
  *
  * The value word is taken down with a CAS; a simulated waiter at zero
  * blocks until it is positive, and which of several waiters gets a post is
@@ -15,8 +15,10 @@
 #include "sched/sched.h"
 #include "core/core.h"
 #include "sync/sync.h"
+#include "world/world.h"
 
 #define VALUE(s) detsim__sync_word((s), DETSIM_SEM_VALUE)
+#define SHARED(s) detsim__sync_word((s), DETSIM_SEM_SHARED)
 
 static bool sem_positive(void *arg) { return SYNC_LOAD(VALUE(arg)) > 0; }
 
@@ -55,10 +57,10 @@ static int sem_take(sem_t *s, enum detsim_lock_mode mode, clockid_t clock, const
 }
 
 DETSIM_EXPORT int __detsim_sem_init(sem_t *s, int pshared, unsigned value) {
-  (void)pshared; /* process-shared behaves as private */
   if (value > DETSIM_SEM_VALUE_MAX) return fail(EINVAL);
   memset(s, 0, sizeof *s);
   SYNC_STORE(VALUE(s), value);
+  if (pshared) SYNC_STORE(SHARED(s), 1);
   return 0;
 }
 DETSIM_INTERCEPT_ALIAS(sem_init)
@@ -97,8 +99,11 @@ DETSIM_EXPORT int __detsim_sem_post(sem_t *s) {
   for (;;) {
     CHECK_LE(value, DETSIM_SEM_VALUE_MAX); /* posts stop at SEM_VALUE_MAX */
     if (value == DETSIM_SEM_VALUE_MAX) return fail(EOVERFLOW);
-    if (SYNC_CAS(VALUE(s), &value, value + 1)) return 0;
+    if (SYNC_CAS(VALUE(s), &value, value + 1)) break;
   }
+  /* Another process may wait on a shared one (in shared memory). */
+  if (SYNC_LOAD(SHARED(s)) && detsim__in_world && self != NULL) detsim__world_touch();
+  return 0;
 }
 DETSIM_INTERCEPT_ALIAS(sem_post)
 

@@ -6,7 +6,7 @@ the cases build them into a fresh directory and require simaudit to name
 exactly those, each with its function and file:line.
 
   planted   planted.c (+ helper_atomic.c in a static library built with
-            plain clang): the syscall, rdtsc, cpuid, lock xadd, sem_open call
+            plain clang): the syscall, rdtsc, cpuid, lock xadd, shm_open call
             and the helper's atomic, each in its function at its line;
             nothing else; exit status 1
   json      --json parses and holds the same findings as the text
@@ -143,8 +143,8 @@ def case_planted(env):
         fail("a finding is reported twice: %s" % got)
     if set(got) != want:
         fail("findings differ\n got: %s\nwant: %s\n%s" % (sorted(got), sorted(want), r.stdout))
-    if "call to 'sem_open'" not in r.stdout or "6 escapes" not in r.stdout:
-        fail("sem_open or the count is not named:\n" + r.stdout)
+    if "call to 'shm_open'" not in r.stdout or "6 escapes" not in r.stdout:
+        fail("shm_open or the count is not named:\n" + r.stdout)
     print(r.stdout, end="")
 
 
@@ -164,7 +164,7 @@ def case_json(env):
     if doc["escapes"] != 6 or doc["suppressed"] != 0 or doc["objects"] != [prog]:
         fail("json summary wrong: %s" % {k: doc[k] for k in ("escapes", "suppressed", "objects")})
     calls = [f["call"] for f in doc["findings"] if f["kind"] == "libc"]
-    if calls != ["sem_open"]:
+    if calls != ["shm_open"]:
         fail("json libc calls: %s" % calls)
     print("json: %d findings, same as text" % len(got))
 
@@ -231,7 +231,7 @@ def case_ignore(env):
         fail("detsim-cc planted.c: " + r.stderr)
     sup = os.path.join(env.tmp, "some.supp")
     with open(sup, "w") as f:
-        f.write("# planted on purpose\nsyscall:plant_syscall\n  rdtsc:*  \nlibc:sem_open\n"
+        f.write("# planted on purpose\nsyscall:plant_syscall\n  rdtsc:*  \nlibc:shm_open\n"
                 "atomic:helper_atomic.c\n")
     r = env.audit("--ignore", sup, prog)
     got = text_findings(r.stdout)

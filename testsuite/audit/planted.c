@@ -4,6 +4,7 @@
  * its function at its file:line.  The program is never run. */
 #include <pthread.h>
 #include <semaphore.h>
+#include <sys/mman.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -36,7 +37,7 @@ __attribute__((noinline)) int plant_lock_xadd(void) {
 }
 
 __attribute__((noinline)) void *plant_unsupported(void) {
-  return sem_open("/planted", 0); /* PLANT libc sem_open */
+  return (void *)(long)shm_open("/planted", 0, 0); /* PLANT libc shm_open */
 }
 
 int main(void) {

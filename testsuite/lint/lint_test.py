@@ -124,9 +124,9 @@ def case_planted(env):
     if summary != "detsim-lint: %d warnings, %d notes (1 file)" % (warnings, notes):
         fail("summary: %r (want %d warnings, %d notes)" % (summary, warnings, notes))
     for word in ("'ready'", "'q->done'", "'rdtsc'", "'syscall'", "'lock xaddl'", "'pause'",
-                 "SYS_clone", "SYS_io_uring_setup", "syscall(999)", "'pthread_mutexattr_setrobust'", "'sem_open'",
+                 "SYS_clone", "SYS_io_uring_setup", "syscall(999)", "'shm_unlink'", "'shm_open'",
                  "time()", "__rdtsc()", "asm_ticks()", "'&local'", "clock_gettime()",
-                 "named semaphores are not simulated yet"):
+                 "POSIX shared memory objects are not simulated"):
         if word not in r.stdout:
             fail("the findings do not name %s:\n%s" % (word, r.stdout))
     print(r.stdout, end="")

@@ -8,6 +8,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/mman.h>
 #include <sys/syscall.h>
 #include <sys/time.h>
 #include <time.h>
@@ -143,14 +144,14 @@ __attribute__((target("rdrnd"))) unsigned hw_random(void) {
   return x;
 }
 
-int make_robust(pthread_mutexattr_t *a) {
-  return pthread_mutexattr_setrobust(a, PTHREAD_MUTEX_ROBUST); /* PLANT unsupported-call warning pthread_mutexattr_setrobust */
+int drop_shared_memory(void) {
+  return shm_unlink("/planted"); /* PLANT unsupported-call warning shm_unlink */
 }
 
-sem_t *named_sem(void) {
-  return sem_open("/planted", 0); /* PLANT unsupported-call warning sem_open */
+int shared_memory(void) {
+  return shm_open("/planted", 0, 0); /* PLANT unsupported-call warning shm_open */
 }
 
-int (*recover(void))(pthread_mutex_t *) {
-  return pthread_mutex_consistent; /* PLANT unsupported-call warning pthread_mutex_consistent */
+int (*unlinker(void))(const char *) {
+  return shm_unlink; /* PLANT unsupported-call warning shm_unlink */
 }

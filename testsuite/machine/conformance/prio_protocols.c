@@ -71,7 +71,10 @@ static void settle(void) {
 
 /* ---- the locks the scenarios contend for ---- */
 
-enum lock_kind { MUTEX_NONE, MUTEX_INHERIT, MUTEX_PROTECT, FUTEX_PI };
+/* FUTEX_REQUEUE_PI: a FUTEX_PI lock that H comes to through
+ * FUTEX_WAIT_REQUEUE_PI on a condition word, requeued onto it while L holds
+ * it (as glibc's PI condvars did). */
+enum lock_kind { MUTEX_NONE, MUTEX_INHERIT, MUTEX_PROTECT, FUTEX_PI, FUTEX_REQUEUE_PI };
 
 struct lock {
   enum lock_kind kind;
@@ -84,7 +87,7 @@ static long futex_pi(uint32_t *word, int op) { return syscall(SYS_futex, word, o
 static void lock_init(struct lock *l, enum lock_kind kind) {
   l->kind = kind;
   l->word = 0;
-  if (kind == FUTEX_PI) return;
+  if (kind == FUTEX_PI || kind == FUTEX_REQUEUE_PI) return;
   pthread_mutexattr_t a;
   pthread_mutexattr_init(&a);
   pthread_mutexattr_setprotocol(&a, kind == MUTEX_INHERIT ? PTHREAD_PRIO_INHERIT
@@ -95,7 +98,7 @@ static void lock_init(struct lock *l, enum lock_kind kind) {
 }
 
 static void lock_take(struct lock *l) {
-  if (l->kind == FUTEX_PI) {
+  if (l->kind == FUTEX_PI || l->kind == FUTEX_REQUEUE_PI) {
     must(futex_pi(&l->word, FUTEX_LOCK_PI_PRIVATE) == 0, "FUTEX_LOCK_PI");
     return;
   }
@@ -104,7 +107,7 @@ static void lock_take(struct lock *l) {
 }
 
 static void lock_give(struct lock *l) {
-  if (l->kind == FUTEX_PI) {
+  if (l->kind == FUTEX_PI || l->kind == FUTEX_REQUEUE_PI) {
     must(futex_pi(&l->word, FUTEX_UNLOCK_PI_PRIVATE) == 0, "FUTEX_UNLOCK_PI");
     return;
   }
@@ -118,6 +121,7 @@ static struct {
   struct lock a, b;
   sem_t l_go, l_release, x_go, h_go, m_go;
   bool chain;
+  uint32_t cond; /* FUTEX_REQUEUE_PI's condition word */
   char order[8];
   int n;
   int low_kernel, low_glibc; /* L's priority as it sees it while it releases */
@@ -156,7 +160,11 @@ static void *high(void *arg) {
   (void)arg;
   sem_wait(&S.h_go);
   struct lock *l = S.chain ? &S.b : &S.a;
-  lock_take(l);
+  if (l->kind == FUTEX_REQUEUE_PI) /* returns owning the lock */
+    must(syscall(SYS_futex, &S.cond, FUTEX_WAIT_REQUEUE_PI_PRIVATE, 0, NULL, &l->word, 0) == 0,
+         "FUTEX_WAIT_REQUEUE_PI");
+  else
+    lock_take(l);
   mark('H');
   lock_give(l);
   return NULL;
@@ -200,8 +208,12 @@ static void scenario(const char *label, enum lock_kind kind, bool chain, int h_p
     sem_post(&S.x_go);
     settle(); /* X holds b and waits for a */
   }
+  S.cond = 0;
   sem_post(&S.h_go);
   settle(); /* H waits */
+  if (kind == FUTEX_REQUEUE_PI) /* H moves behind L on the lock L holds */
+    must(syscall(SYS_futex, &S.cond, FUTEX_CMP_REQUEUE_PI_PRIVATE, 1, 1L, &S.a.word, 0) == 1,
+         "FUTEX_CMP_REQUEUE_PI");
   if (h_then != 0) set_fifo(h, h_then);
   sem_post(&S.m_go);
   sem_post(&S.l_release);
@@ -210,9 +222,9 @@ static void scenario(const char *label, enum lock_kind kind, bool chain, int h_p
   pthread_join(m, NULL);
   if (chain) pthread_join(x, NULL);
   printf("%s order=%s\n", label, S.order);
-  if (kind != MUTEX_NONE && kind != FUTEX_PI && !chain && h_then == 0)
+  if (kind != MUTEX_NONE && kind != FUTEX_PI && kind != FUTEX_REQUEUE_PI && !chain && h_then == 0)
     printf("%s low_sees kernel=%d pthread=%d\n", label, S.low_kernel, S.low_glibc);
-  if (kind != FUTEX_PI) {
+  if (kind != FUTEX_PI && kind != FUTEX_REQUEUE_PI) {
     pthread_mutex_destroy(&S.a.m);
     pthread_mutex_destroy(&S.b.m);
   }
@@ -418,6 +430,7 @@ int main(void) {
   scenario("inherit", MUTEX_INHERIT, false, 30, 0);
   scenario("protect", MUTEX_PROTECT, false, 30, 0);
   scenario("futex_pi", FUTEX_PI, false, 30, 0);
+  scenario("futex_requeue_pi", FUTEX_REQUEUE_PI, false, 30, 0);
   scenario("chain none", MUTEX_NONE, true, 30, 0);
   scenario("chain inherit", MUTEX_INHERIT, true, 30, 0);
   scenario("chain futex_pi", FUTEX_PI, true, 30, 0);

@@ -35,8 +35,6 @@ int main(void) {
   SHOW("fstat_simulated", syscall(SYS_fstat, s, &st) == 0 && S_ISSOCK(st.st_mode) ? 0 : -1);
   SHOW("inotify_init1", syscall(SYS_inotify_init1, 0));
   SHOW("unknown_number", syscall(9999, s));
-  int w = 0;
-  SHOW("futex_wait_requeue_pi", syscall(SYS_futex, &w, FUTEX_WAIT_REQUEUE_PI, 0, NULL, &w, 0));
   SHOW("close", syscall(SYS_close, s));
   return 0;
 }
