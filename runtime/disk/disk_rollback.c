@@ -149,7 +149,7 @@ static const char *path_of(uint64_t ino) {
 
 static bool is_name(const struct rec *r) {
   return r->h.type == DISK_REC_CREATE || r->h.type == DISK_REC_UNLINK || r->h.type == DISK_REC_RENAME ||
-         r->h.type == DISK_REC_LINK;
+         r->h.type == DISK_REC_LINK || r->h.type == DISK_REC_EXCHANGE || r->h.type == DISK_REC_ENTER;
 }
 
 static void parent(const char *p, char *out, size_t n) {
@@ -193,6 +193,20 @@ static void undo_name(const struct rec *r) {
     }
     break;
   case DISK_REC_LINK: REAL(unlink)(r->path2); break;
+  case DISK_REC_EXCHANGE: REAL(renameat2)(AT_FDCWD, r->path, AT_FDCWD, r->path2, RENAME_EXCHANGE); break;
+  case DISK_REC_ENTER: {
+    /* The name that came from outside goes (its file was never the
+     * disk's), what it replaced comes back. */
+    struct stat st;
+    if (lstat(r->path2, &st) == 0 && S_ISDIR(st.st_mode)) nftw(r->path2, remove_one, 16, FTW_DEPTH | FTW_PHYS);
+    else REAL(unlink)(r->path2);
+    if (r->h.pre_len) {
+      char *keep = dup_n(r->pre, r->h.pre_len);
+      REAL(link)(keep, r->path2);
+      free(keep);
+    }
+    break;
+  }
   default: break;
   }
 }
@@ -266,11 +280,12 @@ static void classify(void) {
     switch (r->h.type) {
     case DISK_REC_SYNCALL: all = true; break;
     case DISK_REC_FSYNC:
-    case DISK_REC_FSYNC_FAIL: {
+    case DISK_REC_FSYNC_FAIL:
+    case DISK_REC_SETTLE: {
       unsigned s = ino_slot(r->h.ino);
-      inos[s].state = r->h.type == DISK_REC_FSYNC ? FATE_DURABLE : FATE_FORCED_LOST;
+      inos[s].state = r->h.type == DISK_REC_FSYNC_FAIL ? FATE_FORCED_LOST : FATE_DURABLE;
       inos[s].at = i;
-      any_sync = true;
+      if (r->h.type != DISK_REC_SETTLE) any_sync = true; /* a settled shift commits no names */
       break;
     }
     case DISK_REC_MSYNC: any_sync = true; break; /* ext4: its journal commit takes every name before it */
@@ -288,11 +303,19 @@ static void classify(void) {
       break;
     }
     default: {
-      char dir[PATH_MAX];
-      parent(r->h.type == DISK_REC_RENAME || r->h.type == DISK_REC_LINK ? r->path2 : r->path, dir, sizeof dir);
+      /* The directory whose fsync makes it durable (an exchange: both). */
+      char dir[PATH_MAX], dir2[PATH_MAX];
+      bool second = r->h.type == DISK_REC_RENAME || r->h.type == DISK_REC_LINK || r->h.type == DISK_REC_ENTER;
+      parent(second ? r->path2 : r->path, dir, sizeof dir);
+      if (r->h.type == DISK_REC_EXCHANGE) parent(r->path2, dir2, sizeof dir2);
+      else snprintf(dir2, sizeof dir2, "%s", dir);
       bool d = all || dirs_overflow || (detsim__disk.model == DISK_MODEL_EXT4 && any_sync);
-      for (unsigned k = 0; k < n_dirs && !d; k++) d = strcmp(synced_dirs[k], dir) == 0;
-      r->durable = d;
+      bool d1 = d, d2 = d;
+      for (unsigned k = 0; k < n_dirs; k++) {
+        d1 = d1 || strcmp(synced_dirs[k], dir) == 0;
+        d2 = d2 || strcmp(synced_dirs[k], dir2) == 0;
+      }
+      r->durable = d1 && d2;
       break;
     }
     }
