@@ -136,8 +136,12 @@ enum disk_rec {
   DISK_REC_ENTER,       /* path2: a name that came into the data directory from outside it (a
                            rename, or an exchange); pre = the undo link or copy of what the name
                            held before ("" none); undone by removing it and putting that back */
-  DISK_REC_SETTLE,      /* ino, path: the file's data and size are durable (its names are not:
-                           no journal commit), after a call the model keeps whole */
+  DISK_REC_BORN,        /* ino: a file made now (created, O_TMPFILE, entered); the records of that
+                           inode number before it were another file's, whose inode died with it
+                           (an unnamed file closed) and was reused */
+  DISK_REC_SHIFT,       /* ino, path; off; len = the new size; old_size; pre-image of [off,
+                           old_size): fallocate COLLAPSE_RANGE or INSERT_RANGE moved every byte
+                           past off; undone whole, with every record of the file after it */
 };
 
 struct disk_rec_head {
@@ -156,6 +160,8 @@ void disk_journal_write(uint64_t ino, const char *path, int64_t off, uint64_t le
  * could fail, recorded only once it succeeded). */
 void disk_journal_write_pre(uint64_t ino, const char *path, int64_t off, uint64_t len, int64_t old_size,
                             const char *pre);
+void disk_journal_shift(uint64_t ino, const char *path, int64_t off, int64_t new_size, int64_t old_size,
+                        const char *pre);
 void disk_journal_size(uint64_t ino, const char *path, int64_t new_size, int64_t old_size, int readfd);
 void disk_journal_mark(enum disk_rec type, uint64_t ino, const char *path);
 void disk_journal_map(uint64_t ino, const char *path, int64_t off, uint64_t len, int64_t size, int readfd);

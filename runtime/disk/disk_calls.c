@@ -206,28 +206,56 @@ int detsim__disk_ftruncate(int fd, off_t len, uintptr_t pc) {
  * disk as ZERO_RANGE, whichever headers the build has. */
 #define FALLOC_WRITE_ZEROES 0x80
 
-/* COLLAPSE_RANGE and INSERT_RANGE shift the file's bytes past off (ext4
- * writes the file's dirty pages back first, then moves its extents in one
- * journal transaction).  The model keeps them whole: the file's data and
- * size are durable after the call (a SETTLE record), so a power loss
- * never shows a half-shifted file; the one before the shift is not drawn
- * (docs/disk.md). */
+/* The bytes [off, off + len) of fd into memory (a pre-image read before a
+ * call that may fail; NULL for none); zeros where the file has none. */
+static char *pre_image(int fd, int64_t off, size_t len, const char *what) {
+  if (len == 0) return NULL;
+  if (len > DETSIM_DISK_JOURNAL_BYTES_MAX) {
+    char msg[256];
+    snprintf(msg, sizeof msg, "limit disk_journal_bytes=%llu reached: the pre-image of %s needs more undo journal",
+             (unsigned long long)DETSIM_DISK_JOURNAL_BYTES_MAX, what);
+    disk_fail(msg);
+  }
+  char *pre = malloc(len);
+  int rd = reader_of(fd);
+  if (pre == NULL || rd < 0) disk_fail("cannot read a pre-image for the disk's undo journal");
+  for (size_t got = 0; got < len;) {
+    ssize_t k = REAL(pread)(rd, pre + got, len - got, (off_t)off + (off_t)got);
+    if (k <= 0) {
+      memset(pre + got, 0, len - got);
+      break;
+    }
+    got += (size_t)k;
+  }
+  close_reader(rd);
+  return pre;
+}
+
+/* COLLAPSE_RANGE and INSERT_RANGE move every byte past off (ext4 writes
+ * the file's dirty pages back first, then shifts its extents in one
+ * journal transaction): one SHIFT record with the file's tail as it was,
+ * which a power loss keeps or undoes whole (disk_rollback.c). */
 static int shift_range(int fd, int mode, off_t off, off_t len, const struct stat *st, uintptr_t pc) {
-  disk_take_time(DISK_OP_SYNC, 0, pc);
+  disk_take_time(DISK_OP_SYNC, 0, pc); /* it waits for the file's write-back */
+  bool rec = detsim__disk.journal && off >= 0 && off < st->st_size;
+  char *pre = rec ? pre_image(fd, off, (size_t)(st->st_size - off), "a COLLAPSE_RANGE or INSERT_RANGE") : NULL;
   int r = REAL(fallocate)(fd, mode, off, len);
-  if (r != 0) return r;
-  if (detsim__disk.journal) {
+  int e = errno;
+  if (r == 0 && rec) {
     char path[PATH_MAX] = "";
     disk_fd_path(fd, path, sizeof path);
-    disk_journal_mark(DISK_REC_SETTLE, st->st_ino, path);
-    if (disk_map_any()) {
+    int64_t new_size = (mode & FALLOC_FL_COLLAPSE_RANGE) ? st->st_size - len : st->st_size + len;
+    disk_journal_shift(st->st_ino, path, off, new_size, st->st_size, pre);
+    if (disk_map_any()) { /* a mapping's stores from here on are on the new layout */
       int rd = reader_of(fd);
       disk_map_rearm_file(st->st_dev, st->st_ino, rd);
       close_reader(rd);
     }
   }
-  disk_touch_fd(fd);
-  return 0;
+  free(pre);
+  if (r == 0) disk_touch_fd(fd);
+  errno = e;
+  return r;
 }
 
 /* PUNCH_HOLE and ZERO_RANGE: zeros over the range, undone as a write of
@@ -242,24 +270,7 @@ static int zero_range(int fd, int mode, off_t off, off_t len, const struct stat 
   if (!keeps_size && end > st->st_size && (uint64_t)(end - st->st_size) > disk_room()) return fail_with(ENOSPC);
   int64_t rec_end = keeps_size && end > st->st_size ? (int64_t)st->st_size : end;
   int64_t pre_end = rec_end < st->st_size ? rec_end : (int64_t)st->st_size;
-  char *pre = NULL;
-  size_t pre_len = detsim__disk.journal && pre_end > off ? (size_t)(pre_end - off) : 0;
-  if (pre_len > DETSIM_DISK_JOURNAL_BYTES_MAX)
-    disk_fail("limit disk_journal_bytes reached: a PUNCH_HOLE or ZERO_RANGE's pre-image needs more undo journal");
-  if (pre_len > 0) {
-    pre = malloc(pre_len);
-    int rd = reader_of(fd);
-    if (pre == NULL || rd < 0) disk_fail("cannot read the pre-image of a PUNCH_HOLE or ZERO_RANGE for the undo journal");
-    for (size_t got = 0; got < pre_len;) {
-      ssize_t k = REAL(pread)(rd, pre + got, pre_len - got, off + (off_t)got);
-      if (k <= 0) {
-        memset(pre + got, 0, pre_len - got);
-        break;
-      }
-      got += (size_t)k;
-    }
-    close_reader(rd);
-  }
+  char *pre = detsim__disk.journal && pre_end > off ? pre_image(fd, off, (size_t)(pre_end - off), "a PUNCH_HOLE or ZERO_RANGE") : NULL;
   int r = REAL(fallocate)(fd, mode, off, len);
   int e = errno;
   if (r == 0 && detsim__disk.journal && rec_end > off) {
@@ -335,6 +346,14 @@ int detsim__disk_syncall(uintptr_t pc) {
 
 /* ---- names ---- */
 
+/* A new file (created, O_TMPFILE): the journal's records of its inode
+ * number so far were another file's (an unnamed one closed, whose number
+ * the file system gave out again). */
+static void mark_born(int fd, const char *path) {
+  struct stat st;
+  if (detsim__disk.journal && fstat(fd, &st) == 0) disk_journal_mark(DISK_REC_BORN, st.st_ino, path);
+}
+
 int detsim__disk_open(int dirfd, const char *path, int flags, mode_t mode) {
   uintptr_t pc = (uintptr_t)__builtin_return_address(0);
   char abs[PATH_MAX];
@@ -350,6 +369,7 @@ int detsim__disk_open(int dirfd, const char *path, int flags, mode_t mode) {
     int fd = (int)REAL(openat)(dirfd, path, flags, mode);
     if (fd < 0) return fd;
     disk_fd_mark(fd, true);
+    mark_born(fd, abs);
     disk_touch_fd(fd);
     return fd;
   }
@@ -370,6 +390,7 @@ int detsim__disk_open(int dirfd, const char *path, int flags, mode_t mode) {
   disk_fd_mark(fd, true);
   bool created = !exists && (flags & O_CREAT);
   if (created && detsim__disk.journal) disk_journal_name(DISK_REC_CREATE, abs, NULL, NULL, 0);
+  if (created) mark_born(fd, abs);
   if (created) touch_parent(abs);
   if (created || truncates) disk_touch_fd(fd);
   return fd;
@@ -451,6 +472,8 @@ static int rename_across(int olddirfd, const char *oldpath, int newdirfd, const 
     if (detsim__disk.journal) {
       if (a_on && !exchange) disk_journal_name(DISK_REC_UNLINK, a, keep, NULL, existed && S_ISDIR(st.st_mode));
       else disk_journal_name(DISK_REC_ENTER, "", on, keep, 0);
+      struct stat now;
+      if (!(a_on && !exchange) && lstat(on, &now) == 0) disk_journal_mark(DISK_REC_BORN, now.st_ino, on);
     }
     touch_parent(on);
   } else if (keep[0]) {

@@ -116,6 +116,19 @@ void disk_journal_write_pre(uint64_t ino, const char *path, int64_t off, uint64_
   record(h, path, NULL, -1, off, h.pre_len ? pre : none);
 }
 
+void disk_journal_shift(uint64_t ino, const char *path, int64_t off, int64_t new_size, int64_t old_size,
+                        const char *pre) {
+  struct disk_rec_head h = { 0 };
+  h.type = DISK_REC_SHIFT;
+  h.ino = ino;
+  h.off = off;
+  h.len = (uint64_t)new_size;
+  h.old_size = old_size;
+  h.pre_len = old_size > off ? (uint64_t)(old_size - off) : 0;
+  static const char none[1];
+  record(h, path, NULL, -1, off, h.pre_len ? pre : none);
+}
+
 void disk_journal_size(uint64_t ino, const char *path, int64_t new_size, int64_t old_size, int readfd) {
   struct disk_rec_head h = { 0 };
   h.type = DISK_REC_SIZE;

@@ -159,7 +159,8 @@ static void parent(const char *p, char *out, size_t n) {
 }
 
 static bool is_data(const struct rec *r) {
-  return r->h.type == DISK_REC_WRITE || r->h.type == DISK_REC_SIZE || r->h.type == DISK_REC_MAP;
+  return r->h.type == DISK_REC_WRITE || r->h.type == DISK_REC_SIZE || r->h.type == DISK_REC_MAP ||
+         r->h.type == DISK_REC_SHIFT;
 }
 
 static bool name_durable(unsigned i) { return recs[i].durable; }
@@ -280,12 +281,11 @@ static void classify(void) {
     switch (r->h.type) {
     case DISK_REC_SYNCALL: all = true; break;
     case DISK_REC_FSYNC:
-    case DISK_REC_FSYNC_FAIL:
-    case DISK_REC_SETTLE: {
+    case DISK_REC_FSYNC_FAIL: {
       unsigned s = ino_slot(r->h.ino);
-      inos[s].state = r->h.type == DISK_REC_FSYNC_FAIL ? FATE_FORCED_LOST : FATE_DURABLE;
+      inos[s].state = r->h.type == DISK_REC_FSYNC ? FATE_DURABLE : FATE_FORCED_LOST;
       inos[s].at = i;
-      if (r->h.type != DISK_REC_SETTLE) any_sync = true; /* a settled shift commits no names */
+      any_sync = true;
       break;
     }
     case DISK_REC_MSYNC: any_sync = true; break; /* ext4: its journal commit takes every name before it */
@@ -296,7 +296,8 @@ static void classify(void) {
       break;
     case DISK_REC_WRITE:
     case DISK_REC_SIZE:
-    case DISK_REC_MAP: {
+    case DISK_REC_MAP:
+    case DISK_REC_SHIFT: {
       unsigned s = ino_slot(r->h.ino);
       r->fate = all ? FATE_DURABLE : inos[s].state;
       r->until = inos[s].at;
@@ -324,6 +325,7 @@ static void classify(void) {
   memset(inos, 0, sizeof inos);
   for (unsigned i = 0; i < n_recs; i++) {
     struct rec *r = &recs[i];
+    if (r->h.type == DISK_REC_BORN) inos[ino_slot(r->h.ino)].state = 0; /* a new file of that number */
     if (!is_data(r)) continue;
     unsigned s = ino_slot(r->h.ino);
     r->first_of_file = inos[s].state != 1;
@@ -342,6 +344,8 @@ static struct range changed(const struct rec *r) {
     int64_t b = r->h.off + (int64_t)r->h.len;
     return (struct range){ r->h.off, b < file_max ? b : file_max };
   }
+  if (r->h.type == DISK_REC_SHIFT) /* every byte past off moved */
+    return (struct range){ r->h.off, (int64_t)r->h.len > r->h.old_size ? (int64_t)r->h.len : r->h.old_size };
   /* A size change: the bytes it cut (restored by undo), or none. */
   if (r->h.off < r->h.old_size) return (struct range){ r->h.off, r->h.old_size };
   return (struct range){ 0, 0 };
@@ -350,6 +354,7 @@ static struct range changed(const struct rec *r) {
 static int64_t size_after(const struct rec *r) {
   if (r->h.type == DISK_REC_SIZE) return r->h.off;
   if (r->h.type == DISK_REC_MAP) return r->h.old_size; /* stores never grow a file */
+  if (r->h.type == DISK_REC_SHIFT) return (int64_t)r->h.len;
   int64_t end = r->h.off + (int64_t)r->h.len;
   return end > r->h.old_size ? end : r->h.old_size;
 }
@@ -367,6 +372,7 @@ struct file_roll {
   unsigned n_units;
   struct range prot[DETSIM_DISK_RECORDS_PER_FILE_MAX];
   unsigned n_prot;
+  unsigned seg_lo, seg_hi; /* the versions the file's shifts allow (choose_segment) */
 };
 static struct file_roll fr;
 
@@ -390,8 +396,10 @@ static unsigned version_of(int64_t u) {
   for (unsigned i = 0; i < fr.n_units; i++)
     if (fr.units[i].unit == u) return fr.units[i].version;
   if (fr.n_units == DETSIM_DISK_UNITS_PER_FILE_MAX) too_many("disk_units_per_file", DETSIM_DISK_UNITS_PER_FILE_MAX);
-  unsigned lo = lowest_version(u);
-  unsigned v = mode == 0 ? fr.k : mode == 1 ? lo : lo + (unsigned)detsim__rng_below(&rng, fr.k - lo + 1);
+  unsigned lo = lowest_version(u), hi = fr.seg_hi;
+  if (lo < fr.seg_lo) lo = fr.seg_lo;
+  if (lo > hi) lo = hi;
+  unsigned v = mode == 0 ? hi : mode == 1 ? lo : lo + (unsigned)detsim__rng_below(&rng, hi - lo + 1);
   fr.units[fr.n_units++] = (struct unit_choice){ u, v };
   return v;
 }
@@ -497,13 +505,49 @@ static bool map_piece_changed(int fd, const struct rec *r, int64_t a, int64_t b)
   return false;
 }
 
-static uint64_t roll_file(uint64_t ino) {
+/* A shift (fallocate COLLAPSE_RANGE, INSERT_RANGE) survives whole or not
+ * at all: ext4 writes the file's dirty pages back, then moves its extents
+ * in one journal transaction.  So the file's records after a shift survive
+ * only with it, and with it every record before it (written back first):
+ * each version the file takes (its size's, each unit's) lies in one
+ * segment between two of its drawn shifts, drawn once per file.  A shift
+ * an msync came after is durable (ext4's ranged sync commits the journal). */
+static void choose_segment(void) {
+  static unsigned shifts[DETSIM_DISK_RECORDS_PER_FILE_MAX];
+  unsigned m = 0, j_min = 0;
+  for (unsigned t = 1; t <= fr.k; t++) {
+    unsigned i = fr.drawn[t - 1];
+    if (recs[i].h.type != DISK_REC_SHIFT) continue;
+    shifts[m++] = t;
+    for (unsigned q = 0; q < n_msyncs; q++)
+      if (msyncs[q].at > i && msyncs[q].at < recs[i].until) j_min = m;
+  }
+  fr.seg_lo = 0;
+  fr.seg_hi = fr.k;
+  if (m == 0) return; /* no draw: a file without shifts rolls as it always did */
+  unsigned j = mode == 0 ? m : mode == 1 ? j_min : j_min + (unsigned)detsim__rng_below(&rng, m - j_min + 1);
+  fr.seg_lo = j == 0 ? 0 : shifts[j - 1];
+  fr.seg_hi = j == m ? fr.k : shifts[j] - 1;
+}
+
+/* Rolls the file whose first record is `at`.  An inode number may have
+ * been several files (an unnamed one closed, the number given out again):
+ * only the one it is now, from its birth on, has anything to roll; a dead
+ * one, or a file no name reaches, draws nothing, so the draws never depend
+ * on which numbers the file system reused. */
+static uint64_t roll_file(uint64_t ino, unsigned at) {
+  unsigned born = 0;
+  for (unsigned i = 0; i < n_recs; i++)
+    if (recs[i].h.type == DISK_REC_BORN && recs[i].h.ino == ino) born = i;
+  if (at < born) return 0;
+  const char *path = path_of(ino);
+  if (path == NULL) return 0; /* no name reaches it any more: nothing to roll */
   memset(&fr, 0, offsetof(struct file_roll, units));
   fr.n_units = fr.n_prot = 0;
   n_msyncs = 0;
   bool mapped = false;
   file_max = 0;
-  for (unsigned i = 0; i < n_recs; i++) {
+  for (unsigned i = born; i < n_recs; i++) {
     const struct rec *r = &recs[i];
     if (r->h.ino != ino) continue;
     if (r->h.type == DISK_REC_MSYNC) {
@@ -528,12 +572,16 @@ static uint64_t roll_file(uint64_t ino) {
     while (before < fr.k && fr.drawn[before] < msyncs[k].at) before++;
     if (before > lo_size) lo_size = before;
   }
-  fr.size_version = mode == 0 ? fr.k : mode == 1 ? lo_size : lo_size + (unsigned)detsim__rng_below(&rng, fr.k - lo_size + 1);
+  choose_segment();
+  unsigned hi_size = fr.seg_hi;
+  if (lo_size < fr.seg_lo) lo_size = fr.seg_lo;
+  if (lo_size > hi_size) lo_size = hi_size;
+  fr.size_version = mode == 0   ? hi_size
+                    : mode == 1 ? lo_size
+                                : lo_size + (unsigned)detsim__rng_below(&rng, hi_size - lo_size + 1);
   /* Mapped pages are written back one by one: such a file tears at
    * least per page. */
   unit = mapped && crash_unit > 4096 ? 4096 : crash_unit;
-  const char *path = path_of(ino);
-  if (path == NULL) return 0; /* no name reaches it any more: nothing to roll */
   int fd = (int)REAL(open)(path, O_RDWR | O_CLOEXEC);
   if (fd < 0) return 0;
   struct stat st;
@@ -542,7 +590,7 @@ static uint64_t roll_file(uint64_t ino) {
   unsigned t = fr.k; /* the drawn rank of the record at hand, 1-based */
   for (unsigned i = n_recs; i-- > 0;) {
     const struct rec *r = &recs[i];
-    if (!is_data(r) || r->h.ino != ino) continue;
+    if (!is_data(r) || r->h.ino != ino || i < born) continue;
     enum fate f = fate_of(i);
     unsigned rank = f == FATE_DRAWN ? t-- : 0;
     bool is_map = r->h.type == DISK_REC_MAP;
@@ -581,7 +629,7 @@ static uint64_t roll_data(void) {
   uint64_t lost = 0;
   /* Each file once, in the order of its first record. */
   for (unsigned i = 0; i < n_recs; i++)
-    if (is_data(&recs[i]) && recs[i].first_of_file) lost += roll_file(recs[i].h.ino);
+    if (is_data(&recs[i]) && recs[i].first_of_file) lost += roll_file(recs[i].h.ino, i);
   return lost;
 }
 
