@@ -270,7 +270,8 @@ static int zero_range(int fd, int mode, off_t off, off_t len, const struct stat 
   if (!keeps_size && end > st->st_size && (uint64_t)(end - st->st_size) > disk_room()) return fail_with(ENOSPC);
   int64_t rec_end = keeps_size && end > st->st_size ? (int64_t)st->st_size : end;
   int64_t pre_end = rec_end < st->st_size ? rec_end : (int64_t)st->st_size;
-  char *pre = detsim__disk.journal && pre_end > off ? pre_image(fd, off, (size_t)(pre_end - off), "a PUNCH_HOLE or ZERO_RANGE") : NULL;
+  char *pre = NULL;
+  if (detsim__disk.journal && pre_end > off) pre = pre_image(fd, off, (size_t)(pre_end - off), "a PUNCH_HOLE or ZERO_RANGE");
   int r = REAL(fallocate)(fd, mode, off, len);
   int e = errno;
   if (r == 0 && detsim__disk.journal && rec_end > off) {
@@ -288,8 +289,10 @@ int detsim__disk_fallocate(int fd, int mode, off_t off, off_t len, uintptr_t pc)
   struct stat st;
   if (fstat(fd, &st) != 0) return -1;
   if (mode & (FALLOC_FL_COLLAPSE_RANGE | FALLOC_FL_INSERT_RANGE)) return shift_range(fd, mode, off, len, &st, pc);
-  if (mode & (FALLOC_FL_PUNCH_HOLE | FALLOC_FL_ZERO_RANGE | FALLOC_WRITE_ZEROES)) return zero_range(fd, mode, off, len, &st, pc);
-  if (mode & ~FALLOC_FL_KEEP_SIZE) return (int)REAL(fallocate)(fd, mode, off, len); /* the kernel's answer to the rest */
+  if (mode & (FALLOC_FL_PUNCH_HOLE | FALLOC_FL_ZERO_RANGE | FALLOC_WRITE_ZEROES))
+    return zero_range(fd, mode, off, len, &st, pc);
+  /* Any other mode (UNSHARE_RANGE, bits Linux adds): the kernel's answer. */
+  if (mode & ~FALLOC_FL_KEEP_SIZE) return (int)REAL(fallocate)(fd, mode, off, len);
   if (off < 0 || len <= 0) return fail_with(EINVAL);
   if (!(mode & FALLOC_FL_KEEP_SIZE) && off + len > st.st_size) {
     if (size_change(fd, off + len, true, pc) != 0) return -1;
@@ -524,7 +527,16 @@ int detsim__disk_linkat(int olddirfd, const char *oldpath, int newdirfd, const c
   int e = errno;
   if (r == 0 && detsim__disk.journal) disk_journal_name(DISK_REC_LINK, a, b, NULL, 0);
   if (r == 0) {
-    if (!disk_under(a)) disk_fd_forget_all(); /* a file from outside now has a name on the disk */
+    /* A /proc/self/fd/N link names the file its descriptor is open on. */
+    char target[PATH_MAX];
+    ssize_t n = strncmp(a, "/proc/", 6) == 0 ? REAL(readlink)(a, target, sizeof target - 1) : -1;
+    if (n > 0) target[n] = '\0';
+    if (!disk_under(n > 0 ? target : a)) {
+      /* A file from outside now has a name on the disk: new to it. */
+      disk_fd_forget_all();
+      struct stat st;
+      if (detsim__disk.journal && lstat(b, &st) == 0) disk_journal_mark(DISK_REC_BORN, st.st_ino, b);
+    }
     touch_parent(b);
   }
   errno = e;
