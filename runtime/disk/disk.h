@@ -51,6 +51,10 @@ int detsim__disk_linkat(int olddirfd, const char *oldpath, int newdirfd, const c
 void disk_fd_mark(int fd, bool on);
 void disk_fd_forget(int fd);
 int detsim__disk_unlinkat(int dirfd, const char *path, int flags);
+/* copy_file_range into a file of the disk: the kernel's checks, then the
+ * bytes read and written through the disk (disk_copy.c). */
+ssize_t detsim__disk_copy_file_range(int in, off_t *in_off, int out, off_t *out_off, size_t n, unsigned flags,
+                                     uintptr_t pc);
 /* A blocking lock request (F_SETLKW, F_OFD_SETLKW, flock without LOCK_NB)
  * on a real file: the non-blocking form retried with simulated waits, so a
  * process that waits for another's lock lets the world run. */
@@ -128,6 +132,16 @@ enum disk_rec {
                            writable (or the range was last synced) */
   DISK_REC_MSYNC,       /* ino, path; off, len: msync(MS_SYNC) made that range's data and the
                            file's size durable */
+  DISK_REC_EXCHANGE,    /* path <-> path2 (renameat2 RENAME_EXCHANGE): undone by exchanging back */
+  DISK_REC_ENTER,       /* path2: a name that came into the data directory from outside it (a
+                           rename, or an exchange); pre = the undo link or copy of what the name
+                           held before ("" none); undone by removing it and putting that back */
+  DISK_REC_BORN,        /* ino: a file made now (created, O_TMPFILE, entered); the records of that
+                           inode number before it were another file's, whose inode died with it
+                           (an unnamed file closed) and was reused */
+  DISK_REC_SHIFT,       /* ino, path; off; len = the new size; old_size; pre-image of [off,
+                           old_size): fallocate COLLAPSE_RANGE or INSERT_RANGE moved every byte
+                           past off; undone whole, with every record of the file after it */
 };
 
 struct disk_rec_head {
@@ -142,6 +156,12 @@ struct disk_rec_head {
 #define DISK_REC_MAGIC 0x6b736964u /* "disk" */
 
 void disk_journal_write(uint64_t ino, const char *path, int64_t off, uint64_t len, int64_t old_size, int readfd);
+/* As disk_journal_write, with the pre-image given (read before a call that
+ * could fail, recorded only once it succeeded). */
+void disk_journal_write_pre(uint64_t ino, const char *path, int64_t off, uint64_t len, int64_t old_size,
+                            const char *pre);
+void disk_journal_shift(uint64_t ino, const char *path, int64_t off, int64_t new_size, int64_t old_size,
+                        const char *pre);
 void disk_journal_size(uint64_t ino, const char *path, int64_t new_size, int64_t old_size, int readfd);
 void disk_journal_mark(enum disk_rec type, uint64_t ino, const char *path);
 void disk_journal_map(uint64_t ino, const char *path, int64_t off, uint64_t len, int64_t size, int readfd);
@@ -150,6 +170,10 @@ void disk_journal_name(enum disk_rec type, const char *path, const char *path2, 
 /* Hard-links `path` into the journal directory (so an unlinked or replaced
  * file can come back); its name there into out, "" when it is no file. */
 void disk_journal_keep(const char *path, char *out, size_t size);
+/* A copy of the regular file `path` in the journal directory (a file that
+ * leaves the data directory keeps its inode outside: its way back is a
+ * copy); its name there into out, "" when it is no regular file. */
+void disk_journal_keep_copy(const char *path, char *out, size_t size);
 /* Everything is durable: the journal and the undo links go. */
 void disk_journal_reset(void);
 /* After a power loss: rolls the disk back as the seed draws (disk_rollback.c),
@@ -186,6 +210,9 @@ bool disk_resolve(int dirfd, const char *path, char *out, size_t size);
  * when too long or dirfd names no directory. */
 bool detsim__path_lexical(int dirfd, const char *path, char *out, size_t len);
 bool disk_under(const char *abs);
+/* A file moved into or out of the data directory: every cached
+ * descriptor answer may be stale. */
+void disk_fd_forget_all(void);
 /* The path of a descriptor's file (readlink of /proc/self/fd). */
 bool disk_fd_path(int fd, char *out, size_t size);
 /* Ends the run: a limit of the disk was reached, or a call the model does

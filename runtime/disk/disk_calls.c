@@ -7,6 +7,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
 #include <sys/stat.h>
@@ -14,6 +15,7 @@
 
 #include "time/time.h"
 #include "disk/disk.h"
+#include "limits.h"
 #include "intercept/intercept.h"
 #include "sched/sched.h"
 #include "world/world.h"
@@ -87,6 +89,8 @@ ssize_t detsim__disk_pwritev(int fd, const struct iovec *iov, int iovcnt, off_t 
   struct stat st;
   if (fl < 0 || fstat(fd, &st) != 0) return fail_with(EBADF);
   if (!S_ISREG(st.st_mode)) return off >= 0 ? REAL(pwritev)(fd, iov, iovcnt, off) : REAL(writev)(fd, iov, iovcnt);
+  /* The kernel's EBADF, before a record of a write that never happens. */
+  if ((fl & O_ACCMODE) == O_RDONLY) return fail_with(EBADF);
   int64_t pos = off >= 0 ? (int64_t)off : (fl & O_APPEND) ? (int64_t)st.st_size : (int64_t)lseek(fd, 0, SEEK_CUR);
   if (len > 0) eio_take(st.st_ino); /* new dirty data: a later fsync may fail again */
   disk_take_time(DISK_OP_WRITE, len, pc);
@@ -198,22 +202,99 @@ int detsim__disk_ftruncate(int fd, off_t len, uintptr_t pc) {
   return r;
 }
 
+/* Linux 6.17's zeroing mode (written zeros, not unwritten extents): on the
+ * disk as ZERO_RANGE, whichever headers the build has. */
+#define FALLOC_WRITE_ZEROES 0x80
+
+/* The bytes [off, off + len) of fd into memory (a pre-image read before a
+ * call that may fail; NULL for none); zeros where the file has none. */
+static char *pre_image(int fd, int64_t off, size_t len, const char *what) {
+  if (len == 0) return NULL;
+  if (len > DETSIM_DISK_JOURNAL_BYTES_MAX) {
+    char msg[256];
+    snprintf(msg, sizeof msg, "limit disk_journal_bytes=%llu reached: the pre-image of %s needs more undo journal",
+             (unsigned long long)DETSIM_DISK_JOURNAL_BYTES_MAX, what);
+    disk_fail(msg);
+  }
+  char *pre = malloc(len);
+  int rd = reader_of(fd);
+  if (pre == NULL || rd < 0) disk_fail("cannot read a pre-image for the disk's undo journal");
+  for (size_t got = 0; got < len;) {
+    ssize_t k = REAL(pread)(rd, pre + got, len - got, (off_t)off + (off_t)got);
+    if (k <= 0) {
+      memset(pre + got, 0, len - got);
+      break;
+    }
+    got += (size_t)k;
+  }
+  close_reader(rd);
+  return pre;
+}
+
+/* COLLAPSE_RANGE and INSERT_RANGE move every byte past off (ext4 writes
+ * the file's dirty pages back first, then shifts its extents in one
+ * journal transaction): one SHIFT record with the file's tail as it was,
+ * which a power loss keeps or undoes whole (disk_rollback.c). */
+static int shift_range(int fd, int mode, off_t off, off_t len, const struct stat *st, uintptr_t pc) {
+  disk_take_time(DISK_OP_SYNC, 0, pc); /* it waits for the file's write-back */
+  bool rec = detsim__disk.journal && off >= 0 && off < st->st_size;
+  char *pre = rec ? pre_image(fd, off, (size_t)(st->st_size - off), "a COLLAPSE_RANGE or INSERT_RANGE") : NULL;
+  int r = REAL(fallocate)(fd, mode, off, len);
+  int e = errno;
+  if (r == 0 && rec) {
+    char path[PATH_MAX] = "";
+    disk_fd_path(fd, path, sizeof path);
+    int64_t new_size = (mode & FALLOC_FL_COLLAPSE_RANGE) ? st->st_size - len : st->st_size + len;
+    disk_journal_shift(st->st_ino, path, off, new_size, st->st_size, pre);
+    if (disk_map_any()) { /* a mapping's stores from here on are on the new layout */
+      int rd = reader_of(fd);
+      disk_map_rearm_file(st->st_dev, st->st_ino, rd);
+      close_reader(rd);
+    }
+  }
+  free(pre);
+  if (r == 0) disk_touch_fd(fd);
+  errno = e;
+  return r;
+}
+
+/* PUNCH_HOLE and ZERO_RANGE: zeros over the range, undone as a write of
+ * zeros would be.  With KEEP_SIZE (always, for a hole) only the bytes
+ * within the file change; ZERO_RANGE without it may grow the file.  The
+ * pre-image is read first and recorded once the kernel has accepted the
+ * call (its EINVAL, EOPNOTSUPP, EBADF are its own). */
+static int zero_range(int fd, int mode, off_t off, off_t len, const struct stat *st, uintptr_t pc) {
+  disk_take_time(DISK_OP_META, 0, pc);
+  bool keeps_size = (mode & FALLOC_FL_KEEP_SIZE) != 0;
+  int64_t end = off >= 0 && len > 0 ? (int64_t)off + (int64_t)len : 0;
+  if (!keeps_size && end > st->st_size && (uint64_t)(end - st->st_size) > disk_room()) return fail_with(ENOSPC);
+  int64_t rec_end = keeps_size && end > st->st_size ? (int64_t)st->st_size : end;
+  int64_t pre_end = rec_end < st->st_size ? rec_end : (int64_t)st->st_size;
+  char *pre = NULL;
+  if (detsim__disk.journal && pre_end > off) pre = pre_image(fd, off, (size_t)(pre_end - off), "a PUNCH_HOLE or ZERO_RANGE");
+  int r = REAL(fallocate)(fd, mode, off, len);
+  int e = errno;
+  if (r == 0 && detsim__disk.journal && rec_end > off) {
+    char path[PATH_MAX] = "";
+    disk_fd_path(fd, path, sizeof path);
+    disk_journal_write_pre(st->st_ino, path, off, (uint64_t)(rec_end - off), st->st_size, pre);
+  }
+  free(pre);
+  if (r == 0) disk_touch_fd(fd);
+  errno = e;
+  return r;
+}
+
 int detsim__disk_fallocate(int fd, int mode, off_t off, off_t len, uintptr_t pc) {
-  if (mode & ~(FALLOC_FL_KEEP_SIZE | FALLOC_FL_PUNCH_HOLE | FALLOC_FL_ZERO_RANGE))
-    disk_fail("fallocate with FALLOC_FL_COLLAPSE_RANGE or FALLOC_FL_INSERT_RANGE on a file of the simulated disk is not modeled");
   struct stat st;
   if (fstat(fd, &st) != 0) return -1;
-  if (mode & (FALLOC_FL_PUNCH_HOLE | FALLOC_FL_ZERO_RANGE)) {
-    /* Zeros over a range: undone as a write of zeros would be. */
-    disk_take_time(DISK_OP_META, 0, pc);
-    if (detsim__disk.journal) {
-      char path[PATH_MAX] = "";
-      disk_fd_path(fd, path, sizeof path);
-      int r = reader_of(fd);
-      disk_journal_write(st.st_ino, path, off, (uint64_t)len, st.st_size, r);
-      close_reader(r);
-    }
-  } else if (!(mode & FALLOC_FL_KEEP_SIZE) && off + len > st.st_size) {
+  if (mode & (FALLOC_FL_COLLAPSE_RANGE | FALLOC_FL_INSERT_RANGE)) return shift_range(fd, mode, off, len, &st, pc);
+  if (mode & (FALLOC_FL_PUNCH_HOLE | FALLOC_FL_ZERO_RANGE | FALLOC_WRITE_ZEROES))
+    return zero_range(fd, mode, off, len, &st, pc);
+  /* Any other mode (UNSHARE_RANGE, bits Linux adds): the kernel's answer. */
+  if (mode & ~FALLOC_FL_KEEP_SIZE) return (int)REAL(fallocate)(fd, mode, off, len);
+  if (off < 0 || len <= 0) return fail_with(EINVAL);
+  if (!(mode & FALLOC_FL_KEEP_SIZE) && off + len > st.st_size) {
     if (size_change(fd, off + len, true, pc) != 0) return -1;
   } else {
     disk_take_time(DISK_OP_META, 0, pc);
@@ -268,12 +349,33 @@ int detsim__disk_syncall(uintptr_t pc) {
 
 /* ---- names ---- */
 
+/* A new file (created, O_TMPFILE): the journal's records of its inode
+ * number so far were another file's (an unnamed one closed, whose number
+ * the file system gave out again). */
+static void mark_born(int fd, const char *path) {
+  struct stat st;
+  if (detsim__disk.journal && fstat(fd, &st) == 0) disk_journal_mark(DISK_REC_BORN, st.st_ino, path);
+}
+
 int detsim__disk_open(int dirfd, const char *path, int flags, mode_t mode) {
   uintptr_t pc = (uintptr_t)__builtin_return_address(0);
   char abs[PATH_MAX];
   if (!disk_resolve(dirfd, path, abs, sizeof abs)) return (int)REAL(openat)(dirfd, path, flags, mode);
-  if ((flags & O_TMPFILE) == O_TMPFILE)
-    disk_fail("open with O_TMPFILE on the simulated disk is not modeled (an unnamed file linked later by linkat)");
+  if ((flags & O_TMPFILE) == O_TMPFILE) {
+    /* An unnamed file in that directory: no name to journal (a power loss
+     * before linkat names it leaves nothing of it, as Linux frees an
+     * orphan at mount); its writes are journaled by inode like any
+     * file's, so once a link names it they are rolled as its data. */
+    disk_take_time(DISK_OP_META, 0, pc);
+    int full = disk_full_fault(pc);
+    if (full) return fail_with(full);
+    int fd = (int)REAL(openat)(dirfd, path, flags, mode);
+    if (fd < 0) return fd;
+    disk_fd_mark(fd, true);
+    mark_born(fd, abs);
+    disk_touch_fd(fd);
+    return fd;
+  }
   struct stat st;
   bool exists = lstat(abs, &st) == 0;
   bool modifies = (flags & (O_CREAT | O_TRUNC)) != 0;
@@ -291,6 +393,7 @@ int detsim__disk_open(int dirfd, const char *path, int flags, mode_t mode) {
   disk_fd_mark(fd, true);
   bool created = !exists && (flags & O_CREAT);
   if (created && detsim__disk.journal) disk_journal_name(DISK_REC_CREATE, abs, NULL, NULL, 0);
+  if (created) mark_born(fd, abs);
   if (created) touch_parent(abs);
   if (created || truncates) disk_touch_fd(fd);
   return fd;
@@ -345,23 +448,61 @@ int detsim__disk_symlinkat(const char *target, int dirfd, const char *path, uint
   return r;
 }
 
+/* A rename with one name on the disk and the other outside it (the kernel
+ * answers EXDEV when the data directory is on another file system).  A
+ * file that enters the disk is a new name there (ENTER: undone by removing
+ * it, the file it replaced back); one that leaves is an unlink on the disk
+ * whose way back is a copy made now (its inode lives on outside, where no
+ * power loss reaches).  An exchange across is both at once. */
+static int rename_across(int olddirfd, const char *oldpath, int newdirfd, const char *newpath, unsigned flags,
+                         const char *a, const char *b, bool a_on, uintptr_t pc) {
+  disk_take_time(DISK_OP_META, 0, pc);
+  const char *on = a_on ? a : b;
+  bool exchange = (flags & RENAME_EXCHANGE) != 0;
+  char keep[PATH_MAX] = "";
+  struct stat st;
+  bool existed = lstat(on, &st) == 0;
+  if (detsim__disk.journal && existed) {
+    /* What leaves (the old name's file, or an exchange's disk side) keeps
+     * its inode outside: a copy; what a file entering replaces: a link. */
+    if (a_on || exchange) disk_journal_keep_copy(on, keep, sizeof keep);
+    else disk_journal_keep(on, keep, sizeof keep);
+  }
+  int r = REAL(renameat2)(olddirfd, oldpath, newdirfd, newpath, flags);
+  int e = errno;
+  if (r == 0) {
+    disk_fd_forget_all();
+    if (detsim__disk.journal) {
+      if (a_on && !exchange) disk_journal_name(DISK_REC_UNLINK, a, keep, NULL, existed && S_ISDIR(st.st_mode));
+      else disk_journal_name(DISK_REC_ENTER, "", on, keep, 0);
+      struct stat now;
+      if (!(a_on && !exchange) && lstat(on, &now) == 0) disk_journal_mark(DISK_REC_BORN, now.st_ino, on);
+    }
+    touch_parent(on);
+  } else if (keep[0]) {
+    REAL(unlink)(keep);
+  }
+  errno = e;
+  return r;
+}
+
 int detsim__disk_renameat2(int olddirfd, const char *oldpath, int newdirfd, const char *newpath, unsigned flags,
                            uintptr_t pc) {
   char a[PATH_MAX], b[PATH_MAX];
   bool ra = disk_resolve(olddirfd, oldpath, a, sizeof a), rb = disk_resolve(newdirfd, newpath, b, sizeof b);
   bool ua = ra && disk_under(a), ub = rb && disk_under(b);
   if (!ua && !ub) return REAL(renameat2)(olddirfd, oldpath, newdirfd, newpath, flags);
-  if (ua != ub)
-    disk_fail("rename between the simulated disk and a directory outside it is not modeled (the data directory's "
-              "files stay on it)");
-  if (flags & RENAME_EXCHANGE) disk_fail("renameat2 with RENAME_EXCHANGE on the simulated disk is not modeled");
+  if (ua != ub) return rename_across(olddirfd, oldpath, newdirfd, newpath, flags, a, b, ua, pc);
   disk_take_time(DISK_OP_META, 0, pc);
+  bool exchange = (flags & RENAME_EXCHANGE) != 0;
   char keep[PATH_MAX] = "";
   struct stat st;
-  if (detsim__disk.journal && strcmp(a, b) != 0 && lstat(b, &st) == 0) disk_journal_keep(b, keep, sizeof keep);
+  /* An exchange replaces nothing: undone by exchanging back. */
+  if (detsim__disk.journal && !exchange && strcmp(a, b) != 0 && lstat(b, &st) == 0) disk_journal_keep(b, keep, sizeof keep);
   int r = REAL(renameat2)(olddirfd, oldpath, newdirfd, newpath, flags);
   int e = errno;
-  if (r == 0 && detsim__disk.journal && strcmp(a, b) != 0) disk_journal_name(DISK_REC_RENAME, a, b, keep, 0);
+  if (r == 0 && detsim__disk.journal && strcmp(a, b) != 0)
+    disk_journal_name(exchange ? DISK_REC_EXCHANGE : DISK_REC_RENAME, a, b, keep, 0);
   else if (keep[0]) REAL(unlink)(keep);
   if (r == 0) {
     touch_parent(a);
@@ -371,16 +512,34 @@ int detsim__disk_renameat2(int olddirfd, const char *oldpath, int newdirfd, cons
   return r;
 }
 
+/* A new name for a file: the file at oldpath, or (AT_EMPTY_PATH) the one
+ * olddirfd is open on, which is how an O_TMPFILE file gets its name;
+ * linking /proc/self/fd/N with AT_SYMLINK_FOLLOW does the same. */
 int detsim__disk_linkat(int olddirfd, const char *oldpath, int newdirfd, const char *newpath, int flags, uintptr_t pc) {
   char a[PATH_MAX], b[PATH_MAX];
   bool ub = disk_resolve(newdirfd, newpath, b, sizeof b) && disk_under(b);
   if (!ub) return REAL(linkat)(olddirfd, oldpath, newdirfd, newpath, flags);
-  if (flags & AT_EMPTY_PATH) disk_fail("linkat with AT_EMPTY_PATH on the simulated disk is not modeled");
-  if (!disk_resolve(olddirfd, oldpath, a, sizeof a)) snprintf(a, sizeof a, "%s", oldpath);
+  bool by_fd = (flags & AT_EMPTY_PATH) && oldpath != NULL && oldpath[0] == '\0';
+  if (by_fd ? !disk_fd_path(olddirfd, a, sizeof a) : !disk_resolve(olddirfd, oldpath, a, sizeof a))
+    snprintf(a, sizeof a, "%s", oldpath != NULL ? oldpath : "");
   disk_take_time(DISK_OP_META, 0, pc);
   int r = REAL(linkat)(olddirfd, oldpath, newdirfd, newpath, flags);
+  int e = errno;
   if (r == 0 && detsim__disk.journal) disk_journal_name(DISK_REC_LINK, a, b, NULL, 0);
-  if (r == 0) touch_parent(b);
+  if (r == 0) {
+    /* A /proc/self/fd/N link names the file its descriptor is open on. */
+    char target[PATH_MAX];
+    ssize_t n = strncmp(a, "/proc/", 6) == 0 ? REAL(readlink)(a, target, sizeof target - 1) : -1;
+    if (n > 0) target[n] = '\0';
+    if (!disk_under(n > 0 ? target : a)) {
+      /* A file from outside now has a name on the disk: new to it. */
+      disk_fd_forget_all();
+      struct stat st;
+      if (detsim__disk.journal && lstat(b, &st) == 0) disk_journal_mark(DISK_REC_BORN, st.st_ino, b);
+    }
+    touch_parent(b);
+  }
+  errno = e;
   return r;
 }
 

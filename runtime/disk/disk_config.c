@@ -140,6 +140,8 @@ void disk_fd_forget(int fd) {
   if (fd >= 0 && fd < DETSIM_DISK_FDS_MAX) fd_state[fd] = 0;
 }
 
+void disk_fd_forget_all(void) { memset(fd_state, 0, sizeof fd_state); }
+
 void disk_fd_mark(int fd, bool on) {
   if (fd >= 0 && fd < DETSIM_DISK_FDS_MAX) fd_state[fd] = on ? 2 : 1;
 }

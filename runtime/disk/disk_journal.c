@@ -102,6 +102,33 @@ void disk_journal_write(uint64_t ino, const char *path, int64_t off, uint64_t le
   record(h, path, NULL, readfd, off, NULL);
 }
 
+void disk_journal_write_pre(uint64_t ino, const char *path, int64_t off, uint64_t len, int64_t old_size,
+                            const char *pre) {
+  struct disk_rec_head h = { 0 };
+  h.type = DISK_REC_WRITE;
+  h.ino = ino;
+  h.off = off;
+  h.len = len;
+  h.old_size = old_size;
+  int64_t end = off + (int64_t)len < old_size ? off + (int64_t)len : old_size;
+  h.pre_len = end > off ? (uint64_t)(end - off) : 0;
+  static const char none[1];
+  record(h, path, NULL, -1, off, h.pre_len ? pre : none);
+}
+
+void disk_journal_shift(uint64_t ino, const char *path, int64_t off, int64_t new_size, int64_t old_size,
+                        const char *pre) {
+  struct disk_rec_head h = { 0 };
+  h.type = DISK_REC_SHIFT;
+  h.ino = ino;
+  h.off = off;
+  h.len = (uint64_t)new_size;
+  h.old_size = old_size;
+  h.pre_len = old_size > off ? (uint64_t)(old_size - off) : 0;
+  static const char none[1];
+  record(h, path, NULL, -1, off, h.pre_len ? pre : none);
+}
+
 void disk_journal_size(uint64_t ino, const char *path, int64_t new_size, int64_t old_size, int readfd) {
   struct disk_rec_head h = { 0 };
   h.type = DISK_REC_SIZE;
@@ -162,6 +189,39 @@ void disk_journal_keep(const char *path, char *out, size_t size) {
     if (errno != EEXIST) break;
   }
   out[0] = '\0';
+}
+
+void disk_journal_keep_copy(const char *path, char *out, size_t size) {
+  out[0] = '\0';
+  int in = (int)REAL(open)(path, O_RDONLY | O_CLOEXEC);
+  struct stat st;
+  if (in < 0) return;
+  if (fstat(in, &st) != 0 || !S_ISREG(st.st_mode)) {
+    REAL(close)(in);
+    return;
+  }
+  int o = -1;
+  for (unsigned tries = 0; tries < 1000 && o < 0; tries++) {
+    struct stat js;
+    uint64_t n = fstat(journal(), &js) == 0 ? (uint64_t)js.st_size + tries : tries;
+    snprintf(out, size, "%s/keep-%llu", detsim__disk.journal_dir, (unsigned long long)n);
+    o = (int)REAL(open)(out, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, st.st_mode & 07777);
+    if (o < 0 && errno != EEXIST) break;
+  }
+  if (o < 0) {
+    REAL(close)(in);
+    disk_fail("cannot copy a file leaving the data directory into the disk's undo journal");
+  }
+  char buf[65536];
+  for (off_t at = 0;;) {
+    ssize_t r = REAL(pread)(in, buf, sizeof buf, at);
+    if (r < 0 && errno == EINTR) continue;
+    if (r <= 0) break;
+    if (REAL(pwrite)(o, buf, (size_t)r, at) != r) disk_fail("cannot copy a file leaving the data directory into the disk's undo journal");
+    at += r;
+  }
+  REAL(close)(in);
+  REAL(close)(o);
 }
 
 void disk_remove_keeps(void) {

@@ -149,7 +149,7 @@ static const char *path_of(uint64_t ino) {
 
 static bool is_name(const struct rec *r) {
   return r->h.type == DISK_REC_CREATE || r->h.type == DISK_REC_UNLINK || r->h.type == DISK_REC_RENAME ||
-         r->h.type == DISK_REC_LINK;
+         r->h.type == DISK_REC_LINK || r->h.type == DISK_REC_EXCHANGE || r->h.type == DISK_REC_ENTER;
 }
 
 static void parent(const char *p, char *out, size_t n) {
@@ -159,7 +159,8 @@ static void parent(const char *p, char *out, size_t n) {
 }
 
 static bool is_data(const struct rec *r) {
-  return r->h.type == DISK_REC_WRITE || r->h.type == DISK_REC_SIZE || r->h.type == DISK_REC_MAP;
+  return r->h.type == DISK_REC_WRITE || r->h.type == DISK_REC_SIZE || r->h.type == DISK_REC_MAP ||
+         r->h.type == DISK_REC_SHIFT;
 }
 
 static bool name_durable(unsigned i) { return recs[i].durable; }
@@ -193,6 +194,20 @@ static void undo_name(const struct rec *r) {
     }
     break;
   case DISK_REC_LINK: REAL(unlink)(r->path2); break;
+  case DISK_REC_EXCHANGE: REAL(renameat2)(AT_FDCWD, r->path, AT_FDCWD, r->path2, RENAME_EXCHANGE); break;
+  case DISK_REC_ENTER: {
+    /* The name that came from outside goes (its file was never the
+     * disk's), what it replaced comes back. */
+    struct stat st;
+    if (lstat(r->path2, &st) == 0 && S_ISDIR(st.st_mode)) nftw(r->path2, remove_one, 16, FTW_DEPTH | FTW_PHYS);
+    else REAL(unlink)(r->path2);
+    if (r->h.pre_len) {
+      char *keep = dup_n(r->pre, r->h.pre_len);
+      REAL(link)(keep, r->path2);
+      free(keep);
+    }
+    break;
+  }
   default: break;
   }
 }
@@ -281,18 +296,27 @@ static void classify(void) {
       break;
     case DISK_REC_WRITE:
     case DISK_REC_SIZE:
-    case DISK_REC_MAP: {
+    case DISK_REC_MAP:
+    case DISK_REC_SHIFT: {
       unsigned s = ino_slot(r->h.ino);
       r->fate = all ? FATE_DURABLE : inos[s].state;
       r->until = inos[s].at;
       break;
     }
     default: {
-      char dir[PATH_MAX];
-      parent(r->h.type == DISK_REC_RENAME || r->h.type == DISK_REC_LINK ? r->path2 : r->path, dir, sizeof dir);
+      /* The directory whose fsync makes it durable (an exchange: both). */
+      char dir[PATH_MAX], dir2[PATH_MAX];
+      bool second = r->h.type == DISK_REC_RENAME || r->h.type == DISK_REC_LINK || r->h.type == DISK_REC_ENTER;
+      parent(second ? r->path2 : r->path, dir, sizeof dir);
+      if (r->h.type == DISK_REC_EXCHANGE) parent(r->path2, dir2, sizeof dir2);
+      else snprintf(dir2, sizeof dir2, "%s", dir);
       bool d = all || dirs_overflow || (detsim__disk.model == DISK_MODEL_EXT4 && any_sync);
-      for (unsigned k = 0; k < n_dirs && !d; k++) d = strcmp(synced_dirs[k], dir) == 0;
-      r->durable = d;
+      bool d1 = d, d2 = d;
+      for (unsigned k = 0; k < n_dirs; k++) {
+        d1 = d1 || strcmp(synced_dirs[k], dir) == 0;
+        d2 = d2 || strcmp(synced_dirs[k], dir2) == 0;
+      }
+      r->durable = d1 && d2;
       break;
     }
     }
@@ -301,6 +325,7 @@ static void classify(void) {
   memset(inos, 0, sizeof inos);
   for (unsigned i = 0; i < n_recs; i++) {
     struct rec *r = &recs[i];
+    if (r->h.type == DISK_REC_BORN) inos[ino_slot(r->h.ino)].state = 0; /* a new file of that number */
     if (!is_data(r)) continue;
     unsigned s = ino_slot(r->h.ino);
     r->first_of_file = inos[s].state != 1;
@@ -319,6 +344,8 @@ static struct range changed(const struct rec *r) {
     int64_t b = r->h.off + (int64_t)r->h.len;
     return (struct range){ r->h.off, b < file_max ? b : file_max };
   }
+  if (r->h.type == DISK_REC_SHIFT) /* every byte past off moved */
+    return (struct range){ r->h.off, (int64_t)r->h.len > r->h.old_size ? (int64_t)r->h.len : r->h.old_size };
   /* A size change: the bytes it cut (restored by undo), or none. */
   if (r->h.off < r->h.old_size) return (struct range){ r->h.off, r->h.old_size };
   return (struct range){ 0, 0 };
@@ -327,6 +354,7 @@ static struct range changed(const struct rec *r) {
 static int64_t size_after(const struct rec *r) {
   if (r->h.type == DISK_REC_SIZE) return r->h.off;
   if (r->h.type == DISK_REC_MAP) return r->h.old_size; /* stores never grow a file */
+  if (r->h.type == DISK_REC_SHIFT) return (int64_t)r->h.len;
   int64_t end = r->h.off + (int64_t)r->h.len;
   return end > r->h.old_size ? end : r->h.old_size;
 }
@@ -344,6 +372,7 @@ struct file_roll {
   unsigned n_units;
   struct range prot[DETSIM_DISK_RECORDS_PER_FILE_MAX];
   unsigned n_prot;
+  unsigned seg_lo, seg_hi; /* the versions the file's shifts allow (choose_segment) */
 };
 static struct file_roll fr;
 
@@ -367,8 +396,10 @@ static unsigned version_of(int64_t u) {
   for (unsigned i = 0; i < fr.n_units; i++)
     if (fr.units[i].unit == u) return fr.units[i].version;
   if (fr.n_units == DETSIM_DISK_UNITS_PER_FILE_MAX) too_many("disk_units_per_file", DETSIM_DISK_UNITS_PER_FILE_MAX);
-  unsigned lo = lowest_version(u);
-  unsigned v = mode == 0 ? fr.k : mode == 1 ? lo : lo + (unsigned)detsim__rng_below(&rng, fr.k - lo + 1);
+  unsigned lo = lowest_version(u), hi = fr.seg_hi;
+  if (lo < fr.seg_lo) lo = fr.seg_lo;
+  if (lo > hi) lo = hi;
+  unsigned v = mode == 0 ? hi : mode == 1 ? lo : lo + (unsigned)detsim__rng_below(&rng, hi - lo + 1);
   fr.units[fr.n_units++] = (struct unit_choice){ u, v };
   return v;
 }
@@ -474,13 +505,49 @@ static bool map_piece_changed(int fd, const struct rec *r, int64_t a, int64_t b)
   return false;
 }
 
-static uint64_t roll_file(uint64_t ino) {
+/* A shift (fallocate COLLAPSE_RANGE, INSERT_RANGE) survives whole or not
+ * at all: ext4 writes the file's dirty pages back, then moves its extents
+ * in one journal transaction.  So the file's records after a shift survive
+ * only with it, and with it every record before it (written back first):
+ * each version the file takes (its size's, each unit's) lies in one
+ * segment between two of its drawn shifts, drawn once per file.  A shift
+ * an msync came after is durable (ext4's ranged sync commits the journal). */
+static void choose_segment(void) {
+  static unsigned shifts[DETSIM_DISK_RECORDS_PER_FILE_MAX];
+  unsigned m = 0, j_min = 0;
+  for (unsigned t = 1; t <= fr.k; t++) {
+    unsigned i = fr.drawn[t - 1];
+    if (recs[i].h.type != DISK_REC_SHIFT) continue;
+    shifts[m++] = t;
+    for (unsigned q = 0; q < n_msyncs; q++)
+      if (msyncs[q].at > i && msyncs[q].at < recs[i].until) j_min = m;
+  }
+  fr.seg_lo = 0;
+  fr.seg_hi = fr.k;
+  if (m == 0) return; /* no draw: a file without shifts rolls as it always did */
+  unsigned j = mode == 0 ? m : mode == 1 ? j_min : j_min + (unsigned)detsim__rng_below(&rng, m - j_min + 1);
+  fr.seg_lo = j == 0 ? 0 : shifts[j - 1];
+  fr.seg_hi = j == m ? fr.k : shifts[j] - 1;
+}
+
+/* Rolls the file whose first record is `at`.  An inode number may have
+ * been several files (an unnamed one closed, the number given out again):
+ * only the one it is now, from its birth on, has anything to roll; a dead
+ * one, or a file no name reaches, draws nothing, so the draws never depend
+ * on which numbers the file system reused. */
+static uint64_t roll_file(uint64_t ino, unsigned at) {
+  unsigned born = 0;
+  for (unsigned i = 0; i < n_recs; i++)
+    if (recs[i].h.type == DISK_REC_BORN && recs[i].h.ino == ino) born = i;
+  if (at < born) return 0;
+  const char *path = path_of(ino);
+  if (path == NULL) return 0; /* no name reaches it any more: nothing to roll */
   memset(&fr, 0, offsetof(struct file_roll, units));
   fr.n_units = fr.n_prot = 0;
   n_msyncs = 0;
   bool mapped = false;
   file_max = 0;
-  for (unsigned i = 0; i < n_recs; i++) {
+  for (unsigned i = born; i < n_recs; i++) {
     const struct rec *r = &recs[i];
     if (r->h.ino != ino) continue;
     if (r->h.type == DISK_REC_MSYNC) {
@@ -505,12 +572,16 @@ static uint64_t roll_file(uint64_t ino) {
     while (before < fr.k && fr.drawn[before] < msyncs[k].at) before++;
     if (before > lo_size) lo_size = before;
   }
-  fr.size_version = mode == 0 ? fr.k : mode == 1 ? lo_size : lo_size + (unsigned)detsim__rng_below(&rng, fr.k - lo_size + 1);
+  choose_segment();
+  unsigned hi_size = fr.seg_hi;
+  if (lo_size < fr.seg_lo) lo_size = fr.seg_lo;
+  if (lo_size > hi_size) lo_size = hi_size;
+  fr.size_version = mode == 0   ? hi_size
+                    : mode == 1 ? lo_size
+                                : lo_size + (unsigned)detsim__rng_below(&rng, hi_size - lo_size + 1);
   /* Mapped pages are written back one by one: such a file tears at
    * least per page. */
   unit = mapped && crash_unit > 4096 ? 4096 : crash_unit;
-  const char *path = path_of(ino);
-  if (path == NULL) return 0; /* no name reaches it any more: nothing to roll */
   int fd = (int)REAL(open)(path, O_RDWR | O_CLOEXEC);
   if (fd < 0) return 0;
   struct stat st;
@@ -519,7 +590,7 @@ static uint64_t roll_file(uint64_t ino) {
   unsigned t = fr.k; /* the drawn rank of the record at hand, 1-based */
   for (unsigned i = n_recs; i-- > 0;) {
     const struct rec *r = &recs[i];
-    if (!is_data(r) || r->h.ino != ino) continue;
+    if (!is_data(r) || r->h.ino != ino || i < born) continue;
     enum fate f = fate_of(i);
     unsigned rank = f == FATE_DRAWN ? t-- : 0;
     bool is_map = r->h.type == DISK_REC_MAP;
@@ -558,7 +629,7 @@ static uint64_t roll_data(void) {
   uint64_t lost = 0;
   /* Each file once, in the order of its first record. */
   for (unsigned i = 0; i < n_recs; i++)
-    if (is_data(&recs[i]) && recs[i].first_of_file) lost += roll_file(recs[i].h.ino);
+    if (is_data(&recs[i]) && recs[i].first_of_file) lost += roll_file(recs[i].h.ino, i);
   return lost;
 }
 

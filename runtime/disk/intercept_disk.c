@@ -203,12 +203,11 @@ DETSIM_EXPORT ssize_t __detsim_pread64(int fd, void *buf, size_t n, off64_t off)
 }
 DETSIM_INTERCEPT_ALIAS(pread64)
 
-/* copy_file_range and splice would move a file's bytes inside the kernel,
- * past the journal: on the simulated disk they are a clear error. */
+/* copy_file_range into a file of the disk: its bytes through the disk
+ * (disk_copy.c); elsewhere the kernel's. */
 DETSIM_EXPORT ssize_t __detsim_copy_file_range(int in, off64_t *in_off, int out, off64_t *out_off, size_t n,
                                                unsigned int flags) {
-  if (fd_on(out))
-    detsim__disk_unsupported("copy_file_range into a file of the simulated disk (read and write the bytes instead)");
+  if (fd_on(out)) return detsim__disk_copy_file_range(in, in_off, out, out_off, n, flags, PC());
   return REAL(copy_file_range)(in, in_off, out, out_off, n, flags);
 }
 DETSIM_INTERCEPT_ALIAS(copy_file_range)

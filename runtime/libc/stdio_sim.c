@@ -42,6 +42,7 @@
 #include "net/net.h"
 #include "intercept/intercept.h"
 #include "sched/sched.h"
+#include "trace/trace.h"
 
 struct sim_stream {
   FILE *fp;
@@ -70,10 +71,21 @@ static void forget(struct sim_stream *s) {
     }
 }
 
+/* The call site a disk stream's read or write is a preemption point at,
+ * or 0 for none.  glibc holds the stream's real lock across the callback:
+ * another thread of the process taking it meanwhile would wait in the
+ * kernel, so only a process with one simulated thread (nobody else can
+ * want the lock; a forked child has its own copy) yields here. */
+static uintptr_t disk_stream_pc(int fd) {
+  if (detsim__self() == NULL || detsim__live_threads() != 1 || net_fd_get(fd) != NULL || !detsim__disk_fd_tracked(fd))
+    return 0;
+  return detsim__program_pc();
+}
+
 static ssize_t stream_read(void *cookie, char *buf, size_t n) {
   struct sim_stream *s = cookie;
   s->used = true;
-  return detsim__fd_read(s->fd, buf, n, 0);
+  return detsim__fd_read(s->fd, buf, n, disk_stream_pc(s->fd));
 }
 
 /* The run is ending (detsim__stdio_end): a stream on a simulated
@@ -90,8 +102,9 @@ static ssize_t stream_write(void *cookie, const char *buf, size_t n) {
     return 0;
   }
   size_t done = 0;
+  uintptr_t pc = disk_stream_pc(s->fd);
   while (done < n) {
-    ssize_t k = detsim__fd_write(s->fd, buf + done, n - done, 0);
+    ssize_t k = detsim__fd_write(s->fd, buf + done, n - done, pc);
     if (k <= 0) break; /* errno from the write; the stream's error flag follows */
     done += (size_t)k;
   }
@@ -332,10 +345,20 @@ static FILE *sim_freopen(const char *filename, const char *mode, FILE *fp, struc
   return fp;
 }
 
+/* A stream glibc opened (fopen of a file off the disk, tmpfile, popen)
+ * cannot become one of the runtime's in place; reopened onto a file of
+ * the disk it would write past it: a clear error. */
+static void glibc_stream_onto_disk(const char *filename) {
+  if (filename != NULL && detsim__self() != NULL && detsim__disk_path_tracked(AT_FDCWD, filename))
+    detsim__disk_unsupported("freopen of a stream glibc opened (a file off the disk) onto a file of the simulated disk "
+                             "(fopen the file instead)");
+}
+
 DETSIM_EXPORT FILE *__detsim_freopen(const char *filename, const char *mode, FILE *fp) {
   struct sim_stream *s = fp != NULL ? stream_of(fp) : NULL;
   FILE *special = NULL;
   if (s == NULL && filename != NULL && detsim__machine_freopen(filename, mode, fp, &special)) return special;
+  if (s == NULL) glibc_stream_onto_disk(filename);
   if (s == NULL) return REAL(freopen)(filename, mode, fp);
   return sim_freopen(filename, mode, fp, s);
 }
@@ -345,10 +368,37 @@ DETSIM_EXPORT FILE *__detsim_freopen64(const char *filename, const char *mode, F
   struct sim_stream *s = fp != NULL ? stream_of(fp) : NULL;
   FILE *special = NULL;
   if (s == NULL && filename != NULL && detsim__machine_freopen(filename, mode, fp, &special)) return special;
+  if (s == NULL) glibc_stream_onto_disk(filename);
   if (s == NULL) return REAL(freopen64)(filename, mode, fp);
   return sim_freopen(filename, mode, fp, s);
 }
 DETSIM_INTERCEPT_ALIAS(freopen64)
+
+/* ---- tmpfile: on the disk when its directory is ---- */
+
+/* As glibc's: an unnamed file (O_TMPFILE) in P_tmpdir, as a "w+" stream;
+ * when that directory is under the data directory, the file is the disk's
+ * (its writes journaled, its time the disk's) and the stream the
+ * runtime's.  Elsewhere glibc's. */
+static FILE *disk_tmpfile(void) {
+  int fd = detsim__disk_open(AT_FDCWD, P_tmpdir, O_RDWR | O_TMPFILE | O_EXCL, 0600);
+  if (fd < 0) return NULL;
+  FILE *f = sim_fdopen(fd, "w+");
+  if (f == NULL) {
+    int e = errno;
+    detsim__disk_close(fd);
+    errno = e;
+  }
+  return f;
+}
+
+static bool tmpdir_on_disk(void) { return detsim__self() != NULL && detsim__disk_path_tracked(AT_FDCWD, P_tmpdir "/."); }
+
+DETSIM_EXPORT FILE *__detsim_tmpfile(void) { return tmpdir_on_disk() ? disk_tmpfile() : REAL(tmpfile)(); }
+DETSIM_INTERCEPT_ALIAS(tmpfile)
+
+DETSIM_EXPORT FILE *__detsim_tmpfile64(void) { return tmpdir_on_disk() ? disk_tmpfile() : REAL(tmpfile64)(); }
+DETSIM_INTERCEPT_ALIAS(tmpfile64)
 
 /* ---- dprintf: glibc formats into a stream on the descriptor ---- */
 

@@ -4,13 +4,17 @@
  * durable, and after a restart checks the model's rules against it.
  *
  *   disk_node MODE MODEL   MODE: log stdio overwrite names rename eio enospc corrupt mmap mmapfork
- *                          maplimit;
+ *                          maplimit tmpfile exchange copy collapse freopen across;
  *                          MODEL: ext4 or posix (the rules it checks)
  *
  * A broken rule is a failed DETSIM_CHECK (class correctness); what the
  * model may do but need not (lose an unsynced write) is a DETSIM_SOMETIMES
  * the test wants reached in some seed.
  */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE /* O_TMPFILE, renameat2, copy_file_range, fallocate */
+#endif
+#include <dirent.h>
 #include <errno.h>
 #include <pthread.h>
 #include <fcntl.h>
@@ -530,6 +534,297 @@ static void maplimit_run(void) {
   fprintf(stderr, "disk_node: a 300 MiB writable mapping %s\n", p == MAP_FAILED ? "failed" : "was made");
 }
 
+/* ---- tmpfile: records written to unnamed files (O_TMPFILE) and named by
+ * linkat (AT_EMPTY_PATH, or /proc/self/fd/N); every fourth fsynced before
+ * its link (the atomic-create pattern), the rest not; an unnamed file
+ * never linked now and then; a directory fsync every few ---- */
+
+/* 1 the whole record seq, 0 empty, 2 zeros, -1 anything else. */
+static int file_holds(const char *path, unsigned seq) {
+  int fd = open(path, O_RDONLY);
+  if (fd < 0) return -1;
+  struct stat st;
+  unsigned char buf[REC];
+  int c = -1;
+  if (fstat(fd, &st) == 0 && st.st_size == 0) c = 0;
+  else if (st.st_size == REC && pread(fd, buf, REC, 0) == REC) c = classify(buf, seq) == 1 ? 1 : classify(buf, seq) == 0 ? 2 : -1;
+  close(fd);
+  return c;
+}
+
+static void tmpfile_check(void) {
+  unsigned synced = last('d'), linked = last('l');
+  /* Only names the workload made are there: no unnamed file surfaced. */
+  DIR *d = opendir("disk");
+  if (d == NULL) die("opendir");
+  for (struct dirent *e; (e = readdir(d)) != NULL;) {
+    unsigned k;
+    char extra;
+    if (e->d_name[0] == '.') continue;
+    bool ours = sscanf(e->d_name, "t-%u%c", &k, &extra) == 1 && k < linked;
+    if (!ours) fprintf(stderr, "disk_node: a stray name %s after the restart\n", e->d_name);
+    DETSIM_CHECK(ours, "no name but the links made: an unnamed file never surfaces");
+  }
+  closedir(d);
+  bool gap = false, missing_after_gap = false, lost = false, data_lost = false, any_missing = false;
+  for (unsigned k = 0; k < linked; k++) {
+    char p[64];
+    snprintf(p, sizeof p, "disk/t-%u", k);
+    bool there = access(p, F_OK) == 0;
+    DETSIM_CHECK(there || k >= synced, "a link synced by its directory's fsync survives");
+    if (there) {
+      int c = file_holds(p, k);
+      if (c != 1 && k % 4 == 0) fprintf(stderr, "disk_node: t-%u holds class %d\n", k, c);
+      DETSIM_CHECK(c == 1 || k % 4 != 0, "a file fsynced before its link is whole under its name");
+      if (!posix_model) DETSIM_CHECK(c == 1 || c == 0, "ext4: a linked file's unsynced data is whole or absent");
+      else DETSIM_CHECK(c >= 0, "a linked file holds its record, nothing or zeros");
+      if (c != 1) data_lost = true;
+    }
+    if (!there) any_missing = true;
+    if (!there && k >= synced) lost = true;
+    if (there && gap) missing_after_gap = true;
+    if (!there) gap = true;
+  }
+  if (!posix_model) DETSIM_CHECK(!missing_after_gap, "ext4: the links that survive are an in-order prefix");
+  DETSIM_SOMETIMES(lost, "an unsynced link lost");
+  DETSIM_SOMETIMES(!any_missing && linked > synced, "unsynced links kept");
+  DETSIM_SOMETIMES(data_lost, "a linked file's unsynced data lost");
+}
+
+static void tmpfile_run(void) {
+  unsigned char r[REC];
+  for (unsigned v = 0; v < RECORDS / 2; v++) {
+    int fd = open("disk", O_TMPFILE | O_RDWR, 0644);
+    if (fd < 0) die("open O_TMPFILE");
+    make(v, r);
+    write_all(fd, r, REC, false);
+    if (v % 4 == 0 && fsync(fd) != 0) die("fsync");
+    if (v % 3 == 1) { /* one that is never named */
+      int orphan = open("disk", O_TMPFILE | O_WRONLY, 0644);
+      if (orphan < 0) die("open O_TMPFILE");
+      write_all(orphan, r, REC, false);
+      close(orphan);
+    }
+    char name[64], self[64];
+    snprintf(name, sizeof name, "disk/t-%u", v);
+    snprintf(self, sizeof self, "/proc/self/fd/%d", fd);
+    int l = v % 2 ? linkat(AT_FDCWD, self, AT_FDCWD, name, AT_SYMLINK_FOLLOW) : linkat(fd, "", AT_FDCWD, name, AT_EMPTY_PATH);
+    if (l != 0) die("linkat");
+    note("l %u", v + 1);
+    close(fd);
+    if (v % 5 == 4) {
+      fsync_dir("disk");
+      note("d %u", v + 1);
+    }
+    usleep(2000);
+  }
+}
+
+/* ---- exchange: two files (records 0 and 1, durable) swapped again and
+ * again by RENAME_EXCHANGE; a directory fsync every few.  Both names
+ * always hold one of the two, never the same one; how many swaps survive
+ * shows in which ---- */
+
+static void exchange_check(void) {
+  unsigned synced = last('d'), swapped = last('x');
+  int a = file_holds("disk/a", 0) == 1 ? 0 : file_holds("disk/a", 1) == 1 ? 1 : -1;
+  int b = file_holds("disk/b", 0) == 1 ? 0 : file_holds("disk/b", 1) == 1 ? 1 : -1;
+  if (a < 0 || b < 0 || a == b) fprintf(stderr, "disk_node: a holds %d, b holds %d\n", a, b);
+  DETSIM_CHECK(a >= 0 && b >= 0 && a != b, "an exchange is atomic: both names, each on its own file");
+  /* a holds record (swaps kept) % 2: all synced ones kept, so when every
+   * swap was synced the parity is known. */
+  if (synced == swapped) DETSIM_CHECK(a == (int)(swapped % 2), "an exchange synced by its directory's fsync survives");
+  DETSIM_SOMETIMES(a >= 0 && a != (int)(swapped % 2), "an unsynced exchange undone");
+  DETSIM_SOMETIMES(a == (int)(swapped % 2) && swapped > synced, "unsynced exchanges kept");
+}
+
+static void exchange_run(void) {
+  put_version("disk/a", 0);
+  put_version("disk/b", 1);
+  fsync_dir("disk");
+  note("d %u", 0);
+  for (unsigned v = 1; v <= RECORDS / 2; v++) {
+    if (renameat2(AT_FDCWD, "disk/a", AT_FDCWD, "disk/b", RENAME_EXCHANGE) != 0) die("renameat2");
+    note("x %u", v);
+    if (v % 10 == 0) {
+      fsync_dir("disk");
+      note("d %u", v);
+    }
+    usleep(2000);
+  }
+}
+
+/* ---- copy: the log of `log`, built by copy_file_range from a source
+ * outside the data directory; the log's rules hold ---- */
+
+static void copy_run(void) {
+  int src = open("copy-src", O_RDWR | O_CREAT | O_TRUNC, 0644);
+  if (src < 0) die("open copy-src");
+  unsigned char r[REC];
+  for (unsigned i = 0; i < RECORDS; i++) {
+    make(i, r);
+    write_all(src, r, REC, false);
+  }
+  int fd = open("disk/log", O_WRONLY | O_CREAT, 0644);
+  if (fd < 0) die("open log");
+  fsync_dir("disk");
+  for (unsigned i = 0; i < RECORDS; i++) {
+    off_t in = (off_t)i * REC, out = (off_t)i * REC;
+    if (copy_file_range(src, &in, fd, &out, REC, 0) != REC) die("copy_file_range");
+    note("w %u", i + 1);
+    if (i % 7 == 6) {
+      if (fsync(fd) != 0) die("fsync");
+      note("s %u", i + 1);
+    }
+    usleep(2000);
+  }
+  close(fd);
+  close(src);
+}
+
+/* ---- collapse: a ring of pages, each one record; the first page cut off
+ * by COLLAPSE_RANGE and a new one appended, over and over; an fsync every
+ * few.  The file is always one layout (consecutive records from its first
+ * page), never a half-shifted one ---- */
+
+#define RING 8
+
+static void collapse_check(void) {
+  /* "c N": the first page holds record N; "s N": synced with first N. */
+  unsigned first = last('c'), synced = 0;
+  for (unsigned i = 0; i < n_evs; i++)
+    if (evs[i].kind == 's') synced = evs[i].n;
+  int fd = open("disk/ring", O_RDONLY);
+  struct stat st;
+  if (fd < 0 || fstat(fd, &st) != 0) die("ring after restart");
+  unsigned pages = (unsigned)(st.st_size / MPG), f = 0;
+  unsigned char buf[REC];
+  if (pread(fd, buf, REC, 0) == REC) memcpy(&f, buf + 4, 4);
+  /* Consecutive records from the first page; posix: zero pages may end it
+   * (an append's size without its data). */
+  bool layout = st.st_size % MPG == 0 && (pages == RING - 1 || pages == RING), zeros = false;
+  for (unsigned p = 0; p < pages && layout; p++) {
+    if (pread(fd, buf, REC, (off_t)p * MPG) != REC) die("pread");
+    int c = classify(buf, f + p);
+    if (c == 1 && !zeros) continue;
+    if (c == 0 && p > 0 && posix_model) zeros = true;
+    else layout = false;
+  }
+  close(fd);
+  if (!layout) fprintf(stderr, "disk_node: ring of %u pages from record %u (collapsed to %u, synced %u)\n", pages, f, first, synced);
+  DETSIM_CHECK(layout, "a collapse is whole: the file's pages are consecutive records from its first");
+  DETSIM_CHECK(f >= synced && f <= first + 1, "a synced collapse survives; none that was not made");
+  DETSIM_SOMETIMES(f < first, "an unsynced collapse undone");
+  DETSIM_SOMETIMES(f == first && first > synced, "an unsynced collapse kept");
+}
+
+static void put_page(int fd, unsigned seq, off_t at) {
+  unsigned char page[MPG];
+  memset(page, 0, sizeof page);
+  make(seq, page);
+  if (pwrite(fd, page, MPG, at) != MPG) die("pwrite page");
+}
+
+static void collapse_run(void) {
+  int fd = open("disk/ring", O_RDWR | O_CREAT | O_TRUNC, 0644);
+  if (fd < 0) die("open ring");
+  for (unsigned p = 0; p < RING; p++) put_page(fd, p, (off_t)p * MPG);
+  if (fsync(fd) != 0) die("fsync");
+  fsync_dir("disk");
+  note("c %u", 0);
+  note("s %u", 0);
+  for (unsigned i = 0; i < RECORDS / 2; i++) {
+    if (fallocate(fd, FALLOC_FL_COLLAPSE_RANGE, 0, MPG) != 0) die("fallocate COLLAPSE_RANGE");
+    note("c %u", i + 1);
+    put_page(fd, i + RING, (off_t)(RING - 1) * MPG);
+    if (i % 5 == 4) {
+      if (fsync(fd) != 0) die("fsync");
+      note("s %u", i + 1);
+    }
+    usleep(2000);
+  }
+  close(fd);
+}
+
+/* ---- freopen: the log written through stdout reopened onto the disk
+ * (its writes a preemption point each: one thread) ---- */
+
+static void freopen_run(void) {
+  if (freopen("disk/log", "a", stdout) == NULL) die("freopen log");
+  fsync_dir("disk");
+  unsigned char r[REC];
+  for (unsigned i = 0; i < RECORDS; i++) {
+    make(i, r);
+    if (fwrite(r, REC, 1, stdout) != 1 || fflush(stdout) != 0) die("fwrite");
+    note("w %u", i + 1);
+    if (i % 7 == 6) {
+      if (fsync(fileno(stdout)) != 0) die("fsync");
+      note("s %u", i + 1);
+    }
+    usleep(2000);
+  }
+}
+
+/* ---- across: records written outside the data directory and renamed
+ * into it (every third renamed out again two steps later); a directory fsync every
+ * few.  What came in holds its record; what went out stays out ---- */
+
+static void across_check(void) {
+  unsigned synced = last('d'), entered = last('e');
+  bool lost = false, kept = false, back = false;
+  for (unsigned k = 0; k < entered; k++) {
+    char in[64], away[64];
+    snprintf(in, sizeof in, "disk/in-%u", k);
+    snprintf(away, sizeof away, "away-%u", k);
+    bool moved = false;
+    for (unsigned i = 0; i < n_evs; i++) moved = moved || (evs[i].kind == 'o' && evs[i].n == k + 1);
+    bool there = access(in, F_OK) == 0;
+    DETSIM_CHECK(!there || file_holds(in, k) == 1, "a file that entered the disk holds what it held");
+    if (moved) {
+      DETSIM_CHECK(file_holds(away, k) == 1, "a file moved out of the disk is untouched by a power loss");
+      if (there) back = true;
+      continue;
+    }
+    DETSIM_CHECK(there || k >= synced, "an entry synced by its directory's fsync survives");
+    if (!there) lost = true;
+    if (there && k >= synced) kept = true;
+  }
+  DETSIM_SOMETIMES(lost, "an unsynced rename into the disk undone");
+  DETSIM_SOMETIMES(kept, "an unsynced rename into the disk kept");
+  DETSIM_SOMETIMES(back, "an unsynced rename out of the disk undone");
+}
+
+static void across_run(void) {
+  fsync_dir("disk");
+  for (unsigned v = 0; v < RECORDS / 2; v++) {
+    char out[64], in[64], away[64];
+    snprintf(out, sizeof out, "out-%u", v);
+    snprintf(in, sizeof in, "disk/in-%u", v);
+    snprintf(away, sizeof away, "away-%u", v);
+    /* Outside the data directory a write is real and durable: no fsync
+     * (a real one would cost real time). */
+    int fd = open(out, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    unsigned char r[REC];
+    make(v, r);
+    if (fd < 0) die("open outside");
+    write_all(fd, r, REC, false);
+    close(fd);
+    if (rename(out, in) != 0) die("rename in");
+    note("e %u", v + 1);
+    if (v >= 2 && (v - 2) % 3 == 0) { /* an earlier one leaves */
+      snprintf(in, sizeof in, "disk/in-%u", v - 2);
+      snprintf(away, sizeof away, "away-%u", v - 2);
+      if (rename(in, away) != 0) die("rename out");
+      note("o %u", v - 1);
+    }
+    if (v % 5 == 4) {
+      fsync_dir("disk");
+      note("d %u", v + 1);
+    }
+    usleep(2000);
+  }
+}
+
 /* ---- corrupt: reads back and trusts nothing it cannot check ---- */
 
 static void corrupt_run(void) {
@@ -551,7 +846,7 @@ static void corrupt_run(void) {
 
 int main(int argc, char **argv) {
   if (argc != 3) {
-    fprintf(stderr, "usage: disk_node log|stdio|overwrite|names|rename|eio|enospc|corrupt|mmap|mmapfork|maplimit ext4|posix\n");
+    fprintf(stderr, "usage: disk_node log|stdio|overwrite|names|rename|eio|enospc|corrupt|mmap|mmapfork|maplimit|tmpfile|exchange|copy|collapse|freopen|across ext4|posix\n");
     return 2;
   }
   const char *mode = argv[1];
@@ -569,6 +864,12 @@ int main(int argc, char **argv) {
   else if (!strcmp(mode, "mmapfork")) restarted ? mmap_check() : mmap_run(true);
   else if (!strcmp(mode, "maplimit")) { if (!restarted) maplimit_run(); }
   else if (!strcmp(mode, "corrupt")) { if (!restarted) corrupt_run(); }
+  else if (!strcmp(mode, "tmpfile")) restarted ? tmpfile_check() : tmpfile_run();
+  else if (!strcmp(mode, "exchange")) restarted ? exchange_check() : exchange_run();
+  else if (!strcmp(mode, "copy")) restarted ? log_check() : copy_run();
+  else if (!strcmp(mode, "collapse")) restarted ? collapse_check() : collapse_run();
+  else if (!strcmp(mode, "freopen")) restarted ? log_check() : freopen_run();
+  else if (!strcmp(mode, "across")) restarted ? across_check() : across_run();
   else return 2;
   /* Stay up: the client ends the world. */
   for (;;) sleep(100);
