@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "intercept/intercept.h"
+#include "net/net.h"
 
 #define SERVICES_PATH "/etc/services"
 
@@ -65,7 +66,10 @@ bool detsim__service_find(const char *name, int port, const char *proto, struct 
     long p = strtol(port_proto, &end, 10);
     if (*port_proto == '\0' || *end != '\0' || p < 0 || p > 65535) continue;
     const char *line_proto = slash + 1;
-    if (strlen(svc) >= DETSIM_SERVICE_NAME_MAX || strlen(line_proto) >= DETSIM_SERVICE_NAME_MAX) continue;
+    if (strlen(svc) >= DETSIM_SERVICE_NAME_MAX || strlen(line_proto) >= DETSIM_SERVICE_NAME_MAX) {
+      net_limit("DETSIM_SERVICE_NAME_MAX", DETSIM_SERVICE_NAME_MAX, "a line of " SERVICES_PATH " names a service or protocol this long or longer; it never matches");
+      continue;
+    }
     if (proto != NULL && strcmp(proto, line_proto) != 0) continue;
     unsigned naliases = 0;
     char *aliases[DETSIM_SERVICE_ALIASES_MAX];
@@ -73,6 +77,8 @@ bool detsim__service_find(const char *name, int port, const char *proto, struct 
     for (char *a = strtok_r(NULL, " \t\r", &save); a != NULL; a = strtok_r(NULL, " \t\r", &save)) {
       if (name != NULL && strcmp(a, name) == 0) match = true;
       if (naliases < DETSIM_SERVICE_ALIASES_MAX && strlen(a) < DETSIM_SERVICE_NAME_MAX) aliases[naliases++] = a;
+      else if (match)
+        net_limit("DETSIM_SERVICE_ALIASES_MAX", DETSIM_SERVICE_ALIASES_MAX, "a service of " SERVICES_PATH " has more (or longer) aliases than its servent lists");
     }
     if (!match) continue;
     memset(out, 0, sizeof *out);
