@@ -43,7 +43,8 @@ build() { # DIR CC
   [ -x "$1/bin/regress" ] && return 0
   CC=$2 nice -n 10 cmake -S "$src" -B "$1" -DCMAKE_BUILD_TYPE=Release \
     -DEVENT__LIBRARY_TYPE=STATIC -DEVENT__DISABLE_OPENSSL=ON -DEVENT__DISABLE_MBEDTLS=ON \
-    -DEVENT__DISABLE_BENCHMARK=ON -DEVENT__DISABLE_SAMPLES=ON >"$1.log" 2>&1
+    -DEVENT__DISABLE_BENCHMARK=ON -DEVENT__DISABLE_SAMPLES=ON >"$1.log" 2>&1 ||
+    { echo "libevent.sh: configuring $1 failed (see $1.log)" >&2; exit 1; }
   nice -n 10 cmake --build "$1" -j "$(nproc)" --target regress >>"$1.log" 2>&1 ||
     { echo "libevent.sh: the build in $1 failed (see $1.log)" >&2; exit 1; }
 }
