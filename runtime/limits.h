@@ -214,6 +214,13 @@
  * node or localhost has one or two. */
 #define DETSIM_HOSTENT_ADDRS_MAX 16
 
+/* A service of /etc/services as getservbyname returns it
+ * (intercept/services_file.c): its name and protocol at most this long
+ * (a longer one never matches), its aliases at most this many (later ones
+ * still match, but the servent lists these). */
+#define DETSIM_SERVICE_NAME_MAX 64
+#define DETSIM_SERVICE_ALIASES_MAX 8
+
 /* Linux's ephemeral port range (ip_local_port_range). */
 #define DETSIM_NET_EPHEMERAL_PORT_LOW 32768
 #define DETSIM_NET_EPHEMERAL_PORT_HIGH 60999

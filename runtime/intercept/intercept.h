@@ -207,4 +207,17 @@ bool detsim__trap_libc_text(uintptr_t *lo, uintptr_t *hi);
  * else `previous` (the real action before ours), else the default. */
 void detsim__trap_chain(int sig, siginfo_t *si, void *uctx, const struct sigaction *previous);
 
+/* A line of /etc/services (services_file.c), what getaddrinfo and
+ * getservbyname/getservbyport answer from. */
+struct detsim_service {
+  char name[DETSIM_SERVICE_NAME_MAX];
+  char proto[DETSIM_SERVICE_NAME_MAX];
+  char aliases[DETSIM_SERVICE_ALIASES_MAX][DETSIM_SERVICE_NAME_MAX];
+  unsigned naliases;
+  int port; /* host order */
+};
+/* The first line naming `name` (or, name NULL, of `port`, host order) for
+ * `proto` (NULL: any): false when there is none or the file is unreadable. */
+bool detsim__service_find(const char *name, int port, const char *proto, struct detsim_service *out);
+
 #endif /* DETSIM_INTERCEPT_PART_H */

@@ -7,6 +7,7 @@
  */
 #include <arpa/inet.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <net/if.h>
 #include <netdb.h>
 #include <netinet/in.h>
@@ -34,23 +35,93 @@ static uint32_t name_ipv4(const char *name) {
   return 0;
 }
 
-static int service_port(const char *service, const struct addrinfo *hints, uint16_t *port) {
-  *port = 0;
-  if (service == NULL) return 0;
-  char *end;
-  unsigned long p = strtoul(service, &end, 10);
-  if (*service != '\0' && *end == '\0') {
-    if (p > 65535) return EAI_SERVICE;
-    *port = (uint16_t)p;
-    return 0;
+/* glibc's table of the socket types and protocols getaddrinfo knows
+ * (sysdeps/posix/getaddrinfo.c, gaih_inet_typeproto), in its order: hints
+ * pick the first entry they match; without hints a numeric or no service
+ * gives every `by_default` entry, a named one every entry /etc/services
+ * names it for. */
+struct type_proto {
+  int socktype, protocol;
+  bool any_protocol; /* SOCK_RAW: the hint's protocol is the answer's */
+  bool no_service;   /* SOCK_RAW: a service is EAI_SERVICE */
+  bool by_default;
+  const char *name;  /* the protocol's name in /etc/services */
+};
+static const struct type_proto type_protos[] = {
+  { SOCK_STREAM, IPPROTO_TCP, false, false, true, "tcp" },
+  { SOCK_DGRAM, IPPROTO_UDP, false, false, true, "udp" },
+  { SOCK_DCCP, IPPROTO_DCCP, false, false, false, "dccp" },
+  { SOCK_DGRAM, IPPROTO_UDPLITE, false, false, false, "udplite" },
+  { SOCK_STREAM, IPPROTO_SCTP, false, false, false, "sctp" },
+  { SOCK_SEQPACKET, IPPROTO_SCTP, false, false, false, "sctp" },
+  { SOCK_RAW, 0, true, true, true, "raw" },
+};
+#define TYPE_PROTOS (sizeof type_protos / sizeof type_protos[0])
+
+/* One (socket type, protocol, port) the answer has for each address. */
+struct answer_tuple {
+  int socktype, protocol;
+  uint16_t port;
+};
+
+static int tuple_of(const struct type_proto *tp, int hint_protocol, uint16_t port, struct answer_tuple *out) {
+  out->socktype = tp->socktype;
+  out->protocol = tp->any_protocol ? hint_protocol : tp->protocol;
+  out->port = port;
+  return 1;
+}
+
+/* The tuples for the hints and the service, as glibc's gaih_inet makes
+ * them: how many (at most TYPE_PROTOS), or an EAI_ error (negative). */
+static int answer_tuples(const char *service, const struct addrinfo *hints, struct answer_tuple *out) {
+  int socktype = hints ? hints->ai_socktype : 0;
+  int protocol = hints ? hints->ai_protocol : 0;
+  const struct type_proto *tp = NULL;
+  if (socktype != 0 || protocol != 0) {
+    for (size_t i = 0; i < TYPE_PROTOS && tp == NULL; i++) {
+      const struct type_proto *e = &type_protos[i];
+      if (socktype != 0 && socktype != e->socktype) continue;
+      if (protocol != 0 && !e->any_protocol && protocol != e->protocol) continue;
+      tp = e;
+    }
+    if (tp == NULL) return socktype != 0 ? EAI_SOCKTYPE : EAI_SERVICE;
   }
-  if (hints && (hints->ai_flags & AI_NUMERICSERV)) return EAI_NONAME;
-  /* /etc/services is a plain file, the same on every run. */
-  const char *proto = hints && hints->ai_socktype == SOCK_DGRAM ? "udp" : "tcp";
-  struct servent *se = getservbyname(service, proto);
-  if (se == NULL) return EAI_SERVICE;
-  *port = ntohs((uint16_t)se->s_port);
-  return 0;
+  uint16_t port = 0;
+  if (service != NULL) {
+    if (tp && tp->no_service) return EAI_SERVICE;
+    char *end;
+    unsigned long p = strtoul(service, &end, 10);
+    if (*service == '\0' || *end != '\0') {
+      if (hints && (hints->ai_flags & AI_NUMERICSERV)) return EAI_NONAME;
+      struct detsim_service se;
+      if (tp) {
+        if (!detsim__service_find(service, 0, tp->name, &se)) return EAI_SERVICE;
+        return tuple_of(tp, protocol, (uint16_t)se.port, out);
+      }
+      int n = 0;
+      for (size_t i = 0; i < TYPE_PROTOS; i++)
+        if (!type_protos[i].no_service && detsim__service_find(service, 0, type_protos[i].name, &se))
+          n += tuple_of(&type_protos[i], protocol, (uint16_t)se.port, &out[n]);
+      return n ? n : EAI_SERVICE;
+    }
+    if (p > 65535) return EAI_SERVICE;
+    port = (uint16_t)p;
+  }
+  if (tp) return tuple_of(tp, protocol, port, out);
+  int n = 0;
+  for (size_t i = 0; i < TYPE_PROTOS; i++)
+    if (type_protos[i].by_default) n += tuple_of(&type_protos[i], protocol, port, &out[n]);
+  return n;
+}
+
+/* glibc's lookup of a name opens /etc/hosts (then resolv.conf, a socket):
+ * with no descriptor free under RLIMIT_NOFILE it fails EAI_SYSTEM with
+ * EMFILE, and programs test that (a numeric address needs none). */
+static bool descriptor_free(void) {
+  int fd = REAL(open)("/dev/null", O_PATH | O_CLOEXEC);
+  if (fd < 0) return false;
+  REAL(close)(fd);
+  return true;
 }
 
 static bool link_scoped(const struct in6_addr *a) { return IN6_IS_ADDR_LINKLOCAL(a) || IN6_IS_ADDR_MC_LINKLOCAL(a); }
@@ -82,13 +153,14 @@ static bool parse_ipv6_scoped(const char *node, struct in6_addr *out, uint32_t *
 
 /* One result: the addrinfo and its address in one block, as glibc lays
  * them out (so either freeaddrinfo frees either's). */
-static struct addrinfo *entry(int family, int socktype, const void *ip, uint16_t port, const char *canon,
+static struct addrinfo *entry(int family, const struct answer_tuple *t, const void *ip, const char *canon,
                               uint32_t scope) {
   struct addrinfo *ai = calloc(1, sizeof *ai + sizeof(struct sockaddr_in6));
   if (ai == NULL) return NULL;
+  uint16_t port = t->port;
   ai->ai_family = family;
-  ai->ai_socktype = socktype;
-  ai->ai_protocol = socktype == SOCK_DGRAM ? IPPROTO_UDP : IPPROTO_TCP;
+  ai->ai_socktype = t->socktype;
+  ai->ai_protocol = t->protocol;
   ai->ai_addr = (struct sockaddr *)(ai + 1);
   if (family == AF_INET) {
     struct sockaddr_in *in = (struct sockaddr_in *)ai->ai_addr;
@@ -122,13 +194,11 @@ DETSIM_EXPORT int __detsim_getaddrinfo(const char *node, const char *service, co
                                        struct addrinfo **res) {
   int family = hints ? hints->ai_family : AF_UNSPEC;
   int flags = hints ? hints->ai_flags : 0;
-  int socktype = hints ? hints->ai_socktype : 0;
   if (family != AF_UNSPEC && family != AF_INET && family != AF_INET6) return EAI_FAMILY;
-  if (socktype != 0 && socktype != SOCK_STREAM && socktype != SOCK_DGRAM) return EAI_SOCKTYPE;
   if (node == NULL && service == NULL) return EAI_NONAME;
-  uint16_t port;
-  int e = service_port(service, hints, &port);
-  if (e) return e;
+  struct answer_tuple tuples[TYPE_PROTOS];
+  int ntuples = answer_tuples(service, hints, tuples);
+  if (ntuples < 0) return ntuples;
   /* The addresses, IPv4 first (a fixed order: no sorting by the machine). */
   bool have4 = false, have6 = false;
   struct in_addr a4 = { 0 };
@@ -145,6 +215,9 @@ DETSIM_EXPORT int __detsim_getaddrinfo(const char *node, const char *service, co
     have6 = true;
   } else if (flags & AI_NUMERICHOST) {
     return EAI_NONAME;
+  } else if (!descriptor_free()) {
+    errno = EMFILE;
+    return EAI_SYSTEM;
   } else {
     uint32_t ip = name_ipv4(node);
     if (ip == 0 && strcmp(node, own_name()) == 0 && detsim__world_hosts())
@@ -175,18 +248,12 @@ DETSIM_EXPORT int __detsim_getaddrinfo(const char *node, const char *service, co
   }
   if (!have4 && !have6) return family == AF_UNSPEC ? EAI_NONAME : EAI_ADDRFAMILY;
   const char *canon = (flags & AI_CANONNAME) && node ? node : NULL;
-  int types[2] = { SOCK_STREAM, SOCK_DGRAM };
-  unsigned ntypes = 2;
-  if (socktype != 0) {
-    types[0] = socktype;
-    ntypes = 1;
-  }
   struct addrinfo *head = NULL, **tail = &head;
   for (int fam = 0; fam < 2; fam++) {
     if ((fam == 0 && !have4) || (fam == 1 && !have6)) continue;
-    for (unsigned t = 0; t < ntypes; t++) {
-      struct addrinfo *ai = fam == 0 ? entry(AF_INET, types[t], &a4, port, head ? NULL : canon, 0)
-                                     : entry(AF_INET6, types[t], &a6, port, head ? NULL : canon, scope);
+    for (int t = 0; t < ntuples; t++) {
+      struct addrinfo *ai = fam == 0 ? entry(AF_INET, &tuples[t], &a4, head ? NULL : canon, 0)
+                                     : entry(AF_INET6, &tuples[t], &a6, head ? NULL : canon, scope);
       if (ai == NULL) {
         __detsim_freeaddrinfo(head);
         return EAI_MEMORY;

@@ -69,8 +69,9 @@ static struct hostent *host_by_name(const char *name, int family) {
   memset(&hints, 0, sizeof hints);
   hints.ai_family = family;
   hints.ai_socktype = SOCK_STREAM;
-  if (name == NULL || __detsim_getaddrinfo(name, NULL, &hints, &res) != 0) {
-    h_errno = HOST_NOT_FOUND;
+  int e = name == NULL ? EAI_NONAME : __detsim_getaddrinfo(name, NULL, &hints, &res);
+  if (e != 0) {
+    h_errno = e == EAI_SYSTEM ? NETDB_INTERNAL : HOST_NOT_FOUND; /* glibc's for EMFILE */
     return NULL;
   }
   int n = 0;
@@ -131,21 +132,34 @@ DETSIM_EXPORT int __detsim_gethostbyname_r(const char *name, struct hostent *ret
 }
 DETSIM_INTERCEPT_ALIAS(gethostbyname_r)
 
-/* ---- services: NSS asks nscd first ---- */
+/* ---- services: /etc/services itself (NSS might ask nscd first) ---- */
+
+static struct detsim_service serv_line;
+static struct servent serv;
+static char *serv_aliases[DETSIM_SERVICE_ALIASES_MAX + 1];
+
+static struct servent *servent_of(const struct detsim_service *line) {
+  serv_line = *line;
+  for (unsigned i = 0; i < serv_line.naliases; i++) serv_aliases[i] = serv_line.aliases[i];
+  serv_aliases[serv_line.naliases] = NULL;
+  serv.s_name = serv_line.name;
+  serv.s_aliases = serv_aliases;
+  serv.s_port = (int)htons((uint16_t)serv_line.port);
+  serv.s_proto = serv_line.proto;
+  return &serv;
+}
 
 DETSIM_EXPORT struct servent *__detsim_getservbyname(const char *name, const char *proto) {
-  (void)name;
-  (void)proto;
-  net_unsupported("getservbyname", "NSS asks nscd over a real socket; give ports as numbers");
-  return NULL;
+  struct detsim_service line;
+  if (name == NULL || !detsim__service_find(name, 0, proto, &line)) return NULL;
+  return servent_of(&line);
 }
 DETSIM_INTERCEPT_ALIAS(getservbyname)
 
 DETSIM_EXPORT struct servent *__detsim_getservbyport(int port, const char *proto) {
-  (void)port;
-  (void)proto;
-  net_unsupported("getservbyport", "NSS asks nscd over a real socket");
-  return NULL;
+  struct detsim_service line;
+  if (!detsim__service_find(NULL, ntohs((uint16_t)port), proto, &line)) return NULL;
+  return servent_of(&line);
 }
 DETSIM_INTERCEPT_ALIAS(getservbyport)
 

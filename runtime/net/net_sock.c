@@ -13,7 +13,9 @@
  *  - connect without a listener: ECONNREFUSED (after a round trip);
  *  - after the peer's close a read returns 0; the first write after it
  *    succeeds (the peer's kernel answers it with RST), the next fails with
- *    EPIPE and SIGPIPE unless MSG_NOSIGNAL;
+ *    EPIPE and SIGPIPE unless MSG_NOSIGNAL; bytes sent to a closed peer
+ *    are never acknowledged, so they hold the send buffer until the RST
+ *    arrives (a streaming writer is held, then fails);
  *  - close with unread data (or SO_LINGER 0) sends RST instead of FIN: the
  *    peer reads what had arrived, then ECONNRESET, then 0;
  *  - shutdown(SHUT_WR) sends FIN and keeps reading;
@@ -159,7 +161,7 @@ uint32_t net_sock_poll(struct net_sock *s, uint64_t now) {
   if (!v.connecting) {
     if (v.avail > 0) m |= EPOLLIN | EPOLLRDNORM;
     bool space = true;
-    if (v.connected && !v.snd_shut && peer_of(s) != NULL) {
+    if (v.connected && !v.snd_shut) { /* an orphan's bytes wait for the RST (send) */
       space = net_stream_space(&s->conn->dir[s->side]) > 0;
       if (!space) net_stream_watch_space(&s->conn->dir[s->side]);
     }
@@ -1058,12 +1060,16 @@ static ssize_t stream_send(struct net_file *f, const struct msghdr *msg, int fla
     if (total == sent) return (ssize_t)sent;
     struct net_stream *out = &s->conn->dir[s->side];
     if (is_orphan_peer(s)) {
-      /* The peer's socket is gone: its kernel answers the bytes with RST. */
+      /* The peer's socket is gone: its kernel answers the bytes with RST
+       * and acknowledges none, so they hold the send buffer until the RST
+       * arrives: past the buffer a writer blocks (EAGAIN), then fails, as
+       * Linux's does (a client streaming a large body to a server that
+       * answered and closed sees EPIPE, not a completed write). */
       struct net_stream *in = &s->conn->dir[1 - s->side];
-      net_stream_rst_at(in, net_stream_send_time(out, now) + in->latency_ns);
-      out->last_at = net_stream_send_time(out, now);
-      f->changes++;
-      return (ssize_t)total;
+      if (in->rst_at == DETSIM_NO_DEADLINE) {
+        net_stream_rst_at(in, net_stream_send_time(out, now) + in->latency_ns);
+        f->changes++;
+      }
     }
     uint64_t space = net_stream_space(out);
     if (space > 0 && out->whole_writes) {
