@@ -15,6 +15,7 @@ src=${1:?usage: bench/libuv.sh LIBUV_SOURCE_DIR [PREFIX] [WORK_DIR]}
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 prefix=${2:-$root/build/prefix}
 work=${3:-$(mktemp -d /tmp/detsim-libuv.XXXXXX)}
+mkdir -p "$work"
 [ -f "$src/test/test-list.h" ] || { echo "libuv.sh: $src is not a libuv source tree (no test/test-list.h)" >&2; exit 2; }
 [ -x "$prefix/bin/detsim-cc" ] || { echo "libuv.sh: no $prefix/bin/detsim-cc (build and install detsim first)" >&2; exit 2; }
 [ "$(id -u)" = 0 ] || { echo "libuv.sh: run as root (each test runs as nobody through setpriv)" >&2; exit 2; }
@@ -44,7 +45,13 @@ run "$work/native/uv_run_tests_a" "$work/native.res" DETSIM_UNUSED=1
 run "$work/sim/uv_run_tests_a" "$work/sim.res" DETSIM_SEED=1
 
 join <(sort "$work/native.res") <(sort "$work/sim.res") >"$work/both.res"
-awk -v v="$(git -C "$src" describe --tags 2>/dev/null || echo unknown)" '
+# The version: a checkout's tag, else a release tarball's include/uv/version.h.
+version() {
+  git -C "$src" describe --tags 2>/dev/null && return
+  awk '/#define UV_VERSION_(MAJOR|MINOR|PATCH)/ { v = v (v == "" ? "" : ".") $3 } END { print (v == "" ? "unknown" : "v" v) }' \
+    "$src/include/uv/version.h" 2>/dev/null || echo unknown
+}
+awk -v v="$(version)" '
   { total++ } $2 == 0 { nat++; if ($3 == 0) both++; else fail[$3]++ }
   END {
     printf "libuv %s: %d tests; %d pass natively; %d of those pass simulated (%.0f%%)\n", v, total, nat, both, 100 * both / nat
