@@ -142,6 +142,10 @@
 
 /* Pending connections a listener holds (Linux's SOMAXCONN). */
 #define DETSIM_NET_BACKLOG_MAX 4096
+/* TCP urgent marks in flight in one direction (MSG_OOB sends not yet
+ * arrived); a later one past this replaces the last, as an arrived later
+ * mark replaces an earlier one. */
+#define DETSIM_NET_URG_MARKS_MAX 8
 
 /* Registrations in all epoll instances together (Linux's max_user_watches
  * is far larger; ENOSPC past it, as Linux). */

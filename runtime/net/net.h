@@ -124,6 +124,7 @@ struct net_file {
   void *obj;            /* struct net_sock / net_pipe / net_eventfd / net_epoll /
                            net_timerfd */
   int real_fd;          /* NET_INOTIFY: the kernel's descriptor */
+  int owner;            /* F_SETOWN: a pid (> 0), a process group (< 0), or 0 */
 };
 
 /* Readiness, in EPOLL* bits (POLL* bits are the same values). */
@@ -205,6 +206,8 @@ void net_unsupported(const char *what, const char *detail);
 /* The run reached a named network limit: a one-time message naming it (the
  * call then fails with an errno, as Linux would at its own limit). */
 void net_limit(const char *name, uint64_t value, const char *why);
+/* Urgent data arrived on f: SIGURG to its owner (F_SETOWN), if any. */
+void net_sigurg(const struct net_file *f);
 /* EPIPE's signal: as the kernel would, unless MSG_NOSIGNAL. */
 void net_sigpipe(void);
 /* Records the outcome of an operation in the history (aux: the result). */
@@ -254,7 +257,17 @@ struct net_stream {
   bool space_watched;   /* a wait in the writer's node may be for the next read:
                            it found no space, or follows reads (edge-triggered
                            EPOLLOUT) */
+  /* TCP urgent data (net_oob.c): the marks sent and not yet seen by the
+   * receiver, in order (each the offset of an urgent byte and when it
+   * arrives), and what the receiver knows, Linux's urg_data and urg_seq. */
+  struct net_urg_mark { uint64_t seq, at; bool signaled; } urg_sent[DETSIM_NET_URG_MARKS_MAX];
+  unsigned urg_sent_n;
+  uint8_t urg_state;    /* NET_URG_NONE, NET_URG_VALID, NET_URG_READ */
+  uint8_t urg_byte;
+  uint64_t urg_seq;
 };
+
+enum { NET_URG_NONE, NET_URG_VALID, NET_URG_READ };
 
 void net_stream_init(struct net_stream *s, uint64_t cap, uint64_t latency_ns);
 /* A link with a latency also has a jitter and a bandwidth, drawn per
@@ -282,6 +295,13 @@ uint64_t net_stream_write(struct net_stream *s, const struct iovec *iov, int iov
  * consumes them unless peek.  Returns the count. */
 uint64_t net_stream_read(struct net_stream *s, const struct iovec *iov, int iovcnt,
                          uint64_t skip, uint64_t n, uint64_t now, bool peek);
+/* As net_stream_read with peek, from `off` bytes past the next unread one. */
+uint64_t net_stream_peek_from(struct net_stream *s, uint64_t off, const struct iovec *iov, int iovcnt,
+                              uint64_t skip, uint64_t n, uint64_t now);
+/* Consumes n arrived bytes unread (an urgent byte outside the stream). */
+void net_stream_discard(struct net_stream *s, uint64_t n, uint64_t now);
+/* The byte at absolute offset `off` (written, not yet read). */
+uint8_t net_stream_byte_at(const struct net_stream *s, uint64_t off);
 /* FIN and RST, sent now: they arrive after everything sent before. */
 void net_stream_fin(struct net_stream *s, uint64_t now);
 /* The sender aborted the connection (RST, or its host died): what has not
@@ -294,6 +314,32 @@ static inline bool net_stream_fin_arrived(const struct net_stream *s, uint64_t n
 static inline bool net_stream_rst_arrived(const struct net_stream *s, uint64_t now) { return s->rst_at <= now; }
 
 uint64_t net_iov_total(const struct iovec *iov, int iovcnt);
+
+/* ---- net_oob.c: TCP urgent data ---- */
+
+/* A send with MSG_OOB wrote up to out->tail: its last byte is urgent.
+ * `receiver`: the file of the socket it goes to (NULL: none yet). */
+void net_oob_mark(struct net_stream *out, const struct net_file *receiver);
+/* The receiver's urgent state at `now`, without acting (for poll). */
+struct net_urg_view {
+  uint8_t state, byte;  /* NET_URG_*, the urgent byte when VALID */
+  uint64_t seq;         /* the mark's offset */
+  uint64_t skipped;     /* unread bytes a newer mark dropped (see net_oob.c) */
+  bool at_mark;         /* the next byte to read is the mark */
+};
+void net_oob_view(const struct net_stream *in, bool oobinline, uint64_t now, struct net_urg_view *v);
+/* Applies the marks whose byte has arrived by `now`; returns how many
+ * of them are owed a SIGURG. */
+unsigned net_oob_settle(struct net_stream *in, bool oobinline, uint64_t now);
+/* After a read: a reader past the mark forgets it. */
+void net_oob_consumed(struct net_stream *in);
+/* The sender dropped unsent bytes (net_stream_abort): their marks go. */
+void net_oob_abort(struct net_stream *s);
+/* SIGURG on time for a receiver in this process: the arrival of a mark
+ * whose socket has an owner is posted as a timer is (signal.c asks when
+ * the next one is due, and takes those due). */
+uint64_t net_sigurg_next(void);
+void net_sigurg_taken(uint64_t now);
 
 /* ---- net_addr.c: addresses and ports ---- */
 
@@ -535,6 +581,7 @@ struct net_sock {
   uint64_t ready_at;            /* a child: when accept may take it */
   /* options the model acts on */
   bool reuseaddr, reuseport, v6only, linger_on;
+  bool oobinline;               /* SO_OOBINLINE: urgent bytes stay in the stream */
   bool autobound;               /* connect chose the port */
   int linger_s;
   int rcvbuf, sndbuf;

@@ -348,6 +348,14 @@ void net_sigpipe(void) {
   detsim__sig_raise_sync(SIGPIPE, "a write to a connection the peer closed");
 }
 
+void net_sigurg(const struct net_file *f) {
+  /* send_sigurg: to the owner F_SETOWN named; only this process can be
+   * one (F_SETOWN refuses others). */
+  if (f->owner == 0) return;
+  if (f->owner == detsim__proc_pid() || f->owner == -detsim__proc_pgid())
+    detsim__sig_send(NULL, SIGURG, SI_KERNEL, DETSIM_SIGVAL_NONE);
+}
+
 void net_result(const void *obj, long result) {
   detsim_thread *self = detsim__self();
   if (self == NULL || self->suppress) return;

@@ -122,6 +122,15 @@ static void consume_error(struct net_sock *s, const struct view *v) {
   else if (v->rst_in) s->rst_consumed = true;
 }
 
+/* The urgent marks that have arrived take effect (net_oob.c), before an
+ * operation looks at the stream; SIGURG for the new ones. */
+static void oob_settle(struct net_sock *s, uint64_t now) {
+  if (s->conn == NULL || s->conn->unix_rules) return;
+  if (s->state == SS_CONNECTING && s->established_at > now) return;
+  unsigned n = net_oob_settle(&s->conn->dir[1 - s->side], s->oobinline, now);
+  if (n > 0 && s->file != NULL) net_sigurg(s->file);
+}
+
 static bool acceptable(const struct net_sock *s, uint64_t now) {
   for (unsigned i = 0; i < s->qlen; i++)
     if (s->queue[i]->ready_at <= now) return true;
@@ -137,7 +146,17 @@ uint32_t net_sock_poll(struct net_sock *s, uint64_t now) {
   if ((v.rcv_shut && v.snd_shut) || v.closed) m |= EPOLLHUP;
   if (v.rcv_shut) m |= EPOLLIN | EPOLLRDNORM | EPOLLRDHUP;
   if (!v.connecting) {
-    if (v.avail > 0) m |= EPOLLIN | EPOLLRDNORM;
+    uint64_t need = 1;
+    if (v.connected && !s->conn->unix_rules) {
+      /* Urgent data: POLLPRI while a byte is there to take; the byte at
+       * the mark alone is nothing to read (tcp_poll's target + 1). */
+      struct net_urg_view u;
+      net_oob_view(&s->conn->dir[1 - s->side], s->oobinline, now, &u);
+      if (u.state == NET_URG_VALID) m |= EPOLLPRI;
+      v.avail -= u.skipped;
+      if (u.at_mark && !s->oobinline) need = 2;
+    }
+    if (v.avail >= need) m |= EPOLLIN | EPOLLRDNORM;
     bool space = true;
     if (v.connected && !v.snd_shut && peer_of(s) != NULL) {
       space = net_stream_space(&s->conn->dir[s->side]) > 0;
@@ -825,6 +844,7 @@ int net_connect(struct net_file *f, const struct sockaddr *sa, socklen_t len) {
     child->rcvbuf = l->rcvbuf;
     child->sndbuf = l->sndbuf;
     child->linger_on = l->linger_on;
+    child->oobinline = l->oobinline;
     child->linger_s = l->linger_s;
     uint64_t cs = c->dir[0].latency_ns, sc = c->dir[1].latency_ns;
     c->dir[0].src = c->dir[1].dst = s->node;
@@ -956,9 +976,15 @@ ssize_t net_sendmsg(struct net_file *f, const struct msghdr *msg, int flags) {
   struct net_sock *s = net_sock_of(f);
   /* What no socket kind models. */
   if (flags & MSG_OOB) {
-    net_unsupported("MSG_OOB", "out-of-band data");
-    errno = EOPNOTSUPP;
-    return -1;
+    if (is_unix(s) && s->type == SOCK_STREAM) {
+      net_unsupported("MSG_OOB on a unix stream socket", "out-of-band data is simulated on TCP only");
+      errno = EOPNOTSUPP;
+      return -1;
+    }
+    if (s->type != SOCK_STREAM) {
+      errno = EOPNOTSUPP; /* udp_sendmsg's and unix_dgram_sendmsg's answer */
+      return -1;
+    }
   }
   struct net_scm *scm = NULL;
   if (msg->msg_controllen > 0 && !is_unix(s)) {
@@ -1064,6 +1090,11 @@ static ssize_t stream_send(struct net_file *f, const struct msghdr *msg, int fla
       if (nonblock) n = detsim__world_short_io(out->src, out->dst, n, true);
       net_stream_write(out, msg->msg_iov, (int)msg->msg_iovlen, sent, n, now);
       if (n > 0) attach_scm(s, scm, n);
+      /* MSG_OOB: each push marks the last byte written (tcp_mark_urg). */
+      if (n > 0 && (flags & MSG_OOB)) {
+        struct net_sock *p = peer_of(s);
+        net_oob_mark(out, p != NULL ? p->file : NULL);
+      }
       sent += n;
       if (sent == total) return (ssize_t)sent;
     }
@@ -1082,13 +1113,42 @@ static ssize_t stream_send(struct net_file *f, const struct msghdr *msg, int fla
   }
 }
 
+/* recv(MSG_OOB): tcp_recv_urg.  It never blocks. */
+static ssize_t recv_urgent(struct net_sock *s, struct msghdr *msg, int flags) {
+  msg->msg_flags = 0;
+  msg->msg_controllen = 0;
+  if (s->state == SS_LISTEN && !is_unix(s)) {
+    errno = ENOTCONN;
+    return -1;
+  }
+  uint64_t now = detsim__now_ns();
+  oob_settle(s, now);
+  struct net_stream *in = s->conn != NULL && !s->conn->unix_rules ? &s->conn->dir[1 - s->side] : NULL;
+  if (in == NULL || s->oobinline || in->urg_state != NET_URG_VALID) {
+    errno = EINVAL; /* "Yes this is right !" */
+    return -1;
+  }
+  if (!(flags & MSG_PEEK)) in->urg_state = NET_URG_READ;
+  msg->msg_flags |= MSG_OOB;
+  uint64_t total = net_iov_total(msg->msg_iov, (int)msg->msg_iovlen);
+  if (total == 0) {
+    msg->msg_flags |= MSG_TRUNC;
+    return 0;
+  }
+  if (!(flags & MSG_TRUNC)) {
+    for (size_t i = 0; i < msg->msg_iovlen; i++) {
+      if (msg->msg_iov[i].iov_len == 0) continue;
+      *(uint8_t *)msg->msg_iov[i].iov_base = in->urg_byte;
+      break;
+    }
+  }
+  return 1;
+}
+
 ssize_t net_recvmsg(struct net_file *f, struct msghdr *msg, int flags) {
   struct net_sock *s = net_sock_of(f);
   if (s->type == SOCK_DGRAM) return net_udp_recvmsg(f, msg, flags);
-  if (flags & MSG_OOB) {
-    errno = EINVAL; /* no urgent data is ever sent: Linux's answer */
-    return -1;
-  }
+  if (flags & MSG_OOB) return recv_urgent(s, msg, flags);
   if (flags & MSG_ERRQUEUE) {
     errno = EAGAIN;
     return -1;
@@ -1109,25 +1169,46 @@ ssize_t net_recvmsg(struct net_file *f, struct msghdr *msg, int flags) {
       errno = s->state == SS_LISTEN && is_unix(s) ? EINVAL : ENOTCONN;
       return -1;
     }
+    oob_settle(s, now);
     struct view v;
     view(s, now, &v);
     if (!v.connecting && !v.refused) {
       if (s->state == SS_CONNECTING) s->state = SS_CONNECTED;
       if (total == 0) return 0;
-      if (v.avail > 0) {
-        struct net_stream *in = &s->conn->dir[1 - s->side];
-        uint64_t want = total - got;
+      struct net_stream *in = v.avail > 0 ? &s->conn->dir[1 - s->side] : NULL;
+      uint64_t want = total - got, off = 0;
+      if (in != NULL && in->urg_state != NET_URG_NONE && in->urg_seq >= in->head) {
+        /* A read stops before the mark; at the mark it takes the urgent
+         * byte in the stream with SO_OOBINLINE, else steps over it. */
+        uint64_t to_mark = in->urg_seq - in->head;
+        if (to_mark == 0 && got > 0) return (ssize_t)got;
+        if (to_mark == 0 && !s->oobinline) {
+          if (peek) {
+            off = 1;
+          } else {
+            net_stream_discard(in, 1, now);
+            net_oob_consumed(in);
+            v.avail--;
+          }
+        } else if (to_mark > 0 && to_mark < want) {
+          want = to_mark;
+        }
+      }
+      if (in != NULL && v.avail > off) {
+        uint64_t avail = v.avail - off;
         /* A read may return part of what has arrived (level 2's `short`
          * fault): TCP promises bytes in order, not the writes' pieces. */
-        if (!waitall) want = detsim__world_short_io(in->src, in->dst, want < v.avail ? want : v.avail, false);
+        if (!waitall) want = detsim__world_short_io(in->src, in->dst, want < avail ? want : avail, false);
         /* Descriptors come with the first byte of their piece, and the
          * read ends with that piece (Linux's unix_stream_read_generic). */
         int dir = 1 - s->side;
         struct net_scm *m = s->conn->scm_head[dir];
         uint64_t from = in->head;
         if (m != NULL && m->start < from + want && m->end - from < want) want = m->end - from;
-        uint64_t n = net_stream_read(in, msg->msg_iov, (int)msg->msg_iovlen, got, want, now, peek);
+        uint64_t n = off ? net_stream_peek_from(in, off, msg->msg_iov, (int)msg->msg_iovlen, got, want, now)
+                         : net_stream_read(in, msg->msg_iov, (int)msg->msg_iovlen, got, want, now, peek);
         got += n;
+        if (!peek && !s->conn->unix_rules) net_oob_consumed(in);
         if (m != NULL && m->start < from + n) {
           if (!peek) {
             s->conn->scm_head[dir] = m->next;
@@ -1316,12 +1397,31 @@ int net_ioctl_sock(struct net_file *f, unsigned long req, void *arg) {
     memcpy(arg, &x, sizeof x);
     return 0;
   }
+  if (req == FIONREAD || req == SIOCATMARK) oob_settle(s, now);
+  if (req == SIOCATMARK) {
+    if (s->state == SS_LISTEN) return EINVAL;
+    int at = 0;
+    if (s->conn != NULL && !s->conn->unix_rules) {
+      const struct net_stream *in = &s->conn->dir[1 - s->side];
+      at = in->urg_state != NET_URG_NONE && in->urg_seq == in->head;
+    }
+    if (arg == NULL) return EFAULT;
+    memcpy(arg, &at, sizeof at);
+    return 0;
+  }
   if (req == FIONREAD) {
     if (s->state == SS_LISTEN) return EINVAL;
     struct view v;
     view(s, now, &v);
     if (arg == NULL) return EFAULT;
-    int n = (int)(v.avail > INT32_MAX ? INT32_MAX : v.avail);
+    uint64_t q = v.avail;
+    if (s->conn != NULL && !s->conn->unix_rules && !s->oobinline) {
+      /* tcp_ioctl: with an urgent mark ahead, the bytes before it. */
+      const struct net_stream *in = &s->conn->dir[1 - s->side];
+      if (in->urg_state != NET_URG_NONE && in->urg_seq >= in->head && in->urg_seq < in->head + q)
+        q = in->urg_seq - in->head;
+    }
+    int n = (int)(q > INT32_MAX ? INT32_MAX : q);
     memcpy(arg, &n, sizeof n);
     return 0;
   }
@@ -1337,6 +1437,6 @@ int net_ioctl_sock(struct net_file *f, unsigned long req, void *arg) {
     memcpy(arg, &n, sizeof n);
     return 0;
   }
-  net_unsupported("this ioctl on a socket", "only FIONBIO, FIONREAD, SIOCOUTQ, FIOCLEX and FIONCLEX are simulated");
+  net_unsupported("this ioctl on a socket", "only FIONBIO, FIONREAD, SIOCOUTQ, SIOCATMARK, FIOCLEX and FIONCLEX are simulated");
   return ENOTTY;
 }

@@ -40,7 +40,7 @@ static bool plain_option(int level, int name, int *def) {
   *def = 0;
   if (level == SOL_SOCKET) {
     switch (name) {
-    case SO_KEEPALIVE: case SO_OOBINLINE: case SO_DONTROUTE: case SO_PRIORITY:
+    case SO_KEEPALIVE: case SO_DONTROUTE: case SO_PRIORITY:
     case SO_PASSCRED: case SO_TIMESTAMP: case SO_TIMESTAMPNS: case SO_MARK: case SO_BUSY_POLL:
     case SO_ZEROCOPY: case SO_INCOMING_CPU: case SO_SNDLOWAT: case SO_PASSSEC:
       return true;
@@ -166,6 +166,7 @@ int net_setsockopt(struct net_file *f, int level, int name, const void *val, soc
     switch (name) {
     case SO_REUSEADDR: s->reuseaddr = x != 0; return 0;
     case SO_REUSEPORT: s->reuseport = x != 0; return 0;
+    case SO_OOBINLINE: s->oobinline = x != 0; return 0;
     case SO_RCVBUF: case SO_RCVBUFFORCE: s->rcvbuf = x; return 0;
     case SO_SNDBUF: case SO_SNDBUFFORCE: s->sndbuf = x; return 0;
     case SO_ERROR: case SO_TYPE: case SO_DOMAIN: case SO_PROTOCOL: case SO_ACCEPTCONN: case SO_PEERCRED:
@@ -223,6 +224,7 @@ int net_getsockopt(struct net_file *f, int level, int name, void *val, socklen_t
     case SO_ACCEPTCONN: return put_int(val, len, s->state == SS_LISTEN);
     case SO_REUSEADDR: return put_int(val, len, s->reuseaddr);
     case SO_REUSEPORT: return put_int(val, len, s->reuseport);
+    case SO_OOBINLINE: return put_int(val, len, s->oobinline);
     case SO_RCVBUF: return put_int(val, len, linux_buf(s->rcvbuf, 2304));
     case SO_SNDBUF: return put_int(val, len, linux_buf(s->sndbuf, 4608));
     case SO_LINGER: {
