@@ -146,6 +146,18 @@
  * arrived); a later one past this replaces the last, as an arrived later
  * mark replaces an earlier one. */
 #define DETSIM_NET_URG_MARKS_MAX 8
+/* Socket buffer sizes as a default Linux has them (bytes; getsockopt
+ * reports the kernel's doubled values): net.core.rmem_max and wmem_max
+ * cap SO_RCVBUF/SO_SNDBUF (SO_*BUFFORCE goes past them), the floors are
+ * SOCK_MIN_RCVBUF/SOCK_MIN_SNDBUF, the TCP defaults tcp_rmem[1] and
+ * tcp_wmem[1], the others rmem_default/wmem_default. */
+#define DETSIM_NET_RMEM_MAX 212992
+#define DETSIM_NET_WMEM_MAX 212992
+#define DETSIM_NET_RCVBUF_MIN 2304
+#define DETSIM_NET_SNDBUF_MIN 4608
+#define DETSIM_NET_TCP_RCVBUF_DEFAULT 131072
+#define DETSIM_NET_TCP_SNDBUF_DEFAULT 16384
+#define DETSIM_NET_SOCK_BUF_DEFAULT 212992
 
 /* Registrations in all epoll instances together (Linux's max_user_watches
  * is far larger; ENOSPC past it, as Linux). */

@@ -584,7 +584,9 @@ struct net_sock {
   bool oobinline;               /* SO_OOBINLINE: urgent bytes stay in the stream */
   bool autobound;               /* connect chose the port */
   int linger_s;
-  int rcvbuf, sndbuf;
+  int rcvbuf, sndbuf;            /* SO_RCVBUF/SO_SNDBUF as getsockopt reports them */
+  bool rcvbuf_set, sndbuf_set;  /* set by the program: TCP's window and send queue
+                                   follow them (net__conn_caps) */
   uint64_t rcvtimeo_ns, sndtimeo_ns;
   struct sockopt_value opts[DETSIM_NET_SOCKOPTS_MAX];
   unsigned nopts;
@@ -654,6 +656,11 @@ void net__bind_add(struct net_sock *s);
 void net__bind_remove(struct net_sock *s);
 void net__source_for(const struct net_sock *s, const struct net_addr *to, struct net_addr *out);
 bool net__addr_overlap(const struct net_sock *a, const struct net_sock *b);
+/* A TCP connection's buffers: each direction holds (in flight + unread)
+ * about the receiver's window (half its SO_RCVBUF, doubled as Linux
+ * reports it) plus the sender's send queue (its SO_SNDBUF), each side
+ * half of net_buffer_bytes when the program set nothing. */
+void net__conn_caps(struct net_conn *c);
 /* The pending error (SO_ERROR), cleared. */
 int net__sock_take_error(struct net_sock *s);
 

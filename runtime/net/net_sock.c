@@ -241,8 +241,9 @@ static struct net_sock *sock_alloc(int domain, int type, int protocol) {
   s->type = type;
   s->protocol = protocol;
   s->node = detsim__host_index;
-  s->rcvbuf = (int)detsim__opt.net_buffer_bytes;
-  s->sndbuf = (int)detsim__opt.net_buffer_bytes;
+  bool tcp = domain != AF_UNIX && type == SOCK_STREAM;
+  s->rcvbuf = tcp ? DETSIM_NET_TCP_RCVBUF_DEFAULT : DETSIM_NET_SOCK_BUF_DEFAULT;
+  s->sndbuf = tcp ? DETSIM_NET_TCP_SNDBUF_DEFAULT : DETSIM_NET_SOCK_BUF_DEFAULT;
   net__sock_ip_defaults(s);
   if (detsim__world_hosts()) {
     s->all_next = net__all_socks;
@@ -344,6 +345,18 @@ static struct net_conn *conn_new(bool unix_rules, uint64_t cap0, uint64_t cap1) 
   for (int d = 0; d < 2; d++)
     if (c->dir[d].latency_ns) net_stream_link(&c->dir[d], net_jitter_draw(), net_bandwidth_draw());
   return c;
+}
+
+void net__conn_caps(struct net_conn *c) {
+  if (c->unix_rules) return;
+  uint64_t half = detsim__opt.net_buffer_bytes / 2;
+  for (int d = 0; d < 2; d++) {
+    const struct net_sock *snd = c->end[d], *rcv = c->end[1 - d];
+    if (snd == NULL || rcv == NULL) continue; /* a closed end keeps what it had */
+    uint64_t window = rcv->rcvbuf_set ? (uint64_t)rcv->rcvbuf / 2 : half;
+    uint64_t queue = snd->sndbuf_set ? (uint64_t)snd->sndbuf : half;
+    c->dir[d].cap = window + queue;
+  }
 }
 
 /* The descriptors in flight in direction dir go back (nobody will read
@@ -843,6 +856,8 @@ int net_connect(struct net_file *f, const struct sockaddr *sa, socklen_t len) {
     child->reuseaddr = l->reuseaddr;
     child->rcvbuf = l->rcvbuf;
     child->sndbuf = l->sndbuf;
+    child->rcvbuf_set = l->rcvbuf_set;
+    child->sndbuf_set = l->sndbuf_set;
     child->linger_on = l->linger_on;
     child->oobinline = l->oobinline;
     child->linger_s = l->linger_s;
@@ -854,6 +869,7 @@ int net_connect(struct net_file *f, const struct sockaddr *sa, socklen_t len) {
     child->side = 1;
     c->end[0] = s;
     c->end[1] = child;
+    net__conn_caps(c);
     /* SYN (cs), SYN-ACK (sc): the client is established and the child is
      * in the backlog (the final ACK's trip is not modeled: the child is
      * acceptable when the client can first send, before its data arrives,
