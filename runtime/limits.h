@@ -146,6 +146,14 @@
  * arrived); a later one past this replaces the last, as an arrived later
  * mark replaces an earlier one. */
 #define DETSIM_NET_URG_MARKS_MAX 8
+/* Clients one listener's full backlog holds waiting (their SYN dropped,
+ * sent again later); past it a connect is refused with a message. */
+#define DETSIM_NET_SYN_WAITING_MAX 64
+/* Linux's SYN retransmission timer: 1 s first (TCP_TIMEOUT_INIT),
+ * doubling, at most 120 s (TCP_RTO_MAX); TCP_SYNCNT at most 127. */
+#define DETSIM_NET_SYN_RTO_INIT_NS 1000000000ull
+#define DETSIM_NET_SYN_RTO_MAX_NS 120000000000ull
+#define DETSIM_NET_SYNCNT_MAX 127
 /* Socket buffer sizes as a default Linux has them (bytes; getsockopt
  * reports the kernel's doubled values): net.core.rmem_max and wmem_max
  * cap SO_RCVBUF/SO_SNDBUF (SO_*BUFFORCE goes past them), the floors are

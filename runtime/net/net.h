@@ -579,6 +579,15 @@ struct net_sock {
   int backlog;
   uint64_t accepted;            /* children taken by accept (edge triggering) */
   uint64_t ready_at;            /* a child: when accept may take it */
+  /* a full backlog (net_backlog.c): the clients whose SYN it dropped, in
+   * the order they came; as such a client, the listener it waits on and
+   * the connection drawn for it */
+  struct net_sock *syn_waiting, *syn_next, *syn_listener;
+  unsigned syn_waiting_n;
+  struct net_conn *syn_conn;
+  uint64_t syn_first_at;        /* its first SYN */
+  unsigned syn_tries;           /* SYNs sent again so far */
+  unsigned syn_retries;         /* TCP_SYNCNT when it connected */
   /* options the model acts on */
   bool reuseaddr, reuseport, v6only, linger_on;
   bool oobinline;               /* SO_OOBINLINE: urgent bytes stay in the stream */
@@ -661,6 +670,39 @@ bool net__addr_overlap(const struct net_sock *a, const struct net_sock *b);
  * reports it) plus the sender's send queue (its SO_SNDBUF), each side
  * half of net_buffer_bytes when the program set nothing. */
 void net__conn_caps(struct net_conn *c);
+/* net_sock.c: a connection into l's backlog from client s, its SYN sent
+ * at `at` (the child acceptable once the handshake is done). */
+void net__enqueue_child(struct net_sock *l, struct net_sock *s, struct net_conn *c, uint64_t at);
+uint64_t net__handshake_done(unsigned from, unsigned to, const struct net_conn *c, uint64_t at);
+/* TCP_SYNCNT: the SYNs a connect sends again before ETIMEDOUT. */
+unsigned net__sock_syncnt(struct net_sock *s);
+
+/* net_backlog.c: a full backlog drops a client's SYN and the client sends
+ * it again (Linux's backoff: 1, 2, 4 ... s, at most 120 s apart, TCP_SYNCNT
+ * times, then ETIMEDOUT).  Retries are settled lazily, as arrivals are:
+ * every operation on the listener or on a waiting client first applies
+ * the retries due by now (net__syn_settle), and readiness has a pure
+ * view of the same. */
+/* s's SYN to l was dropped at `now`; 0, or ECONNREFUSED at the limit. */
+int net__syn_drop(struct net_sock *l, struct net_sock *s, struct net_conn *c, uint64_t now);
+/* s: a listener or a waiting client (anything else: nothing to do). */
+void net__syn_settle(struct net_sock *s, uint64_t now);
+static inline bool net__syn_waits(const struct net_sock *s) { return s->syn_conn != NULL; }
+/* A waiting client's readiness, next change and edge counter. */
+uint32_t net__syn_client_poll(const struct net_sock *s, uint64_t now);
+uint64_t net__syn_client_next(const struct net_sock *s, uint64_t now);
+uint64_t net__syn_client_gen(const struct net_sock *s, uint64_t now);
+/* A listener's waiting clients that have a connection by `now` (ready:
+ * acceptable), and the next time that changes. */
+unsigned net__syn_ready(const struct net_sock *l, uint64_t now);
+uint64_t net__syn_listener_next(const struct net_sock *l, uint64_t now);
+/* The listener closes or stops listening: its waiting clients' next SYN
+ * is refused.  A waiting client closes: it stops waiting. */
+void net__syn_listener_gone(struct net_sock *l, uint64_t now);
+void net__syn_client_gone(struct net_sock *s, uint64_t now);
+/* Frees a connection no socket took. */
+void net__conn_free(struct net_conn *c);
+
 /* The pending error (SO_ERROR), cleared. */
 int net__sock_take_error(struct net_sock *s);
 

@@ -134,12 +134,13 @@ static void oob_settle(struct net_sock *s, uint64_t now) {
 static bool acceptable(const struct net_sock *s, uint64_t now) {
   for (unsigned i = 0; i < s->qlen; i++)
     if (s->queue[i]->ready_at <= now) return true;
-  return false;
+  return net__syn_ready(s, now) > 0; /* a SYN sent again got in */
 }
 
 uint32_t net_sock_poll(struct net_sock *s, uint64_t now) {
   if (s->type == SOCK_DGRAM) return is_unix(s) ? net_unix_dgram_poll(s, now) : net_udp_poll(s, now);
   if (s->state == SS_LISTEN) return acceptable(s, now) ? (EPOLLIN | EPOLLRDNORM) : 0;
+  if (net__syn_waits(s)) return net__syn_client_poll(s, now);
   struct view v;
   view(s, now, &v);
   uint32_t m = 0;
@@ -174,8 +175,10 @@ uint64_t net_sock_next_change(struct net_sock *s, uint64_t now) {
   if (s->state == SS_LISTEN) {
     for (unsigned i = 0; i < s->qlen; i++)
       if (s->queue[i]->ready_at > now && s->queue[i]->ready_at < t) t = s->queue[i]->ready_at;
-    return t;
+    uint64_t w = net__syn_listener_next(s, now);
+    return w < t ? w : t;
   }
+  if (net__syn_waits(s)) return net__syn_client_next(s, now);
   if (s->state == SS_CONNECTING) {
     if (s->conn == NULL) return s->refused_at > now ? s->refused_at : t;
     if (s->established_at > now) return s->established_at;
@@ -190,8 +193,9 @@ uint64_t net_sock_gen(struct net_sock *s, uint64_t now, uint32_t events) {
   if (s->state == SS_LISTEN) {
     g = s->accepted;
     for (unsigned i = 0; i < s->qlen; i++) g += s->queue[i]->ready_at <= now;
-    return g;
+    return g + net__syn_ready(s, now);
   }
+  if (net__syn_waits(s)) return net__syn_client_gen(s, now);
   if (s->state == SS_CONNECTING) {
     g += s->conn == NULL ? (s->refused_at <= now) : (s->established_at <= now);
   }
@@ -357,6 +361,12 @@ void net__conn_caps(struct net_conn *c) {
     uint64_t queue = snd->sndbuf_set ? (uint64_t)snd->sndbuf : half;
     c->dir[d].cap = window + queue;
   }
+}
+
+void net__conn_free(struct net_conn *c) {
+  net_stream_free(&c->dir[0]);
+  net_stream_free(&c->dir[1]);
+  detsim__net_free(c);
 }
 
 /* The descriptors in flight in direction dir go back (nobody will read
@@ -712,6 +722,60 @@ int net_listen(struct net_file *f, int backlog) {
 
 /* ---- connect and accept ---- */
 
+/* The handshake of a connection whose SYN leaves node `from` for `to` at
+ * `at`: SYN (the connection's dir[0] latency), SYN-ACK (dir[1]), each
+ * waiting out a partition like any segment. */
+uint64_t net__handshake_done(unsigned from, unsigned to, const struct net_conn *c, uint64_t at) {
+  uint64_t syn_at = detsim__world_link_open(from, to, at) + c->dir[0].latency_ns;
+  return detsim__world_link_open(to, from, syn_at) + c->dir[1].latency_ns;
+}
+
+void net__enqueue_child(struct net_sock *l, struct net_sock *s, struct net_conn *c, uint64_t now) {
+  struct net_sock *child = sock_alloc(l->domain, l->type, l->protocol);
+  child->node = l->node;
+  child->state = SS_CONNECTED;
+  child->local = l->local;
+  if (!is_unix(s)) {
+    child->local.ip[0] = 0; /* the address actually connected to */
+    memcpy(child->local.ip, s->peer.ip, 16);
+    child->local.family = l->domain;
+  }
+  child->peer = s->local;
+  child->reuseaddr = l->reuseaddr;
+  child->rcvbuf = l->rcvbuf;
+  child->sndbuf = l->sndbuf;
+  child->rcvbuf_set = l->rcvbuf_set;
+  child->sndbuf_set = l->sndbuf_set;
+  child->linger_on = l->linger_on;
+  child->oobinline = l->oobinline;
+  child->linger_s = l->linger_s;
+  c->dir[0].src = c->dir[1].dst = s->node;
+  c->dir[0].dst = c->dir[1].src = l->node;
+  s->conn = child->conn = c;
+  s->side = 0;
+  child->side = 1;
+  c->end[0] = s;
+  c->end[1] = child;
+  net__conn_caps(c);
+  /* SYN (cs), SYN-ACK (sc): the client is established and the child is
+   * in the backlog (the final ACK's trip is not modeled: the child is
+   * acceptable when the client can first send, before its data arrives,
+   * and connections made one after another are accepted in order). */
+  /* SYN and SYN-ACK wait out a partition like any segment. */
+  s->established_at = net__handshake_done(s->node, l->node, c, now);
+  child->ready_at = s->established_at;
+  net_wake_node(s->node, s->established_at);
+  net_wake_node(l->node, child->ready_at); /* a blocked accept there */
+  s->state = SS_CONNECTING;
+  if (l->qlen == l->qcap) {
+    l->qcap = l->qcap ? l->qcap * 2 : 8;
+    l->queue = detsim__net_realloc(l->queue, l->qcap * sizeof *l->queue);
+    CHECK(l->queue != NULL);
+  }
+  l->queue[l->qlen++] = child;
+}
+
+
 /* A connect that failed in the call: the socket is as new again (Linux's
  * tcp_disconnect), an autobound port released. */
 static void disconnect(struct net_sock *s) {
@@ -727,6 +791,7 @@ static int connect_wait(struct net_sock *s) {
   uint64_t timeo = s->sndtimeo_ns;
   int w = sock_wait(s, DETSIM_EV_net_connect, EPOLLOUT, timeo);
   if (w != 0) return w == EINTR ? EINTR : EINPROGRESS;
+  net__syn_settle(s, detsim__now_ns());
   struct view v;
   view(s, detsim__now_ns(), &v);
   if (v.err) {
@@ -742,6 +807,7 @@ int net_connect(struct net_file *f, const struct sockaddr *sa, socklen_t len) {
   struct net_sock *s = net_sock_of(f);
   if (s->type == SOCK_DGRAM) return is_unix(s) ? net_unix_dgram_connect(f, sa, len) : net_udp_connect(f, sa, len);
   uint64_t now = detsim__now_ns();
+  net__syn_settle(s, now);
   struct view v;
   view(s, now, &v);
   if (s->state == SS_LISTEN) return EINVAL;
@@ -842,51 +908,18 @@ int net_connect(struct net_file *f, const struct sockaddr *sa, socklen_t len) {
       net_limit("net_backlog_max", DETSIM_NET_BACKLOG_MAX, "a listener's backlog is full; the connection is refused");
       return ECONNREFUSED;
     }
+    net__syn_settle(l, now);
     struct net_conn *c = conn_new(is_unix(s), cap, cap);
-    struct net_sock *child = sock_alloc(l->domain, l->type, l->protocol);
-    child->node = l->node;
-    child->state = SS_CONNECTED;
-    child->local = l->local;
-    if (!is_unix(s)) {
-      child->local.ip[0] = 0; /* the address actually connected to */
-      memcpy(child->local.ip, to.ip, 16);
-      child->local.family = l->domain;
+    if (!is_unix(s) && l->qlen > (unsigned)l->backlog) {
+      /* A full backlog drops the SYN (tcp_conn_request's
+       * sk_acceptq_is_full): the client sends it again (net_backlog.c). */
+      int e = net__syn_drop(l, s, c, now);
+      if (e) return e;
+      f->changes++;
+      if (f->nonblock || detsim__self() == NULL) return EINPROGRESS;
+      return connect_wait(s);
     }
-    child->peer = s->local;
-    child->reuseaddr = l->reuseaddr;
-    child->rcvbuf = l->rcvbuf;
-    child->sndbuf = l->sndbuf;
-    child->rcvbuf_set = l->rcvbuf_set;
-    child->sndbuf_set = l->sndbuf_set;
-    child->linger_on = l->linger_on;
-    child->oobinline = l->oobinline;
-    child->linger_s = l->linger_s;
-    uint64_t cs = c->dir[0].latency_ns, sc = c->dir[1].latency_ns;
-    c->dir[0].src = c->dir[1].dst = s->node;
-    c->dir[0].dst = c->dir[1].src = l->node;
-    s->conn = child->conn = c;
-    s->side = 0;
-    child->side = 1;
-    c->end[0] = s;
-    c->end[1] = child;
-    net__conn_caps(c);
-    /* SYN (cs), SYN-ACK (sc): the client is established and the child is
-     * in the backlog (the final ACK's trip is not modeled: the child is
-     * acceptable when the client can first send, before its data arrives,
-     * and connections made one after another are accepted in order). */
-    /* SYN and SYN-ACK wait out a partition like any segment. */
-    uint64_t syn_at = detsim__world_link_open(s->node, l->node, now) + cs;
-    s->established_at = detsim__world_link_open(l->node, s->node, syn_at) + sc;
-    child->ready_at = s->established_at;
-    net_wake_node(s->node, s->established_at);
-    net_wake_node(l->node, child->ready_at); /* a blocked accept there */
-    s->state = SS_CONNECTING;
-    if (l->qlen == l->qcap) {
-      l->qcap = l->qcap ? l->qcap * 2 : 8;
-      l->queue = detsim__net_realloc(l->queue, l->qcap * sizeof *l->queue);
-      CHECK(l->queue != NULL);
-    }
-    l->queue[l->qlen++] = child;
+    net__enqueue_child(l, s, c, now);
     f->changes++;
     if (s->established_at <= now && is_unix(s)) {
       s->state = SS_CONNECTED; /* unix connects at once */
@@ -922,6 +955,7 @@ int net_accept(struct net_file *f, struct sockaddr *sa, socklen_t *len, int flag
     errno = EINVAL;
     return -1;
   }
+  net__syn_settle(s, detsim__now_ns());
   if (!acceptable(s, detsim__now_ns())) {
     if (f->nonblock || detsim__self() == NULL) {
       errno = EAGAIN;
@@ -936,6 +970,7 @@ int net_accept(struct net_file *f, struct sockaddr *sa, socklen_t *len, int flag
     }
   }
   uint64_t now = detsim__now_ns();
+  net__syn_settle(s, now);
   unsigned pick = s->qlen;
   for (unsigned i = 0; i < s->qlen; i++)
     if (s->queue[i]->ready_at <= now && (pick == s->qlen || s->queue[i]->ready_at < s->queue[pick]->ready_at))
@@ -1042,6 +1077,7 @@ static ssize_t stream_send(struct net_file *f, const struct msghdr *msg, int fla
   uint64_t deadline = s->sndtimeo_ns ? detsim__deadline_after_ns(s->sndtimeo_ns) : DETSIM_NO_DEADLINE;
   for (;;) {
     uint64_t now = detsim__now_ns();
+    net__syn_settle(s, now);
     struct view v;
     view(s, now, &v);
     int err = 0;
@@ -1185,6 +1221,7 @@ ssize_t net_recvmsg(struct net_file *f, struct msghdr *msg, int flags) {
       errno = s->state == SS_LISTEN && is_unix(s) ? EINVAL : ENOTCONN;
       return -1;
     }
+    net__syn_settle(s, now);
     oob_settle(s, now);
     struct view v;
     view(s, now, &v);
@@ -1287,10 +1324,12 @@ int net_shutdown(struct net_file *f, int how) {
     return 0;
   }
   uint64_t now = detsim__now_ns();
+  net__syn_settle(s, now);
   struct view v;
   view(s, now, &v);
   if (s->state == SS_LISTEN) {
     if (how == SHUT_WR) return 0;
+    net__syn_listener_gone(s, now);
     /* Linux disconnects a listener shut for reading: pending connections
      * are reset and a blocked accept returns EINVAL (a server's way to stop
      * its accept loop). */
@@ -1322,6 +1361,8 @@ void net_sock_release(struct net_sock *s) {
   if (s->type == SOCK_DGRAM) net_udp_release(s);
   if (s->type == SOCK_DGRAM && is_unix(s)) net_unix_dgram_release(s);
   net_mcast_release(s);
+  net__syn_client_gone(s, now);
+  if (s->state == SS_LISTEN) net__syn_listener_gone(s, now);
   if (s->state == SS_LISTEN) {
     for (unsigned i = 0; i < s->qlen; i++) abort_child(s->queue[i], now);
     detsim__net_free(s->queue);
@@ -1372,6 +1413,7 @@ int net_getsockname(struct net_file *f, struct sockaddr *sa, socklen_t *len, boo
     return 0;
   }
   if (peer) {
+    net__syn_settle(s, detsim__now_ns());
     struct view v;
     view(s, detsim__now_ns(), &v);
     if (!v.connected || v.closed) {
@@ -1397,6 +1439,7 @@ int net__sock_take_error(struct net_sock *s) {
     s->so_error = 0;
     return e;
   }
+  net__syn_settle(s, detsim__now_ns());
   struct view v;
   view(s, detsim__now_ns(), &v);
   if (v.err) consume_error(s, &v);
@@ -1406,6 +1449,7 @@ int net__sock_take_error(struct net_sock *s) {
 int net_ioctl_sock(struct net_file *f, unsigned long req, void *arg) {
   struct net_sock *s = net_sock_of(f);
   uint64_t now = detsim__now_ns();
+  net__syn_settle(s, now);
   if (req == FIONREAD && s->type == SOCK_DGRAM) {
     uint64_t n = net_udp_first_len(s, now);
     if (arg == NULL) return EFAULT;

@@ -214,6 +214,7 @@ int net_setsockopt(struct net_file *f, int level, int name, const void *val, soc
     s->v6only = x != 0;
     return 0;
   }
+  if (level == IPPROTO_TCP && name == TCP_SYNCNT && (x < 1 || x > DETSIM_NET_SYNCNT_MAX)) return EINVAL;
   int def;
   if (!plain_option(level, name, &def)) return unknown_option(level, name, "setsockopt");
   int *slot = stored(s, level, name, true);
@@ -301,3 +302,8 @@ int net_getsockopt(struct net_file *f, int level, int name, void *val, socklen_t
   return put_int(val, len, slot ? *slot : def);
 }
 
+
+unsigned net__sock_syncnt(struct net_sock *s) {
+  int *slot = stored(s, IPPROTO_TCP, TCP_SYNCNT, false);
+  return slot ? (unsigned)*slot : NET_SYN_RETRIES;
+}
