@@ -35,6 +35,7 @@
 #include <unistd.h>
 
 #include "core/core.h"
+#include "net/net.h"
 #include "time/time.h"
 #include "limits.h"
 #include "disk/disk.h"
@@ -61,6 +62,7 @@ enum special {
   SP_MEMINFO,
   SP_PROC_STAT,
   SP_THREAD_STAT,
+  SP_PTMX,        /* no pseudo-terminals (net/intercept_pty.c) */
 };
 
 static const struct {
@@ -80,6 +82,8 @@ static const struct {
   { "/sys/devices/system/cpu/possible", SP_CPU_RANGE },
   { "/sys/devices/system/cpu/present", SP_CPU_RANGE },
   { "/proc/meminfo", SP_MEMINFO },
+  { "/dev/ptmx", SP_PTMX },
+  { "/dev/pts/ptmx", SP_PTMX },
 };
 
 /* The last component of every special path: any other path is the real
@@ -87,7 +91,7 @@ static const struct {
 static bool maybe_special(const char *path) {
   static const char *const names[] = { "urandom", "random", "uuid", "boot_id", "entropy_avail", "poolsize",
                                        "machine-id", "cpuinfo", "online", "possible", "present", "meminfo",
-                                       "stat" };
+                                       "stat", "ptmx" };
   const char *slash = strrchr(path, '/');
   const char *base = slash ? slash + 1 : path;
   for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
@@ -230,7 +234,8 @@ static size_t contents(enum special kind, char *buf, size_t len) {
   case SP_PROC_STAT: return proc_stat(buf, len, false);
   case SP_THREAD_STAT: return proc_stat(buf, len, true);
   case SP_NONE:
-  case SP_DEVRANDOM: break;
+  case SP_DEVRANDOM:
+  case SP_PTMX: break;
   }
   CHECK(false); /* no fixed contents for this kind */
   return 0;
@@ -268,6 +273,7 @@ static int open_special(enum special kind, const char *path, int flags, uintptr_
   if (flags & O_DIRECTORY) return fail(ENOTDIR);
   if ((flags & O_CREAT) && (flags & O_EXCL)) return fail(EEXIST);
   if (kind == SP_DEVRANDOM) return detsim__devrandom_open(acc, (flags & O_NONBLOCK) != 0, (flags & O_CLOEXEC) != 0);
+  if (kind == SP_PTMX) return net_pty_refuse("open of /dev/ptmx");
   if (acc != O_RDONLY || (flags & O_TRUNC)) return fail(EACCES); /* read-only files (0444) */
   static char buf[DETSIM_MACHINE_FILE_BYTES_MAX];
   size_t n = contents(kind, buf, sizeof buf);

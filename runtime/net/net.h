@@ -203,6 +203,9 @@ bool net_reset_connection(uint64_t pick);
 /* A one-time report of something the simulation does not model: names it,
  * then the caller fails with an errno (never passes through). */
 void net_unsupported(const char *what, const char *detail);
+/* A call that would make a pseudo-terminal (intercept_pty.c): reported
+ * by name, -1 with errno ENOENT. */
+int net_pty_refuse(const char *call);
 /* The run reached a named network limit: a one-time message naming it (the
  * call then fails with an errno, as Linux would at its own limit). */
 void net_limit(const char *name, uint64_t value, const char *why);
