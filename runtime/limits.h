@@ -149,6 +149,10 @@
 /* Clients one listener's full backlog holds waiting (their SYN dropped,
  * sent again later); past it a connect is refused with a message. */
 #define DETSIM_NET_SYN_WAITING_MAX 64
+/* Pseudo-terminals open at once (their /dev/pts numbers), and the bytes
+ * each direction of one holds (n_tty's N_TTY_BUF_SIZE). */
+#define DETSIM_NET_PTYS_MAX 64
+#define DETSIM_NET_PTY_BYTES 4096
 /* Linux's SYN retransmission timer: 1 s first (TCP_TIMEOUT_INIT),
  * doubling, at most 120 s (TCP_RTO_MAX); TCP_SYNCNT at most 127. */
 #define DETSIM_NET_SYN_RTO_INIT_NS 1000000000ull

@@ -292,6 +292,10 @@ static ssize_t sim_send(struct net_file *f, const struct msghdr *msg, int flags,
   case NET_DEVRANDOM:
     if (is_socket_call) return fail(ENOTSOCK);
     return detsim__devrandom_writev(f, msg->msg_iov, (int)msg->msg_iovlen);
+  case NET_PTY_MASTER:
+  case NET_PTY_SLAVE:
+    if (is_socket_call) return fail(ENOTSOCK);
+    return net_pty_writev(f, msg->msg_iov, (int)msg->msg_iovlen);
   case NET_INOTIFY: break; /* never behind a descriptor */
   }
   return fail(EBADF);
@@ -320,6 +324,10 @@ static ssize_t sim_recv(struct net_file *f, struct msghdr *msg, int flags, bool 
   case NET_DEVRANDOM:
     if (is_socket_call) return fail(ENOTSOCK);
     return detsim__devrandom_readv(f, msg->msg_iov, (int)msg->msg_iovlen);
+  case NET_PTY_MASTER:
+  case NET_PTY_SLAVE:
+    if (is_socket_call) return fail(ENOTSOCK);
+    return net_pty_readv(f, msg->msg_iov, (int)msg->msg_iovlen);
   case NET_INOTIFY: break; /* never behind a descriptor */
   }
   return fail(EBADF);
@@ -982,6 +990,8 @@ DETSIM_EXPORT int __detsim_ioctl(int fd, unsigned long req, ...) {
     r = 0;
   } else if (f->kind == NET_SOCK) {
     r = as_call(net_ioctl_sock(f, req, arg));
+  } else if (net_pty_is(f)) {
+    r = as_call(net_pty_ioctl(f, req, arg));
   } else {
     r = as_call(net_ioctl_pipe(f, req, arg));
   }

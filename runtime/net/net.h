@@ -107,8 +107,9 @@ void net_scm_deliver(struct net_scm *m, struct msghdr *msg, size_t cap, int flag
 
 enum net_kind { NET_SOCK = 1, NET_PIPE_READ, NET_PIPE_WRITE, NET_EVENTFD, NET_EPOLL, NET_TIMERFD, NET_SIGNALFD,
                 NET_DEVRANDOM, /* /dev/urandom, /dev/random (machine_devrandom.c) */
-                NET_INOTIFY    /* a real inotify descriptor as an epoll registration sees it
-                                  (net_inotify.c): never behind a simulated descriptor */ };
+                NET_INOTIFY,   /* a real inotify descriptor as an epoll registration sees it
+                                  (net_inotify.c): never behind a simulated descriptor */
+                NET_PTY_MASTER, NET_PTY_SLAVE /* a pseudo-terminal's two sides (net_pty.c) */ };
 
 struct net_file {
   enum net_kind kind;
@@ -203,9 +204,28 @@ bool net_reset_connection(uint64_t pick);
 /* A one-time report of something the simulation does not model: names it,
  * then the caller fails with an errno (never passes through). */
 void net_unsupported(const char *what, const char *detail);
-/* A call that would make a pseudo-terminal (intercept_pty.c): reported
- * by name, -1 with errno ENOENT. */
-int net_pty_refuse(const char *call);
+/* ---- net_pty.c: pseudo-terminals ---- */
+
+struct termios;
+bool net_pty_is(const struct net_file *f);
+/* A new master (posix_openpt, /dev/ptmx): a descriptor, or -1 with errno. */
+int net_pty_open_master(int flags);
+/* Whether path is /dev/pts/N of a simulated pty (*index: N). */
+bool net_pty_slave_path(const char *path, unsigned *index);
+/* Opens pty index's slave: a descriptor, or -1 with errno (EIO: locked). */
+int net_pty_open_slave(unsigned index, int flags);
+void net_pty_release(struct net_file *f);
+uint32_t net_pty_poll(struct net_file *f);
+uint64_t net_pty_gen(struct net_file *f);
+ssize_t net_pty_readv(struct net_file *f, const struct iovec *iov, int iovcnt);
+ssize_t net_pty_writev(struct net_file *f, const struct iovec *iov, int iovcnt);
+/* 0 or an errno. */
+int net_pty_tcgetattr(struct net_file *f, struct termios *t);
+int net_pty_tcsetattr(struct net_file *f, int action, const struct termios *t);
+int net_pty_ioctl(struct net_file *f, unsigned long req, void *arg);
+/* The master's number, and unlockpt; ENOTTY on a slave. */
+int net_pty_index(struct net_file *f, unsigned *index);
+int net_pty_unlock(struct net_file *f, bool lock);
 /* The run reached a named network limit: a one-time message naming it (the
  * call then fails with an errno, as Linux would at its own limit). */
 void net_limit(const char *name, uint64_t value, const char *why);

@@ -138,6 +138,8 @@ void net_file_release(struct net_file *f) {
   case NET_DEVRANDOM: detsim__devrandom_release(f); break;
   case NET_EPOLL: net_epoll_release(f); break;
   case NET_INOTIFY: break; /* released by its registration (net_inotify_release) */
+  case NET_PTY_MASTER:
+  case NET_PTY_SLAVE: net_pty_release(f); break;
   }
   CHECK_GE(live_objects, 1);
   live_objects--;
@@ -240,6 +242,8 @@ uint32_t net_file_poll(struct net_file *f, uint64_t now) {
   case NET_DEVRANDOM: return EPOLLIN | EPOLLRDNORM | EPOLLOUT | EPOLLWRNORM; /* endless, and takes any write */
   case NET_EPOLL: return net_epoll_poll(f, now);
   case NET_INOTIFY: return net_inotify_poll(f);
+  case NET_PTY_MASTER:
+  case NET_PTY_SLAVE: return net_pty_poll(f);
   }
   return 0;
 }
@@ -262,6 +266,8 @@ uint64_t net_file_gen(struct net_file *f, uint64_t now, uint32_t events) {
   case NET_TIMERFD: return f->changes + net_timerfd_gen(f, now);
   case NET_SIGNALFD: return f->changes + net_signalfd_gen();
   case NET_INOTIFY: return net_inotify_gen(f);
+  case NET_PTY_MASTER:
+  case NET_PTY_SLAVE: return f->changes + net_pty_gen(f);
   default: return f->changes;
   }
 }

@@ -1,5 +1,6 @@
-/* Pseudo-terminals are not simulated yet: every way to make one is
- * reported by name and fails with ENOENT, as on a machine without ptys. */
+/* What of pseudo-terminals is not simulated yet fails loudly: forkpty
+ * (ENOSYS), and a pty as a stdio stream by path (ENOTSUP), each with a
+ * report naming it. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
@@ -9,19 +10,13 @@
 #include <string.h>
 #include <unistd.h>
 
-static void show(const char *label, long r) {
-  if (r < 0) printf("%s=-1 %s\n", label, strerrorname_np(errno));
-  else printf("%s=%ld\n", label, r);
-}
-
 int main(void) {
-  show("posix_openpt", posix_openpt(O_RDWR | O_NOCTTY));
-  show("getpt", getpt());
-  show("open_ptmx", open("/dev/ptmx", O_RDWR | O_NOCTTY));
+  int m = -1;
+  errno = 0;
+  printf("forkpty=%d %s\n", (int)forkpty(&m, NULL, NULL, NULL), strerrorname_np(errno));
   FILE *f = fopen("/dev/ptmx", "r+");
   printf("fopen_ptmx=%s\n", f == NULL ? strerrorname_np(errno) : "opened");
-  int m = -1, s = -1;
-  show("openpty", openpty(&m, &s, NULL, NULL, NULL));
-  show("forkpty", forkpty(&m, NULL, NULL, NULL));
+  int fd = posix_openpt(O_RDWR | O_NOCTTY);
+  printf("posix_openpt_ok=%d\n", fd >= 0);
   return 0;
 }
