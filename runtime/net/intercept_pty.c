@@ -1,5 +1,5 @@
 /* Pseudo-terminals' calls (net_pty.c simulates the pairs): posix_openpt,
- * getpt, grantpt, unlockpt, ptsname(_r), openpty, and isatty, tcgetattr,
+ * getpt, grantpt, unlockpt, ptsname(_r), openpty, ttyname(_r), and isatty, tcgetattr,
  * tcsetattr on simulated descriptors (glibc asks those with ioctls no
  * interposition sees, which would reach the placeholder: a socket, pipe
  * or eventfd is no terminal, ENOTTY as Linux says).  Opening /dev/ptmx
@@ -159,6 +159,47 @@ DETSIM_EXPORT pid_t __detsim_forkpty(int *amaster, char *name, const struct term
   return -1;
 }
 DETSIM_INTERCEPT_ALIAS(forkpty)
+
+/* ttyname_r: a slave's /dev/pts/N, a master's /dev/ptmx (what the
+ * kernel's /proc/self/fd link names); 0 or an errno. */
+static int tty_name(struct net_file *f, char *buf, size_t len) {
+  if (!net_pty_is(f)) return ENOTTY;
+  if (buf == NULL) return EINVAL;
+  if (f->kind == NET_PTY_SLAVE) {
+    unsigned n = net_pty_number(f);
+    char name[32];
+    snprintf(name, sizeof name, "/dev/pts/%u", n);
+    if (strlen(name) + 1 > len) return ERANGE;
+    memcpy(buf, name, strlen(name) + 1);
+    return 0;
+  }
+  if (len < sizeof "/dev/ptmx") return ERANGE;
+  memcpy(buf, "/dev/ptmx", sizeof "/dev/ptmx");
+  return 0;
+}
+
+DETSIM_EXPORT int __detsim_ttyname_r(int fd, char *buf, size_t len) {
+  PC();
+  struct net_file *f = enter(fd, 0);
+  if (f == NULL) return REAL(ttyname_r)(fd, buf, len);
+  int e = tty_name(f, buf, len);
+  if (e) errno = e;
+  leave(f, e ? -1 : 0);
+  return e;
+}
+DETSIM_INTERCEPT_ALIAS(ttyname_r)
+
+DETSIM_EXPORT char *__detsim_ttyname(int fd) {
+  static char name[32];
+  PC();
+  struct net_file *f = enter(fd, 0);
+  if (f == NULL) return REAL(ttyname)(fd);
+  int e = tty_name(f, name, sizeof name);
+  if (e) errno = e;
+  leave(f, e ? -1 : 0);
+  return e ? NULL : name;
+}
+DETSIM_INTERCEPT_ALIAS(ttyname)
 
 DETSIM_EXPORT int __detsim_isatty(int fd) {
   struct net_file *f = net_fd_get(fd);

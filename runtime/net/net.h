@@ -223,6 +223,8 @@ ssize_t net_pty_writev(struct net_file *f, const struct iovec *iov, int iovcnt);
 int net_pty_tcgetattr(struct net_file *f, struct termios *t);
 int net_pty_tcsetattr(struct net_file *f, int action, const struct termios *t);
 int net_pty_ioctl(struct net_file *f, unsigned long req, void *arg);
+/* Either side's /dev/pts number. */
+unsigned net_pty_number(struct net_file *f);
 /* The master's number, and unlockpt; ENOTTY on a slave. */
 int net_pty_index(struct net_file *f, unsigned *index);
 int net_pty_unlock(struct net_file *f, bool lock);

@@ -462,6 +462,8 @@ int net_pty_tcsetattr(struct net_file *f, int action, const struct termios *t) {
   return 0;
 }
 
+unsigned net_pty_number(struct net_file *f) { return pty_of(f)->index; }
+
 int net_pty_index(struct net_file *f, unsigned *index) {
   if (f->kind != NET_PTY_MASTER) return ENOTTY;
   *index = pty_of(f)->index;

@@ -76,6 +76,9 @@ int main(void) {
   int s;
   int m = open_pair(&s);
   printf("isatty master=%d slave=%d\n", isatty(m), isatty(s));
+  char tn[64];
+  MUST(ttyname_r(s, tn, sizeof tn) == 0);
+  printf("ttyname_is_ptsname=%d master_ttyname=%s\n", strcmp(tn, ptsname(m)) == 0, ttyname(m));
   struct termios t;
   MUST(tcgetattr(s, &t) == 0);
   printf("slave termios iflag=%#x oflag=%#x lflag=%#x cflag=%#x veof=%d verase=%d vmin=%d vtime=%d speed=%d\n",
