@@ -150,6 +150,34 @@
 
 /* Pending connections a listener holds (Linux's SOMAXCONN). */
 #define DETSIM_NET_BACKLOG_MAX 4096
+/* TCP urgent marks in flight in one direction (MSG_OOB sends not yet
+ * arrived); a later one past this replaces the last, as an arrived later
+ * mark replaces an earlier one. */
+#define DETSIM_NET_URG_MARKS_MAX 8
+/* Clients one listener's full backlog holds waiting (their SYN dropped,
+ * sent again later); past it a connect is refused with a message. */
+#define DETSIM_NET_SYN_WAITING_MAX 64
+/* Pseudo-terminals open at once (their /dev/pts numbers), and the bytes
+ * each direction of one holds (n_tty's N_TTY_BUF_SIZE). */
+#define DETSIM_NET_PTYS_MAX 64
+#define DETSIM_NET_PTY_BYTES 4096
+/* Linux's SYN retransmission timer: 1 s first (TCP_TIMEOUT_INIT),
+ * doubling, at most 120 s (TCP_RTO_MAX); TCP_SYNCNT at most 127. */
+#define DETSIM_NET_SYN_RTO_INIT_NS 1000000000ull
+#define DETSIM_NET_SYN_RTO_MAX_NS 120000000000ull
+#define DETSIM_NET_SYNCNT_MAX 127
+/* Socket buffer sizes as a default Linux has them (bytes; getsockopt
+ * reports the kernel's doubled values): net.core.rmem_max and wmem_max
+ * cap SO_RCVBUF/SO_SNDBUF (SO_*BUFFORCE goes past them), the floors are
+ * SOCK_MIN_RCVBUF/SOCK_MIN_SNDBUF, the TCP defaults tcp_rmem[1] and
+ * tcp_wmem[1], the others rmem_default/wmem_default. */
+#define DETSIM_NET_RMEM_MAX 212992
+#define DETSIM_NET_WMEM_MAX 212992
+#define DETSIM_NET_RCVBUF_MIN 2304
+#define DETSIM_NET_SNDBUF_MIN 4608
+#define DETSIM_NET_TCP_RCVBUF_DEFAULT 131072
+#define DETSIM_NET_TCP_SNDBUF_DEFAULT 16384
+#define DETSIM_NET_SOCK_BUF_DEFAULT 212992
 
 /* Registrations in all epoll instances together (Linux's max_user_watches
  * is far larger; ENOSPC past it, as Linux). */

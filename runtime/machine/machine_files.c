@@ -35,6 +35,7 @@
 #include <unistd.h>
 
 #include "core/core.h"
+#include "net/net.h"
 #include "time/time.h"
 #include "limits.h"
 #include "disk/disk.h"
@@ -61,6 +62,8 @@ enum special {
   SP_MEMINFO,
   SP_PROC_STAT,
   SP_THREAD_STAT,
+  SP_PTMX,        /* a new pseudo-terminal's master (net/net_pty.c) */
+  SP_PTS,         /* /dev/pts/N of a simulated pseudo-terminal */
 };
 
 static const struct {
@@ -80,6 +83,8 @@ static const struct {
   { "/sys/devices/system/cpu/possible", SP_CPU_RANGE },
   { "/sys/devices/system/cpu/present", SP_CPU_RANGE },
   { "/proc/meminfo", SP_MEMINFO },
+  { "/dev/ptmx", SP_PTMX },
+  { "/dev/pts/ptmx", SP_PTMX },
 };
 
 /* The last component of every special path: any other path is the real
@@ -87,7 +92,8 @@ static const struct {
 static bool maybe_special(const char *path) {
   static const char *const names[] = { "urandom", "random", "uuid", "boot_id", "entropy_avail", "poolsize",
                                        "machine-id", "cpuinfo", "online", "possible", "present", "meminfo",
-                                       "stat" };
+                                       "stat", "ptmx" };
+  if (strncmp(path, "/dev/pts/", 9) == 0) return true;
   const char *slash = strrchr(path, '/');
   const char *base = slash ? slash + 1 : path;
   for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
@@ -104,9 +110,13 @@ static bool number_at(const char *p, long *v, const char **rest) {
   return true;
 }
 
+/* The pty SP_PTS named (classify sets it for open_special, right after). */
+static unsigned pts_index;
+
 static enum special classify(int dirfd, const char *path) {
   char abs[PATH_MAX];
   if (!detsim__path_lexical(dirfd, path, abs, sizeof abs)) return SP_NONE;
+  if (net_pty_slave_path(abs, &pts_index)) return SP_PTS;
   for (size_t i = 0; i < sizeof fixed_paths / sizeof fixed_paths[0]; i++)
     if (strcmp(abs, fixed_paths[i].path) == 0) return fixed_paths[i].kind;
   /* /proc/self, /proc/<own pid>, /proc/thread-self */
@@ -230,7 +240,9 @@ static size_t contents(enum special kind, char *buf, size_t len) {
   case SP_PROC_STAT: return proc_stat(buf, len, false);
   case SP_THREAD_STAT: return proc_stat(buf, len, true);
   case SP_NONE:
-  case SP_DEVRANDOM: break;
+  case SP_DEVRANDOM:
+  case SP_PTMX:
+  case SP_PTS: break;
   }
   CHECK(false); /* no fixed contents for this kind */
   return 0;
@@ -268,6 +280,8 @@ static int open_special(enum special kind, const char *path, int flags, uintptr_
   if (flags & O_DIRECTORY) return fail(ENOTDIR);
   if ((flags & O_CREAT) && (flags & O_EXCL)) return fail(EEXIST);
   if (kind == SP_DEVRANDOM) return detsim__devrandom_open(acc, (flags & O_NONBLOCK) != 0, (flags & O_CLOEXEC) != 0);
+  if (kind == SP_PTMX) return net_pty_open_master(flags & (O_NONBLOCK | O_CLOEXEC | O_NOCTTY));
+  if (kind == SP_PTS) return net_pty_open_slave(pts_index, flags & (O_NONBLOCK | O_CLOEXEC));
   if (acc != O_RDONLY || (flags & O_TRUNC)) return fail(EACCES); /* read-only files (0444) */
   static char buf[DETSIM_MACHINE_FILE_BYTES_MAX];
   size_t n = contents(kind, buf, sizeof buf);
@@ -392,6 +406,11 @@ static int flags_of_mode(const char *mode) {
 }
 
 static FILE *fopen_special(enum special k, const char *path, const char *mode, uintptr_t pc) {
+  if (k == SP_PTMX || k == SP_PTS) {
+    net_unsupported("fopen of a pseudo-terminal", "open the pty with open() or posix_openpt and use fdopen");
+    errno = ENOTSUP;
+    return NULL;
+  }
   int flags = flags_of_mode(mode);
   if (flags < 0) {
     errno = EINVAL;
@@ -456,7 +475,7 @@ DETSIM_INTERCEPT_ALIAS(fopen64)
  * the endless devices can't become an existing stream: a loud error. */
 static FILE *freopen_special(enum special k, const char *path, const char *mode, FILE *stream, uintptr_t pc) {
   int flags = flags_of_mode(mode);
-  if (k == SP_DEVRANDOM) {
+  if (k == SP_DEVRANDOM || k == SP_PTMX || k == SP_PTS) {
     detsim__msg("error: freopen of %s is not simulated (fopen it instead); the call fails with ENOTSUP", path);
     fclose(stream);
     errno = ENOTSUP;

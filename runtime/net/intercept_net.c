@@ -26,6 +26,7 @@
 #include <string.h>
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
+#include <linux/sockios.h>
 #include <sys/ioctl.h>
 #include <sys/select.h>
 #include <sys/sendfile.h>
@@ -292,6 +293,10 @@ static ssize_t sim_send(struct net_file *f, const struct msghdr *msg, int flags,
   case NET_DEVRANDOM:
     if (is_socket_call) return fail(ENOTSOCK);
     return detsim__devrandom_writev(f, msg->msg_iov, (int)msg->msg_iovlen);
+  case NET_PTY_MASTER:
+  case NET_PTY_SLAVE:
+    if (is_socket_call) return fail(ENOTSOCK);
+    return net_pty_writev(f, msg->msg_iov, (int)msg->msg_iovlen);
   case NET_INOTIFY: break; /* never behind a descriptor */
   }
   return fail(EBADF);
@@ -320,6 +325,10 @@ static ssize_t sim_recv(struct net_file *f, struct msghdr *msg, int flags, bool 
   case NET_DEVRANDOM:
     if (is_socket_call) return fail(ENOTSOCK);
     return detsim__devrandom_readv(f, msg->msg_iov, (int)msg->msg_iovlen);
+  case NET_PTY_MASTER:
+  case NET_PTY_SLAVE:
+    if (is_socket_call) return fail(ENOTSOCK);
+    return net_pty_readv(f, msg->msg_iov, (int)msg->msg_iovlen);
   case NET_INOTIFY: break; /* never behind a descriptor */
   }
   return fail(EBADF);
@@ -890,9 +899,21 @@ static int sim_fcntl(int fd, struct net_file *f, int cmd, uintptr_t arg) {
   case F_SETPIPE_SZ:
     if (f->kind != NET_PIPE_READ && f->kind != NET_PIPE_WRITE) return (int)fail(EBADF);
     return (int)DETSIM_NET_PIPE_BYTES;
+  case F_GETOWN: return f->owner;
+  case F_SETOWN:
+    /* The owner gets SIGURG for urgent data (net_oob.c); the simulation
+     * signals only its own process, so another is refused by name. */
+    if ((int)arg != 0 && (int)arg != detsim__proc_pid() && (int)arg != -detsim__proc_pgid()) {
+      net_unsupported("F_SETOWN naming another process or group",
+                      "a simulated descriptor's owner is this process (getpid()) or its group (-getpgrp())");
+      return (int)fail(EINVAL);
+    }
+    f->owner = (int)arg;
+    return 0;
   default:
     net_unsupported("this fcntl command on a simulated descriptor",
-                    "only F_GETFL, F_SETFL, F_GETFD, F_SETFD, F_DUPFD(_CLOEXEC) and F_GET/SETPIPE_SZ are simulated");
+                    "only F_GETFL, F_SETFL, F_GETFD, F_SETFD, F_DUPFD(_CLOEXEC), F_GETOWN, F_SETOWN and "
+                    "F_GET/SETPIPE_SZ are simulated");
     return (int)fail(EINVAL);
   }
 }
@@ -970,6 +991,8 @@ DETSIM_EXPORT int __detsim_ioctl(int fd, unsigned long req, ...) {
     r = 0;
   } else if (f->kind == NET_SOCK) {
     r = as_call(net_ioctl_sock(f, req, arg));
+  } else if (net_pty_is(f)) {
+    r = as_call(net_pty_ioctl(f, req, arg));
   } else {
     r = as_call(net_ioctl_pipe(f, req, arg));
   }
@@ -1070,6 +1093,15 @@ DETSIM_EXPORT int __detsim_statx(int dirfd, const char *path, int flags, unsigne
   return REAL(statx)(dirfd, path, flags, mask, stx);
 }
 DETSIM_INTERCEPT_ALIAS(statx)
+
+/* glibc's sockatmark is an ioctl no interposition sees. */
+DETSIM_EXPORT int __detsim_sockatmark(int fd) {
+  SOCK_ENTER(DETSIM_EV_net_sockopt, fd, SIOCATMARK, REAL(sockatmark)(fd));
+  int at = 0;
+  int r = f->kind == NET_SOCK ? as_call(net_ioctl_sock(f, SIOCATMARK, &at)) : (int)fail(ENOTTY);
+  return (int)leave(f, r < 0 ? r : at);
+}
+DETSIM_INTERCEPT_ALIAS(sockatmark)
 
 /* ---- readiness ---- */
 

@@ -108,8 +108,9 @@ void net_scm_deliver(struct net_scm *m, struct msghdr *msg, size_t cap, int flag
 
 enum net_kind { NET_SOCK = 1, NET_PIPE_READ, NET_PIPE_WRITE, NET_EVENTFD, NET_EPOLL, NET_TIMERFD, NET_SIGNALFD,
                 NET_DEVRANDOM, /* /dev/urandom, /dev/random (machine_devrandom.c) */
-                NET_INOTIFY    /* a real inotify descriptor as an epoll registration sees it
-                                  (net_inotify.c): never behind a simulated descriptor */ };
+                NET_INOTIFY,   /* a real inotify descriptor as an epoll registration sees it
+                                  (net_inotify.c): never behind a simulated descriptor */
+                NET_PTY_MASTER, NET_PTY_SLAVE /* a pseudo-terminal's two sides (net_pty.c) */ };
 
 struct net_file {
   enum net_kind kind;
@@ -125,6 +126,7 @@ struct net_file {
   void *obj;            /* struct net_sock / net_pipe / net_eventfd / net_epoll /
                            net_timerfd */
   int real_fd;          /* NET_INOTIFY: the kernel's descriptor */
+  int owner;            /* F_SETOWN: a pid (> 0), a process group (< 0), or 0 */
 };
 
 /* Readiness, in EPOLL* bits (POLL* bits are the same values). */
@@ -211,9 +213,35 @@ bool net_reset_connection(uint64_t pick);
 /* A one-time report of something the simulation does not model: names it,
  * then the caller fails with an errno (never passes through). */
 void net_unsupported(const char *what, const char *detail);
+/* ---- net_pty.c: pseudo-terminals ---- */
+
+struct termios;
+bool net_pty_is(const struct net_file *f);
+/* A new master (posix_openpt, /dev/ptmx): a descriptor, or -1 with errno. */
+int net_pty_open_master(int flags);
+/* Whether path is /dev/pts/N of a simulated pty (*index: N). */
+bool net_pty_slave_path(const char *path, unsigned *index);
+/* Opens pty index's slave: a descriptor, or -1 with errno (EIO: locked). */
+int net_pty_open_slave(unsigned index, int flags);
+void net_pty_release(struct net_file *f);
+uint32_t net_pty_poll(struct net_file *f);
+uint64_t net_pty_gen(struct net_file *f);
+ssize_t net_pty_readv(struct net_file *f, const struct iovec *iov, int iovcnt);
+ssize_t net_pty_writev(struct net_file *f, const struct iovec *iov, int iovcnt);
+/* 0 or an errno. */
+int net_pty_tcgetattr(struct net_file *f, struct termios *t);
+int net_pty_tcsetattr(struct net_file *f, int action, const struct termios *t);
+int net_pty_ioctl(struct net_file *f, unsigned long req, void *arg);
+/* Either side's /dev/pts number. */
+unsigned net_pty_number(struct net_file *f);
+/* The master's number, and unlockpt; ENOTTY on a slave. */
+int net_pty_index(struct net_file *f, unsigned *index);
+int net_pty_unlock(struct net_file *f, bool lock);
 /* The run reached a named network limit: a one-time message naming it (the
  * call then fails with an errno, as Linux would at its own limit). */
 void net_limit(const char *name, uint64_t value, const char *why);
+/* Urgent data arrived on f: SIGURG to its owner (F_SETOWN), if any. */
+void net_sigurg(const struct net_file *f);
 /* EPIPE's signal: as the kernel would, unless MSG_NOSIGNAL. */
 void net_sigpipe(void);
 /* Records the outcome of an operation in the history (aux: the result). */
@@ -266,7 +294,17 @@ struct net_stream {
   bool space_watched;   /* a wait in the writer's node may be for the next read:
                            it found no space, or follows reads (edge-triggered
                            EPOLLOUT) */
+  /* TCP urgent data (net_oob.c): the marks sent and not yet seen by the
+   * receiver, in order (each the offset of an urgent byte and when it
+   * arrives), and what the receiver knows, Linux's urg_data and urg_seq. */
+  struct net_urg_mark { uint64_t seq, at; bool signaled; } urg_sent[DETSIM_NET_URG_MARKS_MAX];
+  unsigned urg_sent_n;
+  uint8_t urg_state;    /* NET_URG_NONE, NET_URG_VALID, NET_URG_READ */
+  uint8_t urg_byte;
+  uint64_t urg_seq;
 };
+
+enum { NET_URG_NONE, NET_URG_VALID, NET_URG_READ };
 
 void net_stream_init(struct net_stream *s, uint64_t cap, uint64_t latency_ns);
 /* A link with a latency also has a jitter and a bandwidth, drawn per
@@ -294,6 +332,13 @@ uint64_t net_stream_write(struct net_stream *s, const struct iovec *iov, int iov
  * consumes them unless peek.  Returns the count. */
 uint64_t net_stream_read(struct net_stream *s, const struct iovec *iov, int iovcnt,
                          uint64_t skip, uint64_t n, uint64_t now, bool peek);
+/* As net_stream_read with peek, from `off` bytes past the next unread one. */
+uint64_t net_stream_peek_from(struct net_stream *s, uint64_t off, const struct iovec *iov, int iovcnt,
+                              uint64_t skip, uint64_t n, uint64_t now);
+/* Consumes n arrived bytes unread (an urgent byte outside the stream). */
+void net_stream_discard(struct net_stream *s, uint64_t n, uint64_t now);
+/* The byte at absolute offset `off` (written, not yet read). */
+uint8_t net_stream_byte_at(const struct net_stream *s, uint64_t off);
 /* FIN and RST, sent now: they arrive after everything sent before. */
 void net_stream_fin(struct net_stream *s, uint64_t now);
 /* The sender aborted the connection (RST, or its host died): what has not
@@ -306,6 +351,32 @@ static inline bool net_stream_fin_arrived(const struct net_stream *s, uint64_t n
 static inline bool net_stream_rst_arrived(const struct net_stream *s, uint64_t now) { return s->rst_at <= now; }
 
 uint64_t net_iov_total(const struct iovec *iov, int iovcnt);
+
+/* ---- net_oob.c: TCP urgent data ---- */
+
+/* A send with MSG_OOB wrote up to out->tail: its last byte is urgent.
+ * `receiver`: the file of the socket it goes to (NULL: none yet). */
+void net_oob_mark(struct net_stream *out, const struct net_file *receiver);
+/* The receiver's urgent state at `now`, without acting (for poll). */
+struct net_urg_view {
+  uint8_t state, byte;  /* NET_URG_*, the urgent byte when VALID */
+  uint64_t seq;         /* the mark's offset */
+  uint64_t skipped;     /* unread bytes a newer mark dropped (see net_oob.c) */
+  bool at_mark;         /* the next byte to read is the mark */
+};
+void net_oob_view(const struct net_stream *in, bool oobinline, uint64_t now, struct net_urg_view *v);
+/* Applies the marks whose byte has arrived by `now`; returns how many
+ * of them are owed a SIGURG. */
+unsigned net_oob_settle(struct net_stream *in, bool oobinline, uint64_t now);
+/* After a read: a reader past the mark forgets it. */
+void net_oob_consumed(struct net_stream *in);
+/* The sender dropped unsent bytes (net_stream_abort): their marks go. */
+void net_oob_abort(struct net_stream *s);
+/* SIGURG on time for a receiver in this process: the arrival of a mark
+ * whose socket has an owner is posted as a timer is (signal.c asks when
+ * the next one is due, and takes those due). */
+uint64_t net_sigurg_next(void);
+void net_sigurg_taken(uint64_t now);
 
 /* ---- net_addr.c: addresses and ports ---- */
 
@@ -545,11 +616,23 @@ struct net_sock {
   int backlog;
   uint64_t accepted;            /* children taken by accept (edge triggering) */
   uint64_t ready_at;            /* a child: when accept may take it */
+  /* a full backlog (net_backlog.c): the clients whose SYN it dropped, in
+   * the order they came; as such a client, the listener it waits on and
+   * the connection drawn for it */
+  struct net_sock *syn_waiting, *syn_next, *syn_listener;
+  unsigned syn_waiting_n;
+  struct net_conn *syn_conn;
+  uint64_t syn_first_at;        /* its first SYN */
+  unsigned syn_tries;           /* SYNs sent again so far */
+  unsigned syn_retries;         /* TCP_SYNCNT when it connected */
   /* options the model acts on */
   bool reuseaddr, reuseport, v6only, linger_on;
+  bool oobinline;               /* SO_OOBINLINE: urgent bytes stay in the stream */
   bool autobound;               /* connect chose the port */
   int linger_s;
-  int rcvbuf, sndbuf;
+  int rcvbuf, sndbuf;            /* SO_RCVBUF/SO_SNDBUF as getsockopt reports them */
+  bool rcvbuf_set, sndbuf_set;  /* set by the program: TCP's window and send queue
+                                   follow them (net__conn_caps) */
   uint64_t rcvtimeo_ns, sndtimeo_ns;
   struct sockopt_value opts[DETSIM_NET_SOCKOPTS_MAX];
   unsigned nopts;
@@ -619,6 +702,44 @@ void net__bind_add(struct net_sock *s);
 void net__bind_remove(struct net_sock *s);
 void net__source_for(const struct net_sock *s, const struct net_addr *to, struct net_addr *out);
 bool net__addr_overlap(const struct net_sock *a, const struct net_sock *b);
+/* A TCP connection's buffers: each direction holds (in flight + unread)
+ * about the receiver's window (half its SO_RCVBUF, doubled as Linux
+ * reports it) plus the sender's send queue (its SO_SNDBUF), each side
+ * half of net_buffer_bytes when the program set nothing. */
+void net__conn_caps(struct net_conn *c);
+/* net_sock.c: a connection into l's backlog from client s, its SYN sent
+ * at `at` (the child acceptable once the handshake is done). */
+void net__enqueue_child(struct net_sock *l, struct net_sock *s, struct net_conn *c, uint64_t at);
+uint64_t net__handshake_done(unsigned from, unsigned to, const struct net_conn *c, uint64_t at);
+/* TCP_SYNCNT: the SYNs a connect sends again before ETIMEDOUT. */
+unsigned net__sock_syncnt(struct net_sock *s);
+
+/* net_backlog.c: a full backlog drops a client's SYN and the client sends
+ * it again (Linux's backoff: 1, 2, 4 ... s, at most 120 s apart, TCP_SYNCNT
+ * times, then ETIMEDOUT).  Retries are settled lazily, as arrivals are:
+ * every operation on the listener or on a waiting client first applies
+ * the retries due by now (net__syn_settle), and readiness has a pure
+ * view of the same. */
+/* s's SYN to l was dropped at `now`; 0, or ECONNREFUSED at the limit. */
+int net__syn_drop(struct net_sock *l, struct net_sock *s, struct net_conn *c, uint64_t now);
+/* s: a listener or a waiting client (anything else: nothing to do). */
+void net__syn_settle(struct net_sock *s, uint64_t now);
+static inline bool net__syn_waits(const struct net_sock *s) { return s->syn_conn != NULL; }
+/* A waiting client's readiness, next change and edge counter. */
+uint32_t net__syn_client_poll(const struct net_sock *s, uint64_t now);
+uint64_t net__syn_client_next(const struct net_sock *s, uint64_t now);
+uint64_t net__syn_client_gen(const struct net_sock *s, uint64_t now);
+/* A listener's waiting clients that have a connection by `now` (ready:
+ * acceptable), and the next time that changes. */
+unsigned net__syn_ready(const struct net_sock *l, uint64_t now);
+uint64_t net__syn_listener_next(const struct net_sock *l, uint64_t now);
+/* The listener closes or stops listening: its waiting clients' next SYN
+ * is refused.  A waiting client closes: it stops waiting. */
+void net__syn_listener_gone(struct net_sock *l, uint64_t now);
+void net__syn_client_gone(struct net_sock *s, uint64_t now);
+/* Frees a connection no socket took. */
+void net__conn_free(struct net_conn *c);
+
 /* The pending error (SO_ERROR), cleared. */
 int net__sock_take_error(struct net_sock *s);
 

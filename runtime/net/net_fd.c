@@ -138,6 +138,8 @@ void net_file_release(struct net_file *f) {
   case NET_DEVRANDOM: detsim__devrandom_release(f); break;
   case NET_EPOLL: net_epoll_release(f); break;
   case NET_INOTIFY: break; /* released by its registration (net_inotify_release) */
+  case NET_PTY_MASTER:
+  case NET_PTY_SLAVE: net_pty_release(f); break;
   }
   CHECK_GE(live_objects, 1);
   live_objects--;
@@ -240,6 +242,8 @@ uint32_t net_file_poll(struct net_file *f, uint64_t now) {
   case NET_DEVRANDOM: return EPOLLIN | EPOLLRDNORM | EPOLLOUT | EPOLLWRNORM; /* endless, and takes any write */
   case NET_EPOLL: return net_epoll_poll(f, now);
   case NET_INOTIFY: return net_inotify_poll(f);
+  case NET_PTY_MASTER:
+  case NET_PTY_SLAVE: return net_pty_poll(f);
   }
   return 0;
 }
@@ -262,6 +266,8 @@ uint64_t net_file_gen(struct net_file *f, uint64_t now, uint32_t events) {
   case NET_TIMERFD: return f->changes + net_timerfd_gen(f, now);
   case NET_SIGNALFD: return f->changes + net_signalfd_gen();
   case NET_INOTIFY: return net_inotify_gen(f);
+  case NET_PTY_MASTER:
+  case NET_PTY_SLAVE: return f->changes + net_pty_gen(f);
   default: return f->changes;
   }
 }
@@ -346,6 +352,14 @@ void net_sigpipe(void) {
   /* Raised by the write itself and taken before it returns, as the kernel
    * does: a handler runs now, a default action ends the run as a crash. */
   detsim__sig_raise_sync(SIGPIPE, "a write to a connection the peer closed");
+}
+
+void net_sigurg(const struct net_file *f) {
+  /* send_sigurg: to the owner F_SETOWN named; only this process can be
+   * one (F_SETOWN refuses others). */
+  if (f->owner == 0) return;
+  if (f->owner == detsim__proc_pid() || f->owner == -detsim__proc_pgid())
+    detsim__sig_send(NULL, SIGURG, SI_KERNEL, DETSIM_SIGVAL_NONE);
 }
 
 void net_result(const void *obj, long result) {

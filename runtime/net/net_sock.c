@@ -144,22 +144,42 @@ static void consume_error(struct net_sock *s, const struct view *v) {
   else if (v->rst_in) s->rst_consumed = true;
 }
 
+/* The urgent marks that have arrived take effect (net_oob.c), before an
+ * operation looks at the stream; SIGURG for the new ones. */
+static void oob_settle(struct net_sock *s, uint64_t now) {
+  if (s->conn == NULL || s->conn->unix_rules) return;
+  if (s->state == SS_CONNECTING && s->established_at > now) return;
+  unsigned n = net_oob_settle(&s->conn->dir[1 - s->side], s->oobinline, now);
+  if (n > 0 && s->file != NULL) net_sigurg(s->file);
+}
+
 static bool acceptable(const struct net_sock *s, uint64_t now) {
   for (unsigned i = 0; i < s->qlen; i++)
     if (s->queue[i]->ready_at <= now) return true;
-  return false;
+  return net__syn_ready(s, now) > 0; /* a SYN sent again got in */
 }
 
 uint32_t net_sock_poll(struct net_sock *s, uint64_t now) {
   if (s->type == SOCK_DGRAM) return is_unix(s) ? net_unix_dgram_poll(s, now) : net_udp_poll(s, now);
   if (s->state == SS_LISTEN) return acceptable(s, now) ? (EPOLLIN | EPOLLRDNORM) : 0;
+  if (net__syn_waits(s)) return net__syn_client_poll(s, now);
   struct view v;
   view(s, now, &v);
   uint32_t m = 0;
   if ((v.rcv_shut && v.snd_shut) || v.closed) m |= EPOLLHUP;
   if (v.rcv_shut) m |= EPOLLIN | EPOLLRDNORM | EPOLLRDHUP;
   if (!v.connecting) {
-    if (v.avail > 0) m |= EPOLLIN | EPOLLRDNORM;
+    uint64_t need = 1;
+    if (v.connected && !s->conn->unix_rules) {
+      /* Urgent data: POLLPRI while a byte is there to take; the byte at
+       * the mark alone is nothing to read (tcp_poll's target + 1). */
+      struct net_urg_view u;
+      net_oob_view(&s->conn->dir[1 - s->side], s->oobinline, now, &u);
+      if (u.state == NET_URG_VALID) m |= EPOLLPRI;
+      v.avail -= u.skipped;
+      if (u.at_mark && !s->oobinline) need = 2;
+    }
+    if (v.avail >= need) m |= EPOLLIN | EPOLLRDNORM;
     bool space = true;
     if (v.connected && !v.snd_shut) { /* an orphan's bytes wait for the RST (send) */
       space = net_stream_space(&s->conn->dir[s->side]) > 0;
@@ -177,8 +197,10 @@ uint64_t net_sock_next_change(struct net_sock *s, uint64_t now) {
   if (s->state == SS_LISTEN) {
     for (unsigned i = 0; i < s->qlen; i++)
       if (s->queue[i]->ready_at > now && s->queue[i]->ready_at < t) t = s->queue[i]->ready_at;
-    return t;
+    uint64_t w = net__syn_listener_next(s, now);
+    return w < t ? w : t;
   }
+  if (net__syn_waits(s)) return net__syn_client_next(s, now);
   if (s->state == SS_CONNECTING) {
     if (s->conn == NULL) return s->refused_at > now ? s->refused_at : t;
     if (s->established_at > now) return s->established_at;
@@ -193,8 +215,9 @@ uint64_t net_sock_gen(struct net_sock *s, uint64_t now, uint32_t events) {
   if (s->state == SS_LISTEN) {
     g = s->accepted;
     for (unsigned i = 0; i < s->qlen; i++) g += s->queue[i]->ready_at <= now;
-    return g;
+    return g + net__syn_ready(s, now);
   }
+  if (net__syn_waits(s)) return net__syn_client_gen(s, now);
   if (s->state == SS_CONNECTING) {
     g += s->conn == NULL ? (s->refused_at <= now) : (s->established_at <= now);
   }
@@ -244,8 +267,9 @@ static struct net_sock *sock_alloc(int domain, int type, int protocol) {
   s->type = type;
   s->protocol = protocol;
   s->node = detsim__host_index;
-  s->rcvbuf = (int)detsim__opt.net_buffer_bytes;
-  s->sndbuf = (int)detsim__opt.net_buffer_bytes;
+  bool tcp = domain != AF_UNIX && type == SOCK_STREAM;
+  s->rcvbuf = tcp ? DETSIM_NET_TCP_RCVBUF_DEFAULT : DETSIM_NET_SOCK_BUF_DEFAULT;
+  s->sndbuf = tcp ? DETSIM_NET_TCP_SNDBUF_DEFAULT : DETSIM_NET_SOCK_BUF_DEFAULT;
   net__sock_ip_defaults(s);
   if (detsim__world_hosts()) {
     s->all_next = net__all_socks;
@@ -347,6 +371,24 @@ static struct net_conn *conn_new(bool unix_rules, uint64_t cap0, uint64_t cap1) 
   for (int d = 0; d < 2; d++)
     if (c->dir[d].latency_ns) net_stream_link(&c->dir[d], net_jitter_draw(), net_bandwidth_draw());
   return c;
+}
+
+void net__conn_caps(struct net_conn *c) {
+  if (c->unix_rules) return;
+  uint64_t half = detsim__opt.net_buffer_bytes / 2;
+  for (int d = 0; d < 2; d++) {
+    const struct net_sock *snd = c->end[d], *rcv = c->end[1 - d];
+    if (snd == NULL || rcv == NULL) continue; /* a closed end keeps what it had */
+    uint64_t window = rcv->rcvbuf_set ? (uint64_t)rcv->rcvbuf / 2 : half;
+    uint64_t queue = snd->sndbuf_set ? (uint64_t)snd->sndbuf : half;
+    c->dir[d].cap = window + queue;
+  }
+}
+
+void net__conn_free(struct net_conn *c) {
+  net_stream_free(&c->dir[0]);
+  net_stream_free(&c->dir[1]);
+  detsim__net_free(c);
 }
 
 /* The descriptors in flight in direction dir go back (nobody will read
@@ -703,6 +745,60 @@ int net_listen(struct net_file *f, int backlog) {
 
 /* ---- connect and accept ---- */
 
+/* The handshake of a connection whose SYN leaves node `from` for `to` at
+ * `at`: SYN (the connection's dir[0] latency), SYN-ACK (dir[1]), each
+ * waiting out a partition like any segment. */
+uint64_t net__handshake_done(unsigned from, unsigned to, const struct net_conn *c, uint64_t at) {
+  uint64_t syn_at = detsim__world_link_open(from, to, at) + c->dir[0].latency_ns;
+  return detsim__world_link_open(to, from, syn_at) + c->dir[1].latency_ns;
+}
+
+void net__enqueue_child(struct net_sock *l, struct net_sock *s, struct net_conn *c, uint64_t now) {
+  struct net_sock *child = sock_alloc(l->domain, l->type, l->protocol);
+  child->node = l->node;
+  child->state = SS_CONNECTED;
+  child->local = l->local;
+  if (!is_unix(s)) {
+    child->local.ip[0] = 0; /* the address actually connected to */
+    memcpy(child->local.ip, s->peer.ip, 16);
+    child->local.family = l->domain;
+  }
+  child->peer = s->local;
+  child->reuseaddr = l->reuseaddr;
+  child->rcvbuf = l->rcvbuf;
+  child->sndbuf = l->sndbuf;
+  child->rcvbuf_set = l->rcvbuf_set;
+  child->sndbuf_set = l->sndbuf_set;
+  child->linger_on = l->linger_on;
+  child->oobinline = l->oobinline;
+  child->linger_s = l->linger_s;
+  c->dir[0].src = c->dir[1].dst = s->node;
+  c->dir[0].dst = c->dir[1].src = l->node;
+  s->conn = child->conn = c;
+  s->side = 0;
+  child->side = 1;
+  c->end[0] = s;
+  c->end[1] = child;
+  net__conn_caps(c);
+  /* SYN (cs), SYN-ACK (sc): the client is established and the child is
+   * in the backlog (the final ACK's trip is not modeled: the child is
+   * acceptable when the client can first send, before its data arrives,
+   * and connections made one after another are accepted in order). */
+  /* SYN and SYN-ACK wait out a partition like any segment. */
+  s->established_at = net__handshake_done(s->node, l->node, c, now);
+  child->ready_at = s->established_at;
+  net_wake_node(s->node, s->established_at);
+  net_wake_node(l->node, child->ready_at); /* a blocked accept there */
+  s->state = SS_CONNECTING;
+  if (l->qlen == l->qcap) {
+    l->qcap = l->qcap ? l->qcap * 2 : 8;
+    l->queue = detsim__net_realloc(l->queue, l->qcap * sizeof *l->queue);
+    CHECK(l->queue != NULL);
+  }
+  l->queue[l->qlen++] = child;
+}
+
+
 /* A connect that failed in the call: the socket is as new again (Linux's
  * tcp_disconnect), an autobound port released. */
 static void disconnect(struct net_sock *s) {
@@ -718,6 +814,7 @@ static int connect_wait(struct net_sock *s) {
   uint64_t timeo = s->sndtimeo_ns;
   int w = sock_wait(s, DETSIM_EV_net_connect, EPOLLOUT, timeo);
   if (w != 0) return w == EINTR ? EINTR : EINPROGRESS;
+  net__syn_settle(s, detsim__now_ns());
   struct view v;
   view(s, detsim__now_ns(), &v);
   if (v.err) {
@@ -733,6 +830,7 @@ int net_connect(struct net_file *f, const struct sockaddr *sa, socklen_t len) {
   struct net_sock *s = net_sock_of(f);
   if (s->type == SOCK_DGRAM) return is_unix(s) ? net_unix_dgram_connect(f, sa, len) : net_udp_connect(f, sa, len);
   uint64_t now = detsim__now_ns();
+  net__syn_settle(s, now);
   struct view v;
   view(s, now, &v);
   if (s->state == SS_LISTEN) return EINVAL;
@@ -833,47 +931,18 @@ int net_connect(struct net_file *f, const struct sockaddr *sa, socklen_t len) {
       net_limit("net_backlog_max", DETSIM_NET_BACKLOG_MAX, "a listener's backlog is full; the connection is refused");
       return ECONNREFUSED;
     }
+    net__syn_settle(l, now);
     struct net_conn *c = conn_new(is_unix(s), cap, cap);
-    struct net_sock *child = sock_alloc(l->domain, l->type, l->protocol);
-    child->node = l->node;
-    child->state = SS_CONNECTED;
-    child->local = l->local;
-    if (!is_unix(s)) {
-      child->local.ip[0] = 0; /* the address actually connected to */
-      memcpy(child->local.ip, to.ip, 16);
-      child->local.family = l->domain;
+    if (!is_unix(s) && l->qlen > (unsigned)l->backlog) {
+      /* A full backlog drops the SYN (tcp_conn_request's
+       * sk_acceptq_is_full): the client sends it again (net_backlog.c). */
+      int e = net__syn_drop(l, s, c, now);
+      if (e) return e;
+      f->changes++;
+      if (f->nonblock || detsim__self() == NULL) return EINPROGRESS;
+      return connect_wait(s);
     }
-    child->peer = s->local;
-    child->reuseaddr = l->reuseaddr;
-    child->rcvbuf = l->rcvbuf;
-    child->sndbuf = l->sndbuf;
-    child->linger_on = l->linger_on;
-    child->linger_s = l->linger_s;
-    uint64_t cs = c->dir[0].latency_ns, sc = c->dir[1].latency_ns;
-    c->dir[0].src = c->dir[1].dst = s->node;
-    c->dir[0].dst = c->dir[1].src = l->node;
-    s->conn = child->conn = c;
-    s->side = 0;
-    child->side = 1;
-    c->end[0] = s;
-    c->end[1] = child;
-    /* SYN (cs), SYN-ACK (sc): the client is established and the child is
-     * in the backlog (the final ACK's trip is not modeled: the child is
-     * acceptable when the client can first send, before its data arrives,
-     * and connections made one after another are accepted in order). */
-    /* SYN and SYN-ACK wait out a partition like any segment. */
-    uint64_t syn_at = detsim__world_link_open(s->node, l->node, now) + cs;
-    s->established_at = detsim__world_link_open(l->node, s->node, syn_at) + sc;
-    child->ready_at = s->established_at;
-    net_wake_node(s->node, s->established_at);
-    net_wake_node(l->node, child->ready_at); /* a blocked accept there */
-    s->state = SS_CONNECTING;
-    if (l->qlen == l->qcap) {
-      l->qcap = l->qcap ? l->qcap * 2 : 8;
-      l->queue = detsim__net_realloc(l->queue, l->qcap * sizeof *l->queue);
-      CHECK(l->queue != NULL);
-    }
-    l->queue[l->qlen++] = child;
+    net__enqueue_child(l, s, c, now);
     f->changes++;
     if (s->established_at <= now && is_unix(s)) {
       s->state = SS_CONNECTED; /* unix connects at once */
@@ -909,6 +978,7 @@ int net_accept(struct net_file *f, struct sockaddr *sa, socklen_t *len, int flag
     errno = EINVAL;
     return -1;
   }
+  net__syn_settle(s, detsim__now_ns());
   if (!acceptable(s, detsim__now_ns())) {
     if (f->nonblock || detsim__self() == NULL) {
       errno = EAGAIN;
@@ -923,6 +993,7 @@ int net_accept(struct net_file *f, struct sockaddr *sa, socklen_t *len, int flag
     }
   }
   uint64_t now = detsim__now_ns();
+  net__syn_settle(s, now);
   unsigned pick = s->qlen;
   for (unsigned i = 0; i < s->qlen; i++)
     if (s->queue[i]->ready_at <= now && (pick == s->qlen || s->queue[i]->ready_at < s->queue[pick]->ready_at))
@@ -979,9 +1050,15 @@ ssize_t net_sendmsg(struct net_file *f, const struct msghdr *msg, int flags) {
   struct net_sock *s = net_sock_of(f);
   /* What no socket kind models. */
   if (flags & MSG_OOB) {
-    net_unsupported("MSG_OOB", "out-of-band data");
-    errno = EOPNOTSUPP;
-    return -1;
+    if (is_unix(s) && s->type == SOCK_STREAM) {
+      net_unsupported("MSG_OOB on a unix stream socket", "out-of-band data is simulated on TCP only");
+      errno = EOPNOTSUPP;
+      return -1;
+    }
+    if (s->type != SOCK_STREAM) {
+      errno = EOPNOTSUPP; /* udp_sendmsg's and unix_dgram_sendmsg's answer */
+      return -1;
+    }
   }
   struct net_scm *scm = NULL;
   if (msg->msg_controllen > 0 && !is_unix(s)) {
@@ -1023,6 +1100,7 @@ static ssize_t stream_send(struct net_file *f, const struct msghdr *msg, int fla
   uint64_t deadline = s->sndtimeo_ns ? detsim__deadline_after_ns(s->sndtimeo_ns) : DETSIM_NO_DEADLINE;
   for (;;) {
     uint64_t now = detsim__now_ns();
+    net__syn_settle(s, now);
     struct view v;
     view(s, now, &v);
     int err = 0;
@@ -1091,6 +1169,11 @@ static ssize_t stream_send(struct net_file *f, const struct msghdr *msg, int fla
       if (nonblock) n = detsim__world_short_io(out->src, out->dst, n, true);
       net_stream_write(out, msg->msg_iov, (int)msg->msg_iovlen, sent, n, now);
       if (n > 0) attach_scm(s, scm, n);
+      /* MSG_OOB: each push marks the last byte written (tcp_mark_urg). */
+      if (n > 0 && (flags & MSG_OOB)) {
+        struct net_sock *p = peer_of(s);
+        net_oob_mark(out, p != NULL ? p->file : NULL);
+      }
       sent += n;
       if (sent == total) return (ssize_t)sent;
     }
@@ -1109,13 +1192,42 @@ static ssize_t stream_send(struct net_file *f, const struct msghdr *msg, int fla
   }
 }
 
+/* recv(MSG_OOB): tcp_recv_urg.  It never blocks. */
+static ssize_t recv_urgent(struct net_sock *s, struct msghdr *msg, int flags) {
+  msg->msg_flags = 0;
+  msg->msg_controllen = 0;
+  if (s->state == SS_LISTEN && !is_unix(s)) {
+    errno = ENOTCONN;
+    return -1;
+  }
+  uint64_t now = detsim__now_ns();
+  oob_settle(s, now);
+  struct net_stream *in = s->conn != NULL && !s->conn->unix_rules ? &s->conn->dir[1 - s->side] : NULL;
+  if (in == NULL || s->oobinline || in->urg_state != NET_URG_VALID) {
+    errno = EINVAL; /* "Yes this is right !" */
+    return -1;
+  }
+  if (!(flags & MSG_PEEK)) in->urg_state = NET_URG_READ;
+  msg->msg_flags |= MSG_OOB;
+  uint64_t total = net_iov_total(msg->msg_iov, (int)msg->msg_iovlen);
+  if (total == 0) {
+    msg->msg_flags |= MSG_TRUNC;
+    return 0;
+  }
+  if (!(flags & MSG_TRUNC)) {
+    for (size_t i = 0; i < msg->msg_iovlen; i++) {
+      if (msg->msg_iov[i].iov_len == 0) continue;
+      *(uint8_t *)msg->msg_iov[i].iov_base = in->urg_byte;
+      break;
+    }
+  }
+  return 1;
+}
+
 ssize_t net_recvmsg(struct net_file *f, struct msghdr *msg, int flags) {
   struct net_sock *s = net_sock_of(f);
   if (s->type == SOCK_DGRAM) return net_udp_recvmsg(f, msg, flags);
-  if (flags & MSG_OOB) {
-    errno = EINVAL; /* no urgent data is ever sent: Linux's answer */
-    return -1;
-  }
+  if (flags & MSG_OOB) return recv_urgent(s, msg, flags);
   if (flags & MSG_ERRQUEUE) {
     errno = EAGAIN;
     return -1;
@@ -1136,25 +1248,47 @@ ssize_t net_recvmsg(struct net_file *f, struct msghdr *msg, int flags) {
       errno = s->state == SS_LISTEN && is_unix(s) ? EINVAL : ENOTCONN;
       return -1;
     }
+    net__syn_settle(s, now);
+    oob_settle(s, now);
     struct view v;
     view(s, now, &v);
     if (!v.connecting && !v.refused) {
       if (s->state == SS_CONNECTING) s->state = SS_CONNECTED;
       if (total == 0) return 0;
-      if (v.avail > 0) {
-        struct net_stream *in = &s->conn->dir[1 - s->side];
-        uint64_t want = total - got;
+      struct net_stream *in = v.avail > 0 ? &s->conn->dir[1 - s->side] : NULL;
+      uint64_t want = total - got, off = 0;
+      if (in != NULL && in->urg_state != NET_URG_NONE && in->urg_seq >= in->head) {
+        /* A read stops before the mark; at the mark it takes the urgent
+         * byte in the stream with SO_OOBINLINE, else steps over it. */
+        uint64_t to_mark = in->urg_seq - in->head;
+        if (to_mark == 0 && got > 0) return (ssize_t)got;
+        if (to_mark == 0 && !s->oobinline) {
+          if (peek) {
+            off = 1;
+          } else {
+            net_stream_discard(in, 1, now);
+            net_oob_consumed(in);
+            v.avail--;
+          }
+        } else if (to_mark > 0 && to_mark < want) {
+          want = to_mark;
+        }
+      }
+      if (in != NULL && v.avail > off) {
+        uint64_t avail = v.avail - off;
         /* A read may return part of what has arrived (level 2's `short`
          * fault): TCP promises bytes in order, not the writes' pieces. */
-        if (!waitall) want = detsim__world_short_io(in->src, in->dst, want < v.avail ? want : v.avail, false);
+        if (!waitall) want = detsim__world_short_io(in->src, in->dst, want < avail ? want : avail, false);
         /* Descriptors come with the first byte of their piece, and the
          * read ends with that piece (Linux's unix_stream_read_generic). */
         int dir = 1 - s->side;
         struct net_scm *m = s->conn->scm_head[dir];
         uint64_t from = in->head;
         if (m != NULL && m->start < from + want && m->end - from < want) want = m->end - from;
-        uint64_t n = net_stream_read(in, msg->msg_iov, (int)msg->msg_iovlen, got, want, now, peek);
+        uint64_t n = off ? net_stream_peek_from(in, off, msg->msg_iov, (int)msg->msg_iovlen, got, want, now)
+                         : net_stream_read(in, msg->msg_iov, (int)msg->msg_iovlen, got, want, now, peek);
         got += n;
+        if (!peek && !s->conn->unix_rules) net_oob_consumed(in);
         if (m != NULL && m->start < from + n) {
           if (!peek) {
             s->conn->scm_head[dir] = m->next;
@@ -1217,10 +1351,12 @@ int net_shutdown(struct net_file *f, int how) {
     return 0;
   }
   uint64_t now = detsim__now_ns();
+  net__syn_settle(s, now);
   struct view v;
   view(s, now, &v);
   if (s->state == SS_LISTEN) {
     if (how == SHUT_WR) return 0;
+    net__syn_listener_gone(s, now);
     /* Linux disconnects a listener shut for reading: pending connections
      * are reset and a blocked accept returns EINVAL (a server's way to stop
      * its accept loop). */
@@ -1252,6 +1388,8 @@ void net_sock_release(struct net_sock *s) {
   if (s->type == SOCK_DGRAM) net_udp_release(s);
   if (s->type == SOCK_DGRAM && is_unix(s)) net_unix_dgram_release(s);
   net_mcast_release(s);
+  net__syn_client_gone(s, now);
+  if (s->state == SS_LISTEN) net__syn_listener_gone(s, now);
   if (s->state == SS_LISTEN) {
     for (unsigned i = 0; i < s->qlen; i++) abort_child(s->queue[i], now);
     detsim__net_free(s->queue);
@@ -1302,6 +1440,7 @@ int net_getsockname(struct net_file *f, struct sockaddr *sa, socklen_t *len, boo
     return 0;
   }
   if (peer) {
+    net__syn_settle(s, detsim__now_ns());
     struct view v;
     view(s, detsim__now_ns(), &v);
     if (!v.connected || v.closed) {
@@ -1327,6 +1466,7 @@ int net__sock_take_error(struct net_sock *s) {
     s->so_error = 0;
     return e;
   }
+  net__syn_settle(s, detsim__now_ns());
   struct view v;
   view(s, detsim__now_ns(), &v);
   if (v.err) consume_error(s, &v);
@@ -1336,6 +1476,7 @@ int net__sock_take_error(struct net_sock *s) {
 int net_ioctl_sock(struct net_file *f, unsigned long req, void *arg) {
   struct net_sock *s = net_sock_of(f);
   uint64_t now = detsim__now_ns();
+  net__syn_settle(s, now);
   if (req == FIONREAD && s->type == SOCK_DGRAM) {
     uint64_t n = net_udp_first_len(s, now);
     if (arg == NULL) return EFAULT;
@@ -1343,12 +1484,31 @@ int net_ioctl_sock(struct net_file *f, unsigned long req, void *arg) {
     memcpy(arg, &x, sizeof x);
     return 0;
   }
+  if (req == FIONREAD || req == SIOCATMARK) oob_settle(s, now);
+  if (req == SIOCATMARK) {
+    if (s->state == SS_LISTEN) return EINVAL;
+    int at = 0;
+    if (s->conn != NULL && !s->conn->unix_rules) {
+      const struct net_stream *in = &s->conn->dir[1 - s->side];
+      at = in->urg_state != NET_URG_NONE && in->urg_seq == in->head;
+    }
+    if (arg == NULL) return EFAULT;
+    memcpy(arg, &at, sizeof at);
+    return 0;
+  }
   if (req == FIONREAD) {
     if (s->state == SS_LISTEN) return EINVAL;
     struct view v;
     view(s, now, &v);
     if (arg == NULL) return EFAULT;
-    int n = (int)(v.avail > INT32_MAX ? INT32_MAX : v.avail);
+    uint64_t q = v.avail;
+    if (s->conn != NULL && !s->conn->unix_rules && !s->oobinline) {
+      /* tcp_ioctl: with an urgent mark ahead, the bytes before it. */
+      const struct net_stream *in = &s->conn->dir[1 - s->side];
+      if (in->urg_state != NET_URG_NONE && in->urg_seq >= in->head && in->urg_seq < in->head + q)
+        q = in->urg_seq - in->head;
+    }
+    int n = (int)(q > INT32_MAX ? INT32_MAX : q);
     memcpy(arg, &n, sizeof n);
     return 0;
   }
@@ -1364,6 +1524,6 @@ int net_ioctl_sock(struct net_file *f, unsigned long req, void *arg) {
     memcpy(arg, &n, sizeof n);
     return 0;
   }
-  net_unsupported("this ioctl on a socket", "only FIONBIO, FIONREAD, SIOCOUTQ, FIOCLEX and FIONCLEX are simulated");
+  net_unsupported("this ioctl on a socket", "only FIONBIO, FIONREAD, SIOCOUTQ, SIOCATMARK, FIOCLEX and FIONCLEX are simulated");
   return ENOTTY;
 }

@@ -40,7 +40,7 @@ static bool plain_option(int level, int name, int *def) {
   *def = 0;
   if (level == SOL_SOCKET) {
     switch (name) {
-    case SO_KEEPALIVE: case SO_OOBINLINE: case SO_DONTROUTE: case SO_PRIORITY:
+    case SO_KEEPALIVE: case SO_DONTROUTE: case SO_PRIORITY:
     case SO_PASSCRED: case SO_TIMESTAMP: case SO_TIMESTAMPNS: case SO_MARK: case SO_BUSY_POLL:
     case SO_ZEROCOPY: case SO_INCOMING_CPU: case SO_SNDLOWAT: case SO_PASSSEC:
       return true;
@@ -117,6 +117,41 @@ static uint64_t timeval_ns(const struct timeval *tv) {
   return (uint64_t)tv->tv_sec * 1000000000ull + (uint64_t)tv->tv_usec * 1000ull;
 }
 
+/* sock_setsockopt's SO_RCVBUF/SO_SNDBUF: the value (as unsigned, so a
+ * negative one is huge) capped at rmem_max/wmem_max, doubled for the
+ * kernel's bookkeeping, floored; the FORCE forms need CAP_NET_ADMIN and
+ * skip the cap (a negative value is 0).  The buffers of a connection
+ * follow at once. */
+static int set_buffer(struct net_sock *s, int name, int x) {
+  bool force = name == SO_RCVBUFFORCE || name == SO_SNDBUFFORCE;
+  bool rcv = name == SO_RCVBUF || name == SO_RCVBUFFORCE;
+  if (force && geteuid() != 0) return EPERM;
+  uint64_t v;
+  if (force) {
+    v = x < 0 ? 0 : (uint64_t)x;
+    if (v > DETSIM_NET_BUFFER_BYTES_MAX) v = DETSIM_NET_BUFFER_BYTES_MAX;
+  } else {
+    uint64_t max = rcv ? DETSIM_NET_RMEM_MAX : DETSIM_NET_WMEM_MAX;
+    v = (uint32_t)x;
+    if (v > max) v = max;
+  }
+  v *= 2;
+  uint64_t floor = rcv ? DETSIM_NET_RCVBUF_MIN : DETSIM_NET_SNDBUF_MIN;
+  if (v < floor) v = floor;
+  if (rcv) {
+    s->rcvbuf = (int)v;
+    s->rcvbuf_set = true;
+  } else {
+    s->sndbuf = (int)v;
+    s->sndbuf_set = true;
+  }
+  if (s->conn != NULL) {
+    net__conn_caps(s->conn);
+    if (s->file != NULL) net_wake_file(s->file); /* a writer blocked on the old size looks again */
+  }
+  return 0;
+}
+
 int net_setsockopt(struct net_file *f, int level, int name, const void *val, socklen_t len) {
   struct net_sock *s = net_sock_of(f);
   if (!level_fits(s, level)) {
@@ -166,8 +201,9 @@ int net_setsockopt(struct net_file *f, int level, int name, const void *val, soc
     switch (name) {
     case SO_REUSEADDR: s->reuseaddr = x != 0; return 0;
     case SO_REUSEPORT: s->reuseport = x != 0; return 0;
-    case SO_RCVBUF: case SO_RCVBUFFORCE: s->rcvbuf = x; return 0;
-    case SO_SNDBUF: case SO_SNDBUFFORCE: s->sndbuf = x; return 0;
+    case SO_OOBINLINE: s->oobinline = x != 0; return 0;
+    case SO_RCVBUF: case SO_RCVBUFFORCE: case SO_SNDBUF: case SO_SNDBUFFORCE:
+      return set_buffer(s, name, x);
     case SO_ERROR: case SO_TYPE: case SO_DOMAIN: case SO_PROTOCOL: case SO_ACCEPTCONN: case SO_PEERCRED:
       return ENOPROTOOPT;
     default: break;
@@ -178,6 +214,7 @@ int net_setsockopt(struct net_file *f, int level, int name, const void *val, soc
     s->v6only = x != 0;
     return 0;
   }
+  if (level == IPPROTO_TCP && name == TCP_SYNCNT && (x < 1 || x > DETSIM_NET_SYNCNT_MAX)) return EINVAL;
   int def;
   if (!plain_option(level, name, &def)) return unknown_option(level, name, "setsockopt");
   int *slot = stored(s, level, name, true);
@@ -193,15 +230,6 @@ static int put_int(void *val, socklen_t *len, int x) {
   memcpy(val, &x, n);
   *len = n;
   return 0;
-}
-
-/* Linux doubles a buffer size set by setsockopt (bookkeeping overhead) and
- * has a floor. */
-static int linux_buf(int set, int floor) {
-  long v = set == (int)detsim__opt.net_buffer_bytes ? set : 2L * set;
-  if (v < floor) v = floor;
-  if (v > (long)DETSIM_NET_BUFFER_BYTES_MAX * 2) v = (long)DETSIM_NET_BUFFER_BYTES_MAX * 2;
-  return (int)v;
 }
 
 int net_getsockopt(struct net_file *f, int level, int name, void *val, socklen_t *len) {
@@ -223,8 +251,9 @@ int net_getsockopt(struct net_file *f, int level, int name, void *val, socklen_t
     case SO_ACCEPTCONN: return put_int(val, len, s->state == SS_LISTEN);
     case SO_REUSEADDR: return put_int(val, len, s->reuseaddr);
     case SO_REUSEPORT: return put_int(val, len, s->reuseport);
-    case SO_RCVBUF: return put_int(val, len, linux_buf(s->rcvbuf, 2304));
-    case SO_SNDBUF: return put_int(val, len, linux_buf(s->sndbuf, 4608));
+    case SO_OOBINLINE: return put_int(val, len, s->oobinline);
+    case SO_RCVBUF: return put_int(val, len, s->rcvbuf);
+    case SO_SNDBUF: return put_int(val, len, s->sndbuf);
     case SO_LINGER: {
       struct linger lg = { s->linger_on, s->linger_s };
       socklen_t n = *len < (socklen_t)sizeof lg ? *len : (socklen_t)sizeof lg;
@@ -273,3 +302,8 @@ int net_getsockopt(struct net_file *f, int level, int name, void *val, socklen_t
   return put_int(val, len, slot ? *slot : def);
 }
 
+
+unsigned net__sock_syncnt(struct net_sock *s) {
+  int *slot = stored(s, IPPROTO_TCP, TCP_SYNCNT, false);
+  return slot ? (unsigned)*slot : NET_SYN_RETRIES;
+}

@@ -11,6 +11,8 @@
  *                       inode, the same for all of them
  *   /dev/urandom, /dev/random
  *                       S_IFCHR | 0666, the device 1:9 (urandom's)
+ *   a pty's master      S_IFCHR | 0666, /dev/ptmx (5:2)
+ *   a pty's slave       S_IFCHR | 0620, /dev/pts/N (136:N), group tty
  *
  * The owner is the process's effective ids (root for the devices), nlink 1, size 0, st_blksize
  * 4096.  The device numbers of sockfs, pipefs and the anonymous inodes are
@@ -34,6 +36,10 @@
 #define DEVTMPFS_DEV makedev(0, 5)
 #define URANDOM_RDEV makedev(1, 9)
 #define URANDOM_INO 7
+#define PTMX_RDEV makedev(5, 2)
+#define PTMX_INO 87
+#define DEVPTS_DEV makedev(0, 24)
+#define TTY_GID 5
 /* Simulated inode numbers start here, clear of the fixed ones. */
 #define INO_BASE 100000
 
@@ -64,6 +70,20 @@ void net_fstat(struct net_file *f, struct stat *st) {
     st->st_dev = DEVTMPFS_DEV;
     st->st_rdev = URANDOM_RDEV;
     st->st_ino = URANDOM_INO;
+    break;
+  case NET_PTY_MASTER: /* /dev/ptmx, root's */
+    st->st_uid = st->st_gid = 0;
+    st->st_mode = S_IFCHR | 0666;
+    st->st_dev = DEVTMPFS_DEV;
+    st->st_rdev = PTMX_RDEV;
+    st->st_ino = PTMX_INO;
+    break;
+  case NET_PTY_SLAVE: /* /dev/pts/N as grantpt leaves it: the user's, group tty */
+    st->st_gid = TTY_GID;
+    st->st_mode = S_IFCHR | 0620;
+    st->st_dev = DEVPTS_DEV;
+    st->st_rdev = makedev(136, net_pty_number(f));
+    st->st_ino = 3 + net_pty_number(f);
     break;
   default: /* eventfd, epoll, timerfd, signalfd: anon_inode_getfile */
     st->st_mode = S_IRUSR | S_IWUSR;

@@ -211,11 +211,13 @@ uint64_t net_stream_write(struct net_stream *s, const struct iovec *iov, int iov
   return n;
 }
 
-uint64_t net_stream_read(struct net_stream *s, const struct iovec *iov, int iovcnt,
-                         uint64_t skip, uint64_t n, uint64_t now, bool peek) {
+/* Copies up to n arrived bytes from `off` past the head (see net_stream_read). */
+static uint64_t copy_out(struct net_stream *s, uint64_t off, const struct iovec *iov, int iovcnt,
+                         uint64_t skip, uint64_t n, uint64_t now) {
   detsim__hb_acquire(s);
   trim(s, now);
   uint64_t avail = s->base - s->head;
+  avail = avail > off ? avail - off : 0;
   if (n > avail) n = avail;
   uint64_t done = 0;
   for (int i = 0; i < iovcnt && done < n; i++) {
@@ -228,20 +230,46 @@ uint64_t net_stream_read(struct net_stream *s, const struct iovec *iov, int iovc
     uint64_t take = len - skip;
     if (take > n - done) take = n - done;
     skip = 0;
-    ring_get(s->buf, s->alloc, s->head + done, dst, take);
+    ring_get(s->buf, s->alloc, s->head + off + done, dst, take);
     done += take;
   }
-  if (!peek && done > 0) {
-    s->head += done;
-    s->reads++;
-    /* Space freed: the writer's node looks again if a wait there may be
-     * for it (net_stream_watch_space). */
-    if (s->space_watched) {
-      s->space_watched = false;
-      net_wake_node(s->src, now);
-    }
-  }
   return done;
+}
+
+/* The reader consumed `done` bytes. */
+static void consumed(struct net_stream *s, uint64_t done, uint64_t now) {
+  if (done == 0) return;
+  s->head += done;
+  s->reads++;
+  /* Space freed: the writer's node looks again if a wait there may be
+   * for it (net_stream_watch_space). */
+  if (s->space_watched) {
+    s->space_watched = false;
+    net_wake_node(s->src, now);
+  }
+}
+
+uint64_t net_stream_read(struct net_stream *s, const struct iovec *iov, int iovcnt,
+                         uint64_t skip, uint64_t n, uint64_t now, bool peek) {
+  uint64_t done = copy_out(s, 0, iov, iovcnt, skip, n, now);
+  if (!peek) consumed(s, done, now);
+  return done;
+}
+
+uint64_t net_stream_peek_from(struct net_stream *s, uint64_t off, const struct iovec *iov, int iovcnt,
+                              uint64_t skip, uint64_t n, uint64_t now) {
+  return copy_out(s, off, iov, iovcnt, skip, n, now);
+}
+
+void net_stream_discard(struct net_stream *s, uint64_t n, uint64_t now) {
+  trim(s, now);
+  CHECK_GE(s->base - s->head, n);
+  consumed(s, n, now);
+}
+
+uint8_t net_stream_byte_at(const struct net_stream *s, uint64_t off) {
+  CHECK(off >= s->head && off < s->tail);
+  return s->buf[off % s->alloc];
 }
 
 void net_stream_fin(struct net_stream *s, uint64_t now) {
@@ -263,6 +291,7 @@ void net_stream_abort(struct net_stream *s, uint64_t now) {
   const struct net_seg *last = s->seg_n ? &s->seg[(s->seg_first + s->seg_n - 1) % DETSIM_NET_SEGMENTS_MAX] : NULL;
   s->tail = last ? last->end : s->base;
   CHECK_GE(s->tail, s->head);
+  net_oob_abort(s);
   s->last_at = last ? last->at : 0;
   if (s->fin_at != DETSIM_NO_DEADLINE && s->fin_at > horizon) s->fin_at = DETSIM_NO_DEADLINE;
   if (s->fin_at != DETSIM_NO_DEADLINE && s->fin_at > s->last_at) s->last_at = s->fin_at;

@@ -29,6 +29,7 @@
 #include "sched/sched.h"
 #include "trace/trace.h"
 #include "world/world.h"
+#include "net/net.h"
 
 uint64_t detsim__sig_shared;
 uint64_t detsim__sig_sent;
@@ -77,6 +78,7 @@ static void timer_at_refresh(void) {
   uint64_t at = detsim__ptimer_next();
   for (int i = 0; i < 3; i++)
     if (itimers[i].at < at) at = itimers[i].at;
+  if (net_sigurg_next() < at) at = net_sigurg_next();
   detsim__sig_timer_at = at;
 }
 
@@ -88,6 +90,7 @@ static uint64_t due_timer_bits(const detsim_thread *t) {
   if (detsim__sig_timer_at > now) return 0;
   for (int i = 0; i < 3; i++)
     if (itimers[i].at <= now) bits |= detsim__sig_bit(itimer_signal[i]);
+  if (net_sigurg_next() <= now) bits |= detsim__sig_bit(SIGURG);
   return bits | detsim__ptimer_due_bits(t);
 }
 
@@ -109,6 +112,14 @@ static void fold_timers(void) {
     else it->at += ((now - it->at) / it->interval + 1) * it->interval;
   }
   detsim__ptimer_fold();
+  if (net_sigurg_next() <= now) {
+    /* Urgent data arrived for a socket this process owns (net_oob.c). */
+    net_sigurg_taken(now);
+    if (!is_ignored(SIGURG)) {
+      detsim__sig_shared |= detsim__sig_bit(SIGURG);
+      shared_info[SIGURG] = (struct detsim_sig_info){ .code = SI_KERNEL };
+    }
+  }
   timer_at_refresh();
 }
 

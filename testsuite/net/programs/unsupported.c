@@ -27,7 +27,11 @@ int main(void) {
   show("connect_far", connect(s, (struct sockaddr *)&far, sizeof far));
   int v = 1;
   show("sockopt_unknown", setsockopt(s, SOL_SOCKET, 9999, &v, sizeof v));
-  show("oob", (int)send(s, "x", 1, MSG_OOB));
   close(s);
+  int sv[2];
+  if (socketpair(AF_UNIX, SOCK_STREAM, 0, sv) != 0) return 1;
+  show("oob", (int)send(sv[0], "x", 1, MSG_OOB));
+  close(sv[0]);
+  close(sv[1]);
   return 0;
 }
