@@ -798,6 +798,11 @@ struct net_sock *net__unix_bound(const struct net_addr *a);
 /* Whether path a was a closed socket's and is not unlinked yet (its file
  * is left: a connect there is refused, a bind finds it in use). */
 bool net__unix_path_stale(const struct net_addr *a);
+/* The errno of a connect or send to unix path a that no socket is bound
+ * to: ECONNREFUSED for a closed socket's path or any file there (a
+ * one-program run's socket files are real), else the kernel's lookup's
+ * (ENOENT, ENOTDIR, EACCES). */
+int net__unix_unbound_errno(const struct net_addr *a);
 
 /* net_unix_dgram.c */
 int net_unix_dgram_connect(struct net_file *f, const struct sockaddr *sa, socklen_t len);

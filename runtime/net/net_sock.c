@@ -34,6 +34,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/un.h>
 #include <time.h>
 #include <unistd.h>
@@ -550,6 +552,47 @@ static int stale_index(const struct net_addr *a) {
 
 bool net__unix_path_stale(const struct net_addr *a) { return is_file_path(a) && stale_index(a) >= 0; }
 
+/* Socket files on the real filesystem: a bind makes one, as Linux does (a
+ * real socket bound there and closed at once, so the kernel decides
+ * EADDRINUSE, ENOENT, EACCES, ENOTDIR and the umask's mode, and stat,
+ * chmod and unlink see a socket file).  Only where one filesystem is the
+ * hosts' (a one-program run, forked processes included): a scenario's
+ * hosts are machines of their own, whose paths must not meet in the real
+ * /tmp, and keep names only. */
+static bool socket_files_real(void) { return !detsim__in_world || detsim__ws == NULL || detsim__ws->n_hosts <= 1; }
+
+static void path_of(const struct net_addr *a, char *out) {
+  memcpy(out, a->path, a->path_len);
+  out[a->path_len] = '\0';
+}
+
+/* 0, or the errno the kernel's bind of a at that path gives. */
+static int real_socket_file(const struct net_addr *a) {
+  if (!is_file_path(a) || !socket_files_real()) return 0;
+  int fd = REAL(socket)(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  if (fd < 0) return 0; /* no descriptor to ask with: the names alone decide */
+  struct sockaddr_un un;
+  memset(&un, 0, sizeof un);
+  un.sun_family = AF_UNIX;
+  memcpy(un.sun_path, a->path, a->path_len);
+  int r = REAL(bind)(fd, (struct sockaddr *)&un, (socklen_t)(offsetof(struct sockaddr_un, sun_path) + a->path_len));
+  int e = r < 0 ? errno : 0;
+  REAL(close)(fd);
+  return e;
+}
+
+int net__unix_unbound_errno(const struct net_addr *a) {
+  if (net__unix_path_stale(a)) return ECONNREFUSED;
+  if (!is_file_path(a) || !socket_files_real()) return ENOENT;
+  char path[sizeof a->path + 1];
+  path_of(a, path);
+  struct stat st;
+  /* A socket file no one listens on, or a file of another kind: refused,
+   * as Linux's unix_find_bsd finds the inode and no socket behind it. */
+  if (stat(path, &st) == 0) return ECONNREFUSED;
+  return errno;
+}
+
 static void stale_remove(int i) {
   memmove(&stale_paths[i], &stale_paths[i + 1], (stale_count - (unsigned)i - 1) * sizeof stale_paths[0]);
   stale_count--;
@@ -685,6 +728,8 @@ int net_bind(struct net_file *f, const struct sockaddr *sa, socklen_t len) {
       a.path_len = 6;
     }
     if (net__unix_bound(&a) != NULL || net__unix_path_stale(&a)) return EADDRINUSE;
+    e = real_socket_file(&a);
+    if (e) return e;
     s->local = a;
     net__bind_add(s);
     return 0;
@@ -868,7 +913,7 @@ int net_connect(struct net_file *f, const struct sockaddr *sa, socklen_t len) {
   struct net_sock *l;
   if (is_unix(s)) {
     struct net_sock *b = net__unix_bound(&to);
-    if (b == NULL) return net__unix_path_stale(&to) ? ECONNREFUSED : ENOENT;
+    if (b == NULL) return net__unix_unbound_errno(&to);
     if (b->state != SS_LISTEN) return ECONNREFUSED;
     l = b;
   } else {

@@ -54,7 +54,7 @@ static struct net_sock *destination(struct net_sock *s, const struct msghdr *msg
     *err = net_addr_from(AF_UNIX, msg->msg_name, msg->msg_namelen, &to);
     if (*err) return NULL;
     r = net__unix_bound(&to);
-    if (r == NULL) *err = net__unix_path_stale(&to) ? ECONNREFUSED : ENOENT;
+    if (r == NULL) *err = net__unix_unbound_errno(&to);
   } else if (s->upair != NULL) {
     r = s->upair->end[1 - s->side];
     if (r == NULL) *err = ECONNREFUSED;
@@ -167,7 +167,7 @@ int net_unix_dgram_connect(struct net_file *f, const struct sockaddr *sa, sockle
   int e = net_addr_from(AF_UNIX, sa, len, &to);
   if (e) return e;
   struct net_sock *r = net__unix_bound(&to);
-  if (r == NULL) return net__unix_path_stale(&to) ? ECONNREFUSED : ENOENT;
+  if (r == NULL) return net__unix_unbound_errno(&to);
   if (r->type != SOCK_DGRAM) return EPROTOTYPE;
   s->peer = to;
   s->state = SS_CONNECTED;
