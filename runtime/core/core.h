@@ -157,6 +157,10 @@ bool detsim__report_finishing(void);
 /* The result line without exiting, for an exit already under way. */
 void detsim__write_result(enum detsim_class cls, int exit_status, const char *extra);
 
+/* Writes all n bytes to fd, again after a short write or EINTR; false on
+ * an error (async-signal-safe: write alone, for the ends of runs). */
+bool detsim__write_all(int fd, const void *p, size_t n);
+
 /* Formats `fmt` into a message line on stderr prefixed with "detsim: ". */
 void detsim__msg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 

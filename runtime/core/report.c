@@ -10,6 +10,7 @@
 #include "core/core.h"
 
 #include <dlfcn.h>
+#include <errno.h>
 #include <inttypes.h>
 #include <libunwind.h>
 #include <signal.h>
@@ -53,13 +54,16 @@ const char *detsim__class_name(enum detsim_class cls) {
   return (unsigned)cls < DETSIM_CLASS_COUNT ? class_names[cls] : "?";
 }
 
-static void write_all(int fd, const char *s, size_t n) {
+bool detsim__write_all(int fd, const void *p, size_t n) {
+  const char *b = p;
   while (n > 0) {
-    ssize_t k = write(fd, s, n);
-    if (k <= 0) return;
-    s += k;
+    ssize_t k = write(fd, b, n);
+    if (k < 0 && errno == EINTR) continue;
+    if (k <= 0) return false;
+    b += k;
     n -= (size_t)k;
   }
+  return true;
 }
 
 void detsim__msg(const char *fmt, ...) {
@@ -72,7 +76,7 @@ void detsim__msg(const char *fmt, ...) {
   if (m < 0) m = 0;
   size_t len = (size_t)k + ((size_t)m < sizeof buf - (size_t)k - 1 ? (size_t)m : sizeof buf - (size_t)k - 2);
   buf[len++] = '\n';
-  write_all(2, buf, len);
+  detsim__write_all(2, buf, len);
 }
 
 static _Noreturn void exit_now(int status) {
@@ -115,7 +119,7 @@ void detsim__write_result(enum detsim_class cls, int exit_status, const char *ex
   if (outside[0] && (size_t)k < sizeof line) k += snprintf(line + k, sizeof line - (size_t)k, " %s", outside);
   if ((size_t)k >= sizeof line - 1) k = (int)sizeof line - 2;
   line[k++] = '\n';
-  write_all(2, line, (size_t)k);
+  detsim__write_all(2, line, (size_t)k);
 }
 
 _Noreturn void detsim__finish(enum detsim_class cls, int exit_status, const char *extra) {

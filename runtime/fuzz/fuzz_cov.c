@@ -60,17 +60,6 @@ void detsim__fuzz_switch(uintptr_t from, uintptr_t to) {
   if (*c != 0xff) (*c)++;
 }
 
-static bool write_all(int fd, const void *p, size_t n) {
-  const uint8_t *b = p;
-  while (n > 0) {
-    ssize_t k = write(fd, b, n);
-    if (k < 0 && errno == EINTR) continue;
-    if (k <= 0) return false;
-    b += k;
-    n -= (size_t)k;
-  }
-  return true;
-}
 
 static uint64_t counters_total(void) {
   uint64_t total = 0;
@@ -116,12 +105,12 @@ void detsim__fuzz_world_give(void) {
 /* Writes n bytes of this process's counters at `p`, with the shared sum's
  * at `m` added (NULL: none), in pieces from a stack buffer. */
 static bool write_summed(int fd, const uint8_t *p, const uint8_t *m, uint64_t n) {
-  if (m == NULL) return write_all(fd, p, (size_t)n);
+  if (m == NULL) return detsim__write_all(fd, p, (size_t)n);
   uint8_t buf[4096];
   while (n > 0) {
     size_t k = n < sizeof buf ? (size_t)n : sizeof buf;
     for (size_t i = 0; i < k; i++) buf[i] = saturating_add(p[i], m[i]);
-    if (!write_all(fd, buf, k)) return false;
+    if (!detsim__write_all(fd, buf, k)) return false;
     p += k;
     m += k;
     n -= k;
@@ -156,7 +145,7 @@ void detsim__fuzz_write_out(void) {
   }
   /* A run's own world: the processes that ended before are in the sum. */
   const uint8_t *m = merged_here();
-  bool ok = write_all(fd, &h, sizeof h);
+  bool ok = detsim__write_all(fd, &h, sizeof h);
   uint64_t left = h.counters;
   for (unsigned i = 0; ok && i < n_modules && left > 0; i++) {
     uint64_t n = (uint64_t)(modules[i].stop - modules[i].start);

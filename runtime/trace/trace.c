@@ -165,15 +165,6 @@ void detsim__trace_write_identity(int fd) {
   if (write(fd, line, used) < 0) return;
 }
 
-static int write_all_fd(int fd, const char *p, size_t n) {
-  while (n > 0) {
-    ssize_t k = write(fd, p, n);
-    if (k <= 0) return -1;
-    p += k;
-    n -= (size_t)k;
-  }
-  return 0;
-}
 
 int detsim__trace_write(const char *path) {
   int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
@@ -194,13 +185,13 @@ int detsim__trace_write(const char *path) {
     if (k <= 0) continue;
     size_t len = (size_t)k < sizeof line ? (size_t)k : sizeof line - 1;
     if (used + len > sizeof out) {
-      if (write_all_fd(fd, out, used) != 0) rc = -1;
+      if (!detsim__write_all(fd, out, used)) rc = -1;
       used = 0;
     }
     memcpy(out + used, line, len);
     used += len;
   }
-  if (rc == 0 && used && write_all_fd(fd, out, used) != 0) rc = -1;
+  if (rc == 0 && used && !detsim__write_all(fd, out, used)) rc = -1;
   close(fd);
   return rc;
 }

@@ -145,15 +145,6 @@ static const char *site_of(const struct part *p, uint64_t pc, uint32_t *len) {
   return st ? st->text : "";
 }
 
-static int write_all(int fd, const char *p, size_t n) {
-  while (n > 0) {
-    ssize_t k = write(fd, p, n);
-    if (k <= 0) return -1;
-    p += k;
-    n -= (size_t)k;
-  }
-  return 0;
-}
 
 /* Every other live process of the world writes its part now (its
  * dispatcher's handler, world.c); waits until they all did, or a while. */
@@ -240,13 +231,13 @@ static int write_merged(int fd, const struct gather *g, const struct ref *refs, 
     if (k <= 0) continue;
     size_t len = (size_t)k < sizeof line ? (size_t)k : sizeof line - 1;
     if (used + len > sizeof out) {
-      if (write_all(fd, out, used) != 0) return -1;
+      if (!detsim__write_all(fd, out, used)) return -1;
       used = 0;
     }
     memcpy(out + used, line, len);
     used += len;
   }
-  return used ? write_all(fd, out, used) : 0;
+  return used && !detsim__write_all(fd, out, used) ? -1 : 0;
 }
 
 int detsim__world_trace_merge(void) {
