@@ -769,6 +769,9 @@ bool net_ipopt_get(struct net_sock *s, int level, int name, void *val, socklen_t
 /* getsockopt's int at IPPROTO_IP: one byte when asked for less than an
  * int and it fits (Linux's do_ip_getsockopt). */
 int net_ipopt_put_ip_int(void *val, socklen_t *len, int x);
+/* An int option's value into getsockopt's buffer, cut to *len as Linux
+ * does (net_sockopt.c); 0 or an errno. */
+int net_sockopt_put_int(void *val, socklen_t *len, int x);
 /* setsockopt's int at IPPROTO_IP: an int, or a char when shorter; false
  * for an empty value. */
 bool net_ipopt_ip_int(const void *val, socklen_t len, int *out);

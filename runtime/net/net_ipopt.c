@@ -48,14 +48,6 @@ int net_ipopt_put_ip_int(void *val, socklen_t *len, int x) {
   return 0;
 }
 
-static int put_int(void *val, socklen_t *len, int x) {
-  if (len == NULL || val == NULL) return EFAULT;
-  if ((int)*len < 0) return EINVAL;
-  socklen_t n = *len < (socklen_t)sizeof x ? *len : (socklen_t)sizeof x;
-  memcpy(val, &x, n);
-  *len = n;
-  return 0;
-}
 
 /* IP_MULTICAST_IF: an in_addr, an ip_mreq or an ip_mreqn. */
 static int set_mc_if(struct net_sock *s, const void *val, socklen_t len) {
@@ -190,7 +182,7 @@ bool net_ipopt_set(struct net_sock *s, int level, int name, const void *val, soc
 
 bool net_ipopt_get(struct net_sock *s, int level, int name, void *val, socklen_t *len, int *err) {
   if (level == SOL_SOCKET && name == SO_BROADCAST) {
-    *err = put_int(val, len, s->broadcast);
+    *err = net_sockopt_put_int(val, len, s->broadcast);
     return true;
   }
   if (level == IPPROTO_IP) {
@@ -225,12 +217,12 @@ bool net_ipopt_get(struct net_sock *s, int level, int name, void *val, socklen_t
   }
   if (level == IPPROTO_IPV6) {
     switch (name) {
-    case IPV6_UNICAST_HOPS: *err = put_int(val, len, s->uc_hops < 0 ? DEFAULT_HOPS : s->uc_hops); return true;
-    case IPV6_MULTICAST_HOPS: *err = put_int(val, len, s->mc6_hops); return true;
-    case IPV6_MULTICAST_LOOP: *err = put_int(val, len, s->mc6_loop); return true;
-    case IPV6_MULTICAST_ALL: *err = put_int(val, len, s->mc6_all); return true;
-    case IPV6_RECVERR: *err = put_int(val, len, s->recverr6); return true;
-    case IPV6_MULTICAST_IF: *err = put_int(val, len, (int)s->mc6_oif); return true;
+    case IPV6_UNICAST_HOPS: *err = net_sockopt_put_int(val, len, s->uc_hops < 0 ? DEFAULT_HOPS : s->uc_hops); return true;
+    case IPV6_MULTICAST_HOPS: *err = net_sockopt_put_int(val, len, s->mc6_hops); return true;
+    case IPV6_MULTICAST_LOOP: *err = net_sockopt_put_int(val, len, s->mc6_loop); return true;
+    case IPV6_MULTICAST_ALL: *err = net_sockopt_put_int(val, len, s->mc6_all); return true;
+    case IPV6_RECVERR: *err = net_sockopt_put_int(val, len, s->recverr6); return true;
+    case IPV6_MULTICAST_IF: *err = net_sockopt_put_int(val, len, (int)s->mc6_oif); return true;
     default: break;
     }
     if (net_mcast_is_membership_option(level, name)) {

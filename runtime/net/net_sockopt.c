@@ -223,7 +223,7 @@ int net_setsockopt(struct net_file *f, int level, int name, const void *val, soc
   return 0;
 }
 
-static int put_int(void *val, socklen_t *len, int x) {
+int net_sockopt_put_int(void *val, socklen_t *len, int x) {
   if (len == NULL || val == NULL) return EFAULT;
   if ((int)*len < 0) return EINVAL;
   socklen_t n = *len < (socklen_t)sizeof x ? *len : (socklen_t)sizeof x;
@@ -244,16 +244,16 @@ int net_getsockopt(struct net_file *f, int level, int name, void *val, socklen_t
   if (net_ipopt_get(s, level, name, val, len, &err)) return err;
   if (level == SOL_SOCKET) {
     switch (name) {
-    case SO_ERROR: return put_int(val, len, net__sock_take_error(s));
-    case SO_TYPE: return put_int(val, len, s->type);
-    case SO_DOMAIN: return put_int(val, len, s->domain);
-    case SO_PROTOCOL: return put_int(val, len, s->protocol);
-    case SO_ACCEPTCONN: return put_int(val, len, s->state == SS_LISTEN);
-    case SO_REUSEADDR: return put_int(val, len, s->reuseaddr);
-    case SO_REUSEPORT: return put_int(val, len, s->reuseport);
-    case SO_OOBINLINE: return put_int(val, len, s->oobinline);
-    case SO_RCVBUF: return put_int(val, len, s->rcvbuf);
-    case SO_SNDBUF: return put_int(val, len, s->sndbuf);
+    case SO_ERROR: return net_sockopt_put_int(val, len, net__sock_take_error(s));
+    case SO_TYPE: return net_sockopt_put_int(val, len, s->type);
+    case SO_DOMAIN: return net_sockopt_put_int(val, len, s->domain);
+    case SO_PROTOCOL: return net_sockopt_put_int(val, len, s->protocol);
+    case SO_ACCEPTCONN: return net_sockopt_put_int(val, len, s->state == SS_LISTEN);
+    case SO_REUSEADDR: return net_sockopt_put_int(val, len, s->reuseaddr);
+    case SO_REUSEPORT: return net_sockopt_put_int(val, len, s->reuseport);
+    case SO_OOBINLINE: return net_sockopt_put_int(val, len, s->oobinline);
+    case SO_RCVBUF: return net_sockopt_put_int(val, len, s->rcvbuf);
+    case SO_SNDBUF: return net_sockopt_put_int(val, len, s->sndbuf);
     case SO_LINGER: {
       struct linger lg = { s->linger_on, s->linger_s };
       socklen_t n = *len < (socklen_t)sizeof lg ? *len : (socklen_t)sizeof lg;
@@ -286,7 +286,7 @@ int net_getsockopt(struct net_file *f, int level, int name, void *val, socklen_t
     default: break;
     }
   }
-  if (level == IPPROTO_IPV6 && name == IPV6_V6ONLY) return put_int(val, len, s->v6only);
+  if (level == IPPROTO_IPV6 && name == IPV6_V6ONLY) return net_sockopt_put_int(val, len, s->v6only);
   if (level == IPPROTO_TCP && name == TCP_CONGESTION) {
     static const char algo[16] = "cubic";
     socklen_t n = *len < 16 ? *len : 16;
@@ -299,7 +299,7 @@ int net_getsockopt(struct net_file *f, int level, int name, void *val, socklen_t
   if (!plain_option(level, name, &def)) return unknown_option(level, name, "getsockopt");
   int *slot = stored(s, level, name, false);
   if (level == IPPROTO_IP) return net_ipopt_put_ip_int(val, len, slot ? *slot : def);
-  return put_int(val, len, slot ? *slot : def);
+  return net_sockopt_put_int(val, len, slot ? *slot : def);
 }
 
 
