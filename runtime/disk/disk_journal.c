@@ -90,9 +90,12 @@ static void record(struct disk_rec_head h, const char *path, const char *path2, 
   }
 }
 
-void disk_journal_write(uint64_t ino, const char *path, int64_t off, uint64_t len, int64_t old_size, int readfd) {
+/* A record of range [off, off + len) of a file of old_size bytes, with the
+ * bytes of it that existed before (a write's, or a mapping's snapshot). */
+static void range_record(uint32_t type, uint64_t ino, const char *path, int64_t off, uint64_t len, int64_t old_size,
+                         int readfd) {
   struct disk_rec_head h = { 0 };
-  h.type = DISK_REC_WRITE;
+  h.type = type;
   h.ino = ino;
   h.off = off;
   h.len = len;
@@ -100,6 +103,10 @@ void disk_journal_write(uint64_t ino, const char *path, int64_t off, uint64_t le
   int64_t end = off + (int64_t)len < old_size ? off + (int64_t)len : old_size;
   h.pre_len = end > off ? (uint64_t)(end - off) : 0;
   record(h, path, NULL, readfd, off, NULL);
+}
+
+void disk_journal_write(uint64_t ino, const char *path, int64_t off, uint64_t len, int64_t old_size, int readfd) {
+  range_record(DISK_REC_WRITE, ino, path, off, len, old_size, readfd);
 }
 
 void disk_journal_write_pre(uint64_t ino, const char *path, int64_t off, uint64_t len, int64_t old_size,
@@ -140,15 +147,7 @@ void disk_journal_size(uint64_t ino, const char *path, int64_t new_size, int64_t
 }
 
 void disk_journal_map(uint64_t ino, const char *path, int64_t off, uint64_t len, int64_t size, int readfd) {
-  struct disk_rec_head h = { 0 };
-  h.type = DISK_REC_MAP;
-  h.ino = ino;
-  h.off = off;
-  h.len = len;
-  h.old_size = size;
-  int64_t end = off + (int64_t)len < size ? off + (int64_t)len : size;
-  h.pre_len = end > off ? (uint64_t)(end - off) : 0;
-  record(h, path, NULL, readfd, off, NULL);
+  range_record(DISK_REC_MAP, ino, path, off, len, size, readfd);
 }
 
 void disk_journal_msync(uint64_t ino, const char *path, int64_t off, uint64_t len) {
