@@ -100,11 +100,7 @@ static struct detsim_rng *fault_stream(void) {
 /* In a world's choice mode the per-call draws take the input's bytes while
  * they last (which call fails, which block a corruption hits), then the
  * stream. */
-static uint64_t fault_below(uint64_t n) {
-  uint64_t v;
-  if (__builtin_expect(detsim__choices_on, 0) && detsim__choices_below(n, &v)) return v;
-  return detsim__rng_below(fault_stream(), n);
-}
+static uint64_t fault_below(uint64_t n) { return detsim__choices_or_below(fault_stream(), n); }
 
 uint64_t disk_fault_draw(uint64_t n) { return n ? fault_below(n) : 0; }
 

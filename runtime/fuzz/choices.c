@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "fuzz_abi.h"
+#include "core/core.h"
 
 bool detsim__choices_on;
 static const uint8_t *bytes;
@@ -96,6 +97,12 @@ bool detsim__choices_below(uint64_t n, uint64_t *out) {
   if (!detsim__choices_next(&lo)) lo = 0x80;
   *out = (uint64_t)(((unsigned __int128)((unsigned)hi << 8 | lo) * n) >> 16);
   return true;
+}
+
+uint64_t detsim__choices_or_below(struct detsim_rng *rng, uint64_t n) {
+  uint64_t v;
+  if (__builtin_expect(detsim__choices_on, 0) && detsim__choices_below(n, &v)) return v;
+  return detsim__rng_below(rng, n);
 }
 
 uint64_t detsim__choices_used(void) { return *pos; }

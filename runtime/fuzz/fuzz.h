@@ -30,6 +30,10 @@ bool detsim__choices_next(uint8_t *byte);
  * ran out or n <= 1 (a draw with one option takes no byte): the caller
  * draws from its own stream, as without choices. */
 bool detsim__choices_below(uint64_t n, uint64_t *out);
+/* In [0, n): the choices while they last, else rng's draw (a fault's or
+ * the network's own stream), as a draw is made without choices. */
+struct detsim_rng;
+uint64_t detsim__choices_or_below(struct detsim_rng *rng, uint64_t n);
 /* Bytes taken so far, and the file's length. */
 uint64_t detsim__choices_used(void);
 uint64_t detsim__choices_len(void);

@@ -132,11 +132,7 @@ static double d_unit(struct draws *d) {
 
 /* In [0, n): the choices' bytes while they last (detsim__choices_below
  * has the encoding), then the kind's stream. */
-static uint64_t d_below(struct draws *d, uint64_t n) {
-  uint64_t v;
-  if (detsim__choices_below(n, &v)) return v;
-  return detsim__rng_below(&d->rng, n);
-}
+static uint64_t d_below(struct draws *d, uint64_t n) { return detsim__choices_or_below(&d->rng, n); }
 
 /* A set of nodes of `all` (a bit each): one byte per 8 nodes. */
 static uint64_t d_nodes(struct draws *d, uint64_t all, unsigned n_nodes) {

@@ -31,11 +31,7 @@ static struct detsim_rng *io_stream(void) {
   return &io_rng;
 }
 
-static uint64_t io_below(uint64_t n) {
-  uint64_t v;
-  if (__builtin_expect(detsim__choices_on, 0) && detsim__choices_below(n, &v)) return v;
-  return detsim__rng_below(io_stream(), n);
-}
+static uint64_t io_below(uint64_t n) { return detsim__choices_or_below(io_stream(), n); }
 
 static bool chance(uint32_t ppm) {
   /* In choice mode a rate of zero takes no byte of the input (its stream
