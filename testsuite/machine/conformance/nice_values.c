@@ -5,7 +5,9 @@
  * a bad `which` is EINVAL.  What it prints never depends on the value the
  * run started at (ctest, or `nice -n`, decides that): it works relative to
  * it, and prints whether the caller is root where the answer depends. */
+#ifndef _GNU_SOURCE
 #define _GNU_SOURCE
+#endif
 #include <errno.h>
 #include <pthread.h>
 #include <stdio.h>
