@@ -61,7 +61,7 @@
 /* A response file larger than this is refused (exit status 2). */
 #define DETSIM_CC_RSP_BYTES_MAX (64L * 1024 * 1024)
 /* Arguments detsim-cc adds at most (step 6 of main). */
-#define DETSIM_CC_ADDED_ARGS_MAX 24
+#define DETSIM_CC_ADDED_ARGS_MAX 32
 
 #define DETSIM_PLUGIN_NAME "libdetsim.so"
 #define DETSIM_RUNTIME_NAME "libdetsim_rt.so"
@@ -415,6 +415,8 @@ int main(int argc, char **argv) {
   char *runtime = concat(lib_dir, "/" DETSIM_RUNTIME_NAME);
   char *tsan_defaults = concat(lib_dir, "/libdetsim_tsan_defaults.a");
   char *fuzz_hook = concat(lib_dir, "/libdetsim_fuzz_hook.a");
+  char *msan_lib_dir = concat(lib_dir, "/msan");
+  char *msan_runtime = concat(msan_lib_dir, "/" DETSIM_RUNTIME_NAME);
 
   /* 4. Our own flags come out; everything else is scanned and kept. */
   char **user = calloc((size_t)argc + 1, sizeof *user);
@@ -479,12 +481,12 @@ int main(int argc, char **argv) {
     die(DETSIM_CC_EXIT_USAGE,
         "'%s' cannot link a simulation build: the detsim runtime is a shared "
         "library that must interpose libc", s.static_flag);
-  if (s.sanitizers & SAN_MEMORY)
-    die(DETSIM_CC_EXIT_USAGE,
-        "-fsanitize=memory cannot check a simulation build: the detsim runtime "
-        "is not MemorySanitizer-instrumented, so every value it writes into the "
-        "program's memory (data read or received, clock readings, random bytes) "
-        "would be reported as uninitialized; use -fsanitize=address,undefined");
+  /* MemorySanitizer's rule is that all code is instrumented: its builds link
+   * the runtime's MSan-instrumented copy, from a directory of its own. */
+  bool msan = links && (s.sanitizers & SAN_MEMORY);
+  if (msan && !is_file(msan_runtime))
+    die(DETSIM_CC_EXIT_SETUP, "detsim's MemorySanitizer runtime is missing: %s (is detsim built or "
+        "installed completely? it is built where clang's libclang_rt.msan-x86_64.a was found)", msan_runtime);
   bool shared_libsan = links && (s.sanitizers & (SAN_ADDRESS | SAN_THREAD | SAN_LEAK));
   if ((s.sanitizers & ~SAN_OTHER) == SAN_LEAK)
     die(DETSIM_CC_EXIT_USAGE,
@@ -582,6 +584,13 @@ int main(int argc, char **argv) {
   if (links) {
     /* After the user's -L: the linker searches every -L for every -l, and a
      * user's own directories keep precedence for their libraries. */
+    if (msan) {
+      /* The instrumented runtime, same name, found first at link and run
+       * time; MSan's own runtime is static, in the executable (clang's
+       * default), so there is no sanitizer library to find. */
+      cmd[n++] = concat("-L", msan_lib_dir);
+      cmd[n++] = concat("-Wl,-rpath,", msan_lib_dir);
+    }
     cmd[n++] = concat("-L", lib_dir);
     cmd[n++] = concat("-Wl,-rpath,", lib_dir);
     cmd[n++] = "-lpthread";
