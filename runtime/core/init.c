@@ -157,6 +157,9 @@ static void atfork_child(void) {
 
 __attribute__((constructor(101))) static void detsim_init(int argc, char **argv, char **envp) {
   (void)envp;
+#ifdef DETSIM_MSAN_RUNTIME
+  detsim__msan_init();
+#endif
   detsim__sanitize_init();
   char err[512];
   const char *options = getenv("DETSIM_OPTIONS");

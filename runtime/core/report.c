@@ -30,6 +30,7 @@
 #include "proc/proc.h"
 #include "intercept/intercept.h"
 #include "sched/sched.h"
+#include "sanitize/sanitize.h"
 #include "world/world.h"
 
 static const char *const class_names[DETSIM_CLASS_COUNT] = {
@@ -272,10 +273,13 @@ static int backtrace_text(char *buf, int len, int skip_runtime) {
   while (frame < DETSIM_BACKTRACE_FRAMES_MAX && unw_step(&cur) > 0) {
     unw_word_t ip = 0, off = 0;
     unw_get_reg(&cur, UNW_REG_IP, &ip);
+    detsim__msan_unpoison(&ip, sizeof ip); /* libunwind is not instrumented */
     if (skip_runtime && in_runtime((uintptr_t)ip)) continue;
     if (is_sigreturn_trampoline((uintptr_t)ip)) continue;
     char name[256] = "??";
     unw_get_proc_name(&cur, name, sizeof name, &off);
+    detsim__msan_unpoison(name, sizeof name);
+    detsim__msan_unpoison(&off, sizeof off);
     Dl_info info;
     const char *mod = "?";
     if (dladdr((void *)(uintptr_t)ip, &info) && info.dli_fname) {

@@ -7,8 +7,12 @@
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
+#ifdef DETSIM_MSAN_RUNTIME
+#include <sanitizer/msan_interface.h>
+#endif
 
 #include "intercept/intercept.h"
+#include "sanitize/sanitize.h"
 
 /* dlsym frees the error string a failed lookup left behind (any lookup, the
  * sanitizer runtime's own too) with free(); a sanitizer's free calls
@@ -21,6 +25,9 @@ static __thread bool in_lookup;
 static int fallback_clock_gettime(clockid_t id, struct timespec *ts) {
   long ret;
   __asm__ volatile("syscall" : "=a"(ret) : "0"((long)SYS_clock_gettime), "D"((long)id), "S"(ts) : "rcx", "r11", "memory");
+#ifdef DETSIM_MSAN_RUNTIME
+  if (ret == 0) __msan_unpoison(ts, sizeof *ts); /* the kernel wrote it */
+#endif
   return ret < 0 ? -1 : 0;
 }
 
@@ -70,6 +77,11 @@ void *detsim__real_lookup(const char *name, const char *version) {
   if (!p) p = dlsym(RTLD_DEFAULT, name);
   in_lookup = false;
   if (!p) lookup_failed("detsim: internal error: cannot find libc's ", name);
+#ifdef DETSIM_MSAN_RUNTIME
+  /* Through MSan's interceptor, which unpoisons what libc writes (msan.c). */
+  detsim__msan_init();
+  p = detsim__msan_through_interceptor(name, p);
+#endif
   return p;
 }
 

@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include "core/core.h"
+#include "sanitize/sanitize.h"
 #include "time/time.h"
 #include "limits.h"
 #include "machine/machine.h"
@@ -97,7 +98,8 @@ DETSIM_EXPORT long __detsim_sysconf(int name) {
   default: return REAL(sysconf)(name);
   }
 }
-DETSIM_INTERCEPT_ALIAS(sysconf)
+/* MSan's start-up asks it for the signal stack's size. */
+DETSIM_MSAN_EARLY(long, sysconf, (int name), (name))
 
 DETSIM_EXPORT int __detsim_get_nprocs(void) {
   if (!simulated()) return REAL(get_nprocs)();

@@ -14,6 +14,7 @@
 
 #include <stdbool.h>
 #include <pthread.h>
+#include <stddef.h>
 #include <stdint.h>
 
 /* Finds the sanitizer runtime's code and registers the death callback that
@@ -67,5 +68,50 @@ static inline void detsim__hb_acquire(const volatile void *obj) {
 static inline void detsim__hb_release(const volatile void *obj) {
   if (__tsan_release) __tsan_release((void *)(uintptr_t)obj);
 }
+
+/* MemorySanitizer (msan.c): only in the runtime's -fsanitize=memory copy,
+ * built with DETSIM_MSAN_RUNTIME. */
+#ifdef DETSIM_MSAN_RUNTIME
+/* Code MSan does not instrument at all: it may run before MSan has mapped
+ * its shadow (during __msan_init), where any instrumented access faults. */
+#define DETSIM_MSAN_NO_INSTRUMENT __attribute__((disable_sanitizer_instrumentation))
+/* True once the runtime's constructor has started: MSan's start-up is over. */
+extern volatile bool detsim__msan_ready;
+/* The definition of `name` after this runtime's (libc's), from uninstrumented
+ * code (for the early gates). */
+void *detsim__msan_early_next(const char *name) DETSIM_MSAN_NO_INSTRUMENT;
+/* First thing in the runtime's constructor: aims MSan's pointers to the real
+ * functions that point at our interceptors at libc's instead. */
+void detsim__msan_init(void);
+/* REAL(name)'s target: MSan's interceptor of `name` if it has one (so its
+ * outputs are unpoisoned), else `real`. */
+void *detsim__msan_through_interceptor(const char *name, void *real);
+
+/* An export of the runtime that MSan's own start-up calls (before its
+ * shadow exists): `ret name params` defined here as an uninstrumented gate
+ * that calls libc's until the runtime's constructor has run, then
+ * `__detsim_<name> args`.  Stands for DETSIM_INTERCEPT_ALIAS(name). */
+#define DETSIM_MSAN_EARLY(ret, name, params, args) \
+  DETSIM_EXPORT DETSIM_MSAN_NO_INSTRUMENT ret name params { \
+    static ret(*libc_##name) params; \
+    if (__builtin_expect(!detsim__msan_ready, 0)) { \
+      if (!libc_##name) libc_##name = (ret(*) params)detsim__msan_early_next(#name); \
+      return libc_##name args; \
+    } \
+    return __detsim_##name args; \
+  }
+#else
+#define DETSIM_MSAN_EARLY(ret, name, params, args) DETSIM_INTERCEPT_ALIAS(name)
+#endif
+
+/* Memory that code MSan does not see filled (the kernel through a bare
+ * system call, libunwind): its bytes are initialized from here on.  Nothing
+ * without -fsanitize=memory. */
+#ifdef DETSIM_MSAN_RUNTIME
+void __msan_unpoison(const volatile void *a, size_t size);
+#define detsim__msan_unpoison(p, n) __msan_unpoison((p), (n))
+#else
+#define detsim__msan_unpoison(p, n) ((void)(p), (void)(n))
+#endif
 
 #endif /* DETSIM_SANITIZE_PART_H */

@@ -16,6 +16,7 @@
 
 #include "sched/sched.h"
 #include "core/core.h"
+#include "sanitize/sanitize.h"
 #include "time/time.h"
 #include "proc/proc.h"
 #include "intercept/intercept.h"
@@ -42,7 +43,8 @@ static int sim_sigaction(int sig, const struct sigaction *act, struct sigaction 
 DETSIM_EXPORT int __detsim_sigaction(int sig, const struct sigaction *act, struct sigaction *old) {
   return sim_sigaction(sig, act, old, PC());
 }
-DETSIM_INTERCEPT_ALIAS(sigaction)
+/* MSan's start-up installs its deadly-signal handlers through it. */
+DETSIM_MSAN_EARLY(int, sigaction, (int sig, const struct sigaction *act, struct sigaction *old), (sig, act, old))
 
 /* glibc's signal() has BSD semantics: the handler stays, calls restart. */
 DETSIM_EXPORT sighandler_t __detsim_signal(int sig, sighandler_t handler) {

@@ -22,6 +22,7 @@
 
 #include "net/net.h"
 #include "sched/sched.h"
+#include "sanitize/sanitize.h"
 
 static uint64_t digest = 0x6f75747075742121ull; /* "output!!" */
 
@@ -119,6 +120,7 @@ uintptr_t detsim__program_pc(void) {
   detsim__internal_begin();
   int n = unw_backtrace(frames, DETSIM_BACKTRACE_FRAMES_MAX);
   detsim__internal_end();
+  if (n > 0) detsim__msan_unpoison(frames, (size_t)n * sizeof frames[0]);
   net__pc = pc_before;
   for (int i = 0; i < n; i++) {
     uintptr_t pc = (uintptr_t)frames[i];
