@@ -249,7 +249,9 @@ int detsim__backtrace_text(char *buf, int len, int skip_runtime) {
   /* libunwind takes locks and makes system calls: while it runs they are the
    * runtime's own, not events of the program. */
   detsim__internal_begin();
+  detsim__msan_uninstrumented_begin();
   int n = backtrace_text(buf, len, skip_runtime);
+  detsim__msan_uninstrumented_end();
   detsim__internal_end();
   return n;
 }

@@ -20,6 +20,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "sanitize/sanitize.h"
 #include "net/net.h"
 #include "intercept/intercept.h"
 #include "core/core.h"
@@ -137,6 +138,9 @@ DETSIM_EXPORT long __detsim_syscall(long number, ...) {
   long a[6];
   for (int i = 0; i < 6; i++) a[i] = va_arg(ap, long);
   va_end(ap);
+  /* Every call reads six arguments, however many the caller passed, and an
+   * uninstrumented caller (libunwind) passes no shadow for them. */
+  detsim__msan_unpoison(a, sizeof a);
   return detsim__syscall_from((uintptr_t)__builtin_return_address(0), number, a);
 }
 DETSIM_INTERCEPT_ALIAS(syscall)

@@ -22,6 +22,7 @@
  * others run while it holds the lock; one of them using the same stream
  * meanwhile waits in the kernel (the watchdog names it).
  */
+#include "sanitize/sanitize.h"
 #include "libc/libc.h"
 #include "machine/machine.h"
 
@@ -101,6 +102,9 @@ static ssize_t stream_write(void *cookie, const char *buf, size_t n) {
     errno = EPIPE; /* the process is gone for its peers */
     return 0;
   }
+  /* libc's stdio filled the buffer, which MSan does not see (natively its
+   * internal write is not checked either). */
+  detsim__msan_unpoison(buf, n);
   size_t done = 0;
   uintptr_t pc = disk_stream_pc(s->fd);
   while (done < n) {
@@ -113,6 +117,7 @@ static ssize_t stream_write(void *cookie, const char *buf, size_t n) {
 
 static int stream_seek(void *cookie, off64_t *offset, int whence) {
   struct sim_stream *s = cookie;
+  detsim__msan_unpoison(offset, sizeof *offset); /* libc's, not instrumented */
   if (net_fd_get(s->fd) != NULL) {
     errno = ESPIPE;
     return -1;

@@ -34,6 +34,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "sanitize/sanitize.h"
 #include "core/core.h"
 #include "net/net.h"
 #include "time/time.h"
@@ -295,13 +296,18 @@ static int open_special(enum special kind, const char *path, int flags, uintptr_
  * file.  Only simulated threads see them: the runtime's own opens, opens
  * before the run and threads outside the simulation reach the real ones. */
 static enum special special_for(int dirfd, const char *path) {
+  /* Uninstrumented callers (libunwind opening an ELF image) build paths
+   * MSan did not see written; MSan has no open interceptor to check them. */
+  if (path != NULL) detsim__msan_unpoison_string(path);
   if (path == NULL || !maybe_special(path)) return SP_NONE;
   if (!detsim__running() || detsim__internal() || detsim__self() == NULL) return SP_NONE;
   return classify(dirfd, path);
 }
 
 static mode_t mode_arg(int flags, va_list ap) {
-  return (flags & O_CREAT) || (flags & O_TMPFILE) == O_TMPFILE ? (mode_t)va_arg(ap, unsigned) : 0;
+  mode_t mode = (flags & O_CREAT) || (flags & O_TMPFILE) == O_TMPFILE ? (mode_t)va_arg(ap, unsigned) : 0;
+  detsim__msan_unpoison(&mode, sizeof mode); /* an uninstrumented caller passes no shadow */
+  return mode;
 }
 
 #define PC() ((uintptr_t)__builtin_return_address(0))

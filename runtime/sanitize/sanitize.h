@@ -109,9 +109,26 @@ void *detsim__msan_through_interceptor(const char *name, void *real);
  * without -fsanitize=memory. */
 #ifdef DETSIM_MSAN_RUNTIME
 void __msan_unpoison(const volatile void *a, size_t size);
+void __msan_unpoison_string(const volatile char *a);
 #define detsim__msan_unpoison(p, n) __msan_unpoison((p), (n))
+#define detsim__msan_unpoison_string(s) __msan_unpoison_string(s)
 #else
 #define detsim__msan_unpoison(p, n) ((void)(p), (void)(n))
+#define detsim__msan_unpoison_string(s) ((void)(s))
+#endif
+
+/* Around calls into libunwind (not instrumented): the libc functions it
+ * calls with its own buffers (strlen on a path it built) reach MSan's
+ * interceptors, whose checks would report them; natively libunwind is not
+ * in an MSan program at all.  Nothing without -fsanitize=memory. */
+#ifdef DETSIM_MSAN_RUNTIME
+void __msan_scoped_disable_interceptor_checks(void);
+void __msan_scoped_enable_interceptor_checks(void);
+#define detsim__msan_uninstrumented_begin() __msan_scoped_disable_interceptor_checks()
+#define detsim__msan_uninstrumented_end() __msan_scoped_enable_interceptor_checks()
+#else
+#define detsim__msan_uninstrumented_begin() ((void)0)
+#define detsim__msan_uninstrumented_end() ((void)0)
 #endif
 
 #endif /* DETSIM_SANITIZE_PART_H */

@@ -118,7 +118,9 @@ uintptr_t detsim__program_pc(void) {
    * writes must not move the call site of an operation under way). */
   uintptr_t pc_before = net__pc;
   detsim__internal_begin();
+  detsim__msan_uninstrumented_begin();
   int n = unw_backtrace(frames, DETSIM_BACKTRACE_FRAMES_MAX);
+  detsim__msan_uninstrumented_end();
   detsim__internal_end();
   if (n > 0) detsim__msan_unpoison(frames, (size_t)n * sizeof frames[0]);
   net__pc = pc_before;
