@@ -270,6 +270,9 @@
 /* Executable segments of sanitizer runtimes (libclang_rt.*) the runtime
  * tells apart from the program's code; more is an `inconclusive` run. */
 #define DETSIM_SANITIZER_SEGMENTS_MAX 8
+/* Interceptor functions of sanitizer runtimes (MSan has about 600, ASan
+ * 450): calls from them are the program's; more is an `inconclusive` run. */
+#define DETSIM_SANITIZER_INTERCEPTORS_MAX 4096
 
 _Static_assert(DETSIM_NET_MAX_FDS_DEFAULT <= DETSIM_NET_FD_NUMBER_MAX, "the default fits the table");
 _Static_assert(DETSIM_NET_BUFFER_BYTES_DEFAULT <= DETSIM_NET_BUFFER_BYTES_MAX, "default within the cap");

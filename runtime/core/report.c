@@ -123,10 +123,16 @@ void detsim__write_result(enum detsim_class cls, int exit_status, const char *ex
   detsim__write_all(2, line, (size_t)k);
 }
 
+/* Another thread is ending the run: wait for its exit to kill us.  libc's
+ * pause, not ours: the simulated one would block this thread in the
+ * schedule, whose state an ending run no longer vouches for. */
+static _Noreturn void park_until_killed(void) {
+  for (;;) REAL(pause)();
+}
+
 _Noreturn void detsim__finish(enum detsim_class cls, int exit_status, const char *extra) {
   if (__atomic_exchange_n(&finishing, 1, __ATOMIC_ACQ_REL)) {
-    /* Someone else is ending the run: wait for its exit to kill us. */
-    for (;;) pause();
+    park_until_killed();
   }
   /* A forked child ending by itself (an exit, a signal) is an event of the
    * world, not the run's end.  Its streams flush as in an exit, through the
@@ -211,7 +217,7 @@ _Noreturn void detsim__finish(enum detsim_class cls, int exit_status, const char
 _Noreturn void detsim__finish_as_world_ended(void) {
   in_signal = 1; /* this process's threads are parked, perhaps in stdio */
   if (__atomic_exchange_n(&finishing, 1, __ATOMIC_ACQ_REL)) {
-    for (;;) pause();
+    park_until_killed();
   }
   const struct detsim_world_shared *ws = detsim__ws;
   /* The history as the ending process published it (end_history is its
@@ -337,7 +343,7 @@ static void crash_handler(int sig, siginfo_t *si, void *uctx) {
   in_signal = 1;
   if (__atomic_load_n(&finishing, __ATOMIC_ACQUIRE)) {
     /* A crash while the run is being ended: the first verdict stands. */
-    for (;;) pause();
+    park_until_killed();
   }
   detsim_thread *self = detsim__self();
   char name[16];

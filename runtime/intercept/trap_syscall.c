@@ -222,7 +222,10 @@ extern void __tsan_init(void) __attribute__((weak));
 extern void __asan_init(void) __attribute__((weak));
 extern void __msan_init(void) __attribute__((weak));
 extern void __ubsan_handle_builtin_unreachable(void *) __attribute__((weak));
-static bool sanitized(void) { return __tsan_init || __asan_init || __msan_init || __ubsan_handle_builtin_unreachable; }
+extern void __lsan_do_leak_check(void) __attribute__((weak));
+static bool sanitized(void) {
+  return __tsan_init || __asan_init || __msan_init || __lsan_do_leak_check || __ubsan_handle_builtin_unreachable;
+}
 
 static _Noreturn void usage(const char *msg) {
   detsim__msg("error: DETSIM_OPTIONS=trap_syscalls: %s", msg);

@@ -22,6 +22,17 @@ extern void __ubsan_handle_add_overflow(void *, void *, void *) __attribute__((w
 static struct { uintptr_t lo, hi; } segments[DETSIM_SANITIZER_SEGMENTS_MAX];
 static unsigned segment_count;
 
+static void add_segment(uintptr_t lo, uintptr_t hi) {
+  if (segment_count == DETSIM_SANITIZER_SEGMENTS_MAX) {
+    detsim__msg("error: more than DETSIM_SANITIZER_SEGMENTS_MAX=%d code segments in sanitizer runtimes",
+                DETSIM_SANITIZER_SEGMENTS_MAX);
+    detsim__finish(DETSIM_CLASS_inconclusive, 0, "reason=limit");
+  }
+  segments[segment_count].lo = lo;
+  segments[segment_count].hi = hi;
+  segment_count++;
+}
+
 static int note_object(struct dl_phdr_info *info, size_t size, void *arg) {
   (void)size;
   (void)arg;
@@ -29,15 +40,9 @@ static int note_object(struct dl_phdr_info *info, size_t size, void *arg) {
   for (unsigned i = 0; i < info->dlpi_phnum; i++) {
     const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
     if (ph->p_type != PT_LOAD || !(ph->p_flags & PF_X)) continue;
-    if (segment_count == DETSIM_SANITIZER_SEGMENTS_MAX) {
-      detsim__msg("error: more than DETSIM_SANITIZER_SEGMENTS_MAX=%d code segments in sanitizer runtimes",
-                  DETSIM_SANITIZER_SEGMENTS_MAX);
-      detsim__finish(DETSIM_CLASS_inconclusive, 0, "reason=limit");
-    }
-    segments[segment_count].lo = info->dlpi_addr + ph->p_vaddr;
-    segments[segment_count].hi = info->dlpi_addr + ph->p_vaddr + ph->p_memsz;
-    segment_count++;
+    add_segment(info->dlpi_addr + ph->p_vaddr, info->dlpi_addr + ph->p_vaddr + ph->p_memsz);
   }
+  detsim__sanitize_note_shared_runtime(info->dlpi_name, info->dlpi_addr);
   return 0;
 }
 
@@ -45,6 +50,10 @@ bool detsim__from_sanitizer_pc(uintptr_t pc) {
   for (unsigned i = 0; i < segment_count; i++)
     if (pc >= segments[i].lo && pc < segments[i].hi) return true;
   return false;
+}
+
+bool detsim__sanitizer_internal_pc(uintptr_t pc) {
+  return detsim__from_sanitizer_pc(pc) && !detsim__sanitizer_interceptor_pc(pc);
 }
 
 const char *detsim__sanitizer_name(void) {
@@ -128,6 +137,9 @@ static void *no_work(void *arg) { return arg; }
 
 void detsim__sanitize_init(void) {
   dl_iterate_phdr(note_object, NULL);
+  uintptr_t lo, hi;
+  if (segment_count == 0 && detsim__sanitizer_name() != NULL && detsim__sanitize_find_static_runtime(&lo, &hi))
+    add_segment(lo, hi);
   if (segment_count) {
     sanitizer_create = (create_fn *)sanitizer_definition("pthread_create");
     sanitizer_join = (join_fn *)sanitizer_definition("pthread_join");

@@ -24,6 +24,23 @@ void detsim__sanitize_init(void);
 /* True when `pc` (a return address) is in a sanitizer runtime's code. */
 bool detsim__from_sanitizer_pc(uintptr_t pc);
 #define DETSIM_FROM_SANITIZER() detsim__from_sanitizer_pc((uintptr_t)__builtin_return_address(0))
+/* True when `pc` is in a sanitizer's code but not in one of its
+ * interceptors: the sanitizer's own call, not one it makes for the program
+ * (an uninstrumented library's read reaches us through its interceptor). */
+bool detsim__sanitizer_internal_pc(uintptr_t pc);
+#define DETSIM_SANITIZER_INTERNAL() detsim__sanitizer_internal_pc((uintptr_t)__builtin_return_address(0))
+
+/* static_runtime.c: sanitizer code found by its symbols.  The span of a
+ * runtime linked statically into the executable (false when there is none
+ * or it cannot be told from the program's code, with a warning saying so). */
+bool detsim__sanitize_find_static_runtime(uintptr_t *lo, uintptr_t *hi);
+/* Notes the interceptors of a shared sanitizer runtime at `path`. */
+void detsim__sanitize_note_shared_runtime(const char *path, uintptr_t bias);
+/* True when `pc` is inside an interceptor function of a sanitizer. */
+bool detsim__sanitizer_interceptor_pc(uintptr_t pc);
+/* The run-time address of a symbol the executable defines (its .symtab),
+ * 0 when it has none by that name. */
+uintptr_t detsim__exe_symbol(const char *name);
 
 /* The sanitizer in the program ("address", "thread", ...), NULL if none. */
 const char *detsim__sanitizer_name(void);

@@ -32,7 +32,7 @@ static int sim_clock_read(clockid_t id, struct timespec *ts, uintptr_t pc) {
 }
 
 DETSIM_EXPORT int __detsim_clock_gettime(clockid_t id, struct timespec *ts) {
-  if (!detsim__running() || DETSIM_FROM_SANITIZER()) return REAL(clock_gettime)(id, ts);
+  if (!detsim__running() || DETSIM_SANITIZER_INTERNAL()) return REAL(clock_gettime)(id, ts);
   int r = sim_clock_read(id, ts, (uintptr_t)__builtin_return_address(0));
   if (r != 0) {
     errno = r;
