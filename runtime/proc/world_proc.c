@@ -247,7 +247,8 @@ pid_t detsim__proc_fork(uintptr_t pc) {
   CHECK(self != NULL);
   if (S == NULL) {
     detsim__msg("error: fork(): the world's shared region could not be mapped at 0x%llx in this process (or a "
-                "ThreadSanitizer build has none), so a child could not share the simulation; fork fails with ENOMEM",
+                "ThreadSanitizer or MemorySanitizer build has none: the address is in their shadow), so a child "
+                "could not share the simulation; fork fails with ENOMEM",
                 (unsigned long long)DETSIM_WORLD_ADDR);
     return fork_fails(ENOMEM);
   }

@@ -126,7 +126,9 @@ uintptr_t detsim__program_pc(void) {
   net__pc = pc_before;
   for (int i = 0; i < n; i++) {
     uintptr_t pc = (uintptr_t)frames[i];
-    if (!in_range(&runtime_range, pc) && !in_range(&libc_range, pc)) return pc;
+    /* A sanitizer's interceptor (fwrite's, a static runtime's in the
+     * executable) is not the program's call site either. */
+    if (!in_range(&runtime_range, pc) && !in_range(&libc_range, pc) && !detsim__from_sanitizer_pc(pc)) return pc;
   }
   return 0;
 }

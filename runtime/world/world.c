@@ -69,6 +69,7 @@ static _Noreturn void attach_error(const char *fmt, const char *detail) {
 }
 
 extern void __tsan_init(void) __attribute__((weak)); /* present in a -fsanitize=thread build */
+extern void __msan_init(void) __attribute__((weak)); /* present in a -fsanitize=memory build */
 
 void detsim__world_attach(const char *spec) {
   char *end;
@@ -85,6 +86,10 @@ void detsim__world_attach(const char *spec) {
     attach_error("%s", "a -fsanitize=thread build cannot be a node of a world: the world's region is mapped at a "
                        "fixed address that lies in ThreadSanitizer's shadow; build the nodes with "
                        "-fsanitize=address,undefined, or test the program alone under -fsanitize=thread");
+  if (__msan_init)
+    attach_error("%s", "a -fsanitize=memory build cannot be a node of a world: the world's region is mapped at a "
+                       "fixed address that lies in MemorySanitizer's shadow; build the nodes with "
+                       "-fsanitize=address,undefined, or test the program alone under -fsanitize=memory");
   void *want = (void *)(uintptr_t)DETSIM_WORLD_ADDR;
   void *p = mmap(want, DETSIM_WORLD_BYTES, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED_NOREPLACE | MAP_NORESERVE,
                  (int)fd, 0);

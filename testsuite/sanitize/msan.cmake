@@ -1,0 +1,99 @@
+# MemorySanitizer in simulation builds (included by CMakeLists.txt when the
+# runtime's MSan-instrumented copy is built): detsim-cc -fsanitize=memory
+# links lib/msan/libdetsim_rt.so.
+#
+#  - the planted uninitialized read (msan_uninit.c) is reported on the
+#    schedules where the worker reads before main writes, as
+#    `crash sanitizer=memory` with MSan's report first, passes on the
+#    others, and replays in separate processes with the same history;
+#    with -fsanitize-memory-track-origins the report names the allocation;
+#  - no false positives: programs that use sockets, pipes, clocks, random,
+#    stat, epoll/poll/select, threads, conditions, getaddrinfo, timers,
+#    signals and stdio pass under MSan and take the unsanitized build's
+#    history and stdout on every seed (which also shows MSan's own calls are
+#    neither events nor yield points);
+#  - what stays refused: a world node and fork (the world's fixed address
+#    lies in MSan's shadow).
+set(MSAN -fsanitize=memory)
+
+detsim_test_program(msan_uninit msan_uninit.c FLAGS ${MSAN})
+detsim_test_program(msan_uninit_origins msan_uninit.c FLAGS ${MSAN} -fsanitize-memory-track-origins)
+detsim_test_program(msan_uninit_plain msan_uninit.c)
+simtest(sanitize-msan-uninit-found find --seeds 1-20 --class crash
+  --stderr "WARNING: MemorySanitizer: use-of-uninitialized-value[\\s\\S]*^SUMMARY: MemorySanitizer[\\s\\S]*^detsim: crash "
+  --stderr "#0 0x[0-9a-f]+ in worker .*msan_uninit.c" --stderr "sanitizer=memory" -- ${B}/msan_uninit)
+simtest(sanitize-msan-uninit-some-seeds-pass find --seeds 1-20 --class pass --stdout "^job 1 port 8080$"
+  -- ${B}/msan_uninit)
+simtest(sanitize-msan-uninit-replays replay --seed 8 --runs 5 --stderr "MemorySanitizer: use-of-uninitialized-value"
+  --stderr "sanitizer=memory" -- ${B}/msan_uninit)
+simtest(sanitize-msan-uninit-origins find --seeds 1-20 --class crash
+  --stderr "Uninitialized value was created by a heap allocation" --stderr "in main .*msan_uninit.c:[0-9]+"
+  --stderr "sanitizer=memory" -- ${B}/msan_uninit_origins)
+# Where MSan does not report (main wrote first), the sanitized build takes
+# the plain build's history: seeds 1-7 all pass.
+simtest(sanitize-msan-uninit-same-history compare --seeds 1-7 --other ${B}/msan_uninit_plain -- ${B}/msan_uninit)
+
+# The clean programs, each built with MSan and without (NAME=SOURCE, or
+# NAME=SOURCE=ARGUMENT); net conformance programs print what they observe,
+# so equal stdout is a check too.
+set(NETC ${PROJECT_SOURCE_DIR}/testsuite/net/conformance)
+set(SYNC ${PROJECT_SOURCE_DIR}/testsuite/runtime/sync)
+set(RT ${PROJECT_SOURCE_DIR}/testsuite/runtime)
+set(msan_clean
+  unix_stream=${NETC}/unix_stream.c        # sockets, threads
+  pipe_eventfd=${NETC}/pipe_eventfd.c      # pipes, eventfd
+  poll_select=${NETC}/poll_select.c        # poll, select
+  epoll_modes=${NETC}/epoll_modes.c        # epoll, level and edge
+  getaddrinfo=${NETC}/getaddrinfo_hints.c  # getaddrinfo
+  timerfd=${NETC}/timerfd.c                # timerfds
+  udp=${NETC}/udp.c                        # datagrams
+  signals_queue=${NETC}/signals_queue.c    # signals
+  fstat_kinds=${NETC}/fstat_kinds.c        # stat
+  stdio_streams=${NETC}/stdio_streams.c    # stdio on sockets
+  scm_rights=${NETC}/scm_rights.c          # recvmsg, control messages
+  libc_lookups=${NETC}/libc_lookups.c      # names, services, hosts
+  posix_timers=${RT}/posix_timers.c=signal # timer_create, SIGEV_SIGNAL
+  posix_timers_thread=${RT}/posix_timers.c=thread  # SIGEV_THREAD
+  signals=${RT}/signals.c=handlers         # handlers, sigaction
+  sigwait=${RT}/signals.c=sigwait          # sigwait
+  virtual_time=${RT}/virtual_time.c        # sleeps, clocks
+  cond_broadcast=${SYNC}/cond_broadcast.c  # condition variables
+  sem=${SYNC}/sem.c                        # semaphores
+  rwlock=${SYNC}/rwlock.c                  # reader-writer locks
+  devrandom=${PROJECT_SOURCE_DIR}/testsuite/machine/conformance/devrandom.c  # getrandom, /dev/urandom
+  read_write=${PROJECT_SOURCE_DIR}/testsuite/files/conformance/read_write.c  # files
+  bank_fixed=${PROJECT_SOURCE_DIR}/examples/bank/bank.c                      # the example, -DBANK_FIXED
+  echo_epoll=${PROJECT_SOURCE_DIR}/testsuite/net/programs/echo_epoll.c       # a client-server
+  message_clean=${CMAKE_CURRENT_SOURCE_DIR}/message_clean.c)
+foreach(entry ${msan_clean})
+  string(REPLACE "=" ";" parts "${entry}")
+  list(GET parts 0 n)
+  list(GET parts 1 src)
+  set(args)
+  list(LENGTH parts n_parts)
+  if(n_parts GREATER 2)
+    list(GET parts 2 args)
+  endif()
+  set(flags -D_GNU_SOURCE)
+  if(n STREQUAL bank_fixed)
+    list(APPEND flags -DBANK_FIXED)
+  endif()
+  detsim_test_program(msan_${n} ${src} FLAGS ${flags} ${MSAN})
+  detsim_test_program(msan_${n}_plain ${src} FLAGS ${flags})
+  simtest(sanitize-msan-clean-${n} check --seeds 1-3 --class pass
+    --stderr "\\A(?![\\s\\S]*MemorySanitizer)" -- ${B}/msan_${n} ${args})
+  simtest(sanitize-msan-same-history-${n} compare --seeds 1-3 --other ${B}/msan_${n}_plain -- ${B}/msan_${n} ${args})
+endforeach()
+# The seeds explore under MSan as without it.
+simtest(sanitize-msan-explores explore --seeds 1-12 --min-histories 10 -- ${B}/msan_rwlock)
+
+# Still refused, with the reason: a fork (the child could not share the
+# world's region, whose fixed address is in MSan's shadow) and a world node.
+detsim_test_program(fork_refused_memory fork_refused.c FLAGS ${MSAN})
+simtest(sanitize-memory-fork-refused check --seeds 1-3 --class pass --stdout "fork failed: ENOMEM"
+  --stderr "MemorySanitizer build has none.*fork fails with ENOMEM" -- ${B}/fork_refused_memory)
+file(WRITE ${B}/msan-node.scenario "client one: ${B}/msan_message_clean\n")
+add_test(NAME sanitize-msan-world-node-refused COMMAND ${PROJECT_BINARY_DIR}/bin/simworld msan-node.scenario)
+set_tests_properties(sanitize-msan-world-node-refused PROPERTIES LABELS sanitize TIMEOUT 60 WORKING_DIRECTORY ${B}
+  ENVIRONMENT DETSIM_SEED=1
+  PASS_REGULAR_EXPRESSION "a -fsanitize=memory build cannot be a node of a world: .*MemorySanitizer's shadow")
