@@ -97,3 +97,12 @@ add_test(NAME sanitize-msan-world-node-refused COMMAND ${PROJECT_BINARY_DIR}/bin
 set_tests_properties(sanitize-msan-world-node-refused PROPERTIES LABELS sanitize TIMEOUT 60 WORKING_DIRECTORY ${B}
   ENVIRONMENT DETSIM_SEED=1
   PASS_REGULAR_EXPRESSION "a -fsanitize=memory build cannot be a node of a world: .*MemorySanitizer's shadow")
+
+# detsim-cc no longer refuses -fsanitize=memory (with origins too): it links
+# the instrumented runtime, first in the link and run-time search order.
+add_test(NAME sanitize-cc-links-msan-runtime
+  COMMAND ${PROJECT_BINARY_DIR}/bin/detsim-cc -fsanitize=memory -fsanitize-memory-track-origins
+    -o ${B}/cc_msan_links ${CMAKE_CURRENT_SOURCE_DIR}/leak.c)
+set_tests_properties(sanitize-cc-links-msan-runtime PROPERTIES LABELS sanitize TIMEOUT 60 ENVIRONMENT DETSIM_CC_DEBUG=1
+  PASS_REGULAR_EXPRESSION "-L[^ ]*/lib/msan -Wl,-rpath,[^ ]*/lib/msan -L[^ ]*/lib -Wl,-rpath,"
+  FAIL_REGULAR_EXPRESSION "error|-shared-libsan")
