@@ -106,3 +106,13 @@ add_test(NAME sanitize-cc-links-msan-runtime
 set_tests_properties(sanitize-cc-links-msan-runtime PROPERTIES LABELS sanitize TIMEOUT 60 ENVIRONMENT DETSIM_CC_DEBUG=1
   PASS_REGULAR_EXPRESSION "-L[^ ]*/lib/msan -Wl,-rpath,[^ ]*/lib/msan -L[^ ]*/lib -Wl,-rpath,"
   FAIL_REGULAR_EXPRESSION "error|-shared-libsan")
+
+# What the program sends keeps its shadow through the simulated network:
+# the reader's branch on bytes the writer never wrote is reported there,
+# with the writer's allocation as the origin, and the data it did write is
+# clean (printed before the report).
+detsim_test_program(msan_socket_uninit msan_socket_uninit.c FLAGS ${MSAN} -fsanitize-memory-track-origins)
+simtest(sanitize-msan-socket-carries-shadow check --seeds 1-3 --class crash --stdout "^first 1$"
+  --stderr "WARNING: MemorySanitizer: use-of-uninitialized-value\\n +#0 0x[0-9a-f]+ in main .*msan_socket_uninit.c:24"
+  --stderr "created by a heap allocation[\\s\\S]*in main .*msan_socket_uninit.c:14" --stderr "sanitizer=memory"
+  -- ${B}/msan_socket_uninit)
