@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # bench/sanitize.sh [BUILD_DIR]: what a sanitizer costs in a simulation build.
 #
-# Builds lock_heavy.c and cpu_bound.c four ways each: natively with
-# -fsanitize=address,undefined and with -fsanitize=thread (plain clang-19,
-# -O2), and as simulation builds with the same flags (detsim-cc -O2), runs
+# Builds lock_heavy.c and cpu_bound.c with each sanitizer of SANITIZERS
+# (default: address,undefined, thread and leak) natively (plain clang-19,
+# -O2) and as simulation builds with the same flags (detsim-cc -O2), runs
 # each RUNS times (DETSIM_SEED=1) and prints a Markdown table of the best
 # wall time and the simulation/native ratio per sanitizer.  Not a test.
 set -euo pipefail
@@ -12,6 +12,7 @@ BUILD=$(cd "${1:-$HERE/../build}" && pwd)
 CC=$BUILD/bin/detsim-cc
 CLANG=${DETSIM_CLANG:-clang-19}
 RUNS=${RUNS:-3}
+SANITIZERS=${SANITIZERS:-"address,undefined thread leak"}
 W=$(mktemp -d "${TMPDIR:-/tmp}/detsim-bench-san.XXXXXX")
 trap 'rm -rf "$W"' EXIT
 cd "$W"
@@ -19,7 +20,7 @@ cd "$W"
 "$CLANG" -O2 -o timeit "$HERE/timeit.c"
 declare -A ARGS=([lock_heavy]="4 200000" [cpu_bound]="4 1024 100")
 for p in lock_heavy cpu_bound; do
-  for san in address,undefined thread; do
+  for san in $SANITIZERS; do
     tag=${san%%,*}
     "$CLANG" -O2 -g -fsanitize=$san -o "$p.native.$tag" "$HERE/$p.c" -lpthread
     "$CC" -O2 -g -fsanitize=$san -o "$p.sim.$tag" "$HERE/$p.c"
@@ -39,7 +40,8 @@ best() { # best wall seconds of RUNS runs of "$@"
 echo "| program | sanitizer | native (sanitized) | simulation (sanitized) | simulation / native |"
 echo "|---|---|---|---|---|"
 for p in lock_heavy cpu_bound; do
-  for tag in address thread; do
+  for san in $SANITIZERS; do
+    tag=${san%%,*}
     # shellcheck disable=SC2086
     n=$(best "./$p.native.$tag" ${ARGS[$p]})
     # shellcheck disable=SC2086
