@@ -23,7 +23,10 @@
 # only those tests, LIBEVENT_BACKENDS="epoll poll" only those backends,
 # LIBEVENT_SEED=N the simulated runs' seed (default 1), LIBEVENT_REPLAY=1
 # runs each simulated test again and counts the runs that took the same
-# history (the builds are reused when present).
+# history (the builds are reused when present); LIBEVENT_CFLAGS="..." adds
+# C flags to both builds, e.g. "-g -fsanitize=thread" for libevent's suite
+# under ThreadSanitizer natively and simulated (in build directories named
+# after the flags).
 set -euo pipefail
 src=${1:?usage: bench/libevent.sh LIBEVENT_SOURCE_DIR [PREFIX] [WORK_DIR]}
 src=$(cd "$src" && pwd)
@@ -39,23 +42,27 @@ seed=${LIBEVENT_SEED:-1}
 mkdir -p "$work"
 work=$(cd "$work" && pwd)
 
+cflags=${LIBEVENT_CFLAGS:-}
+flavour=$(printf '%s' "$cflags" | tr -c 'A-Za-z0-9=,\n' '_')
 build() { # DIR CC
   [ -x "$1/bin/regress" ] && return 0
-  CC=$2 nice -n 10 cmake -S "$src" -B "$1" -DCMAKE_BUILD_TYPE=Release \
+  CC=$2 CFLAGS=$cflags LDFLAGS=$cflags nice -n 10 cmake -S "$src" -B "$1" -DCMAKE_BUILD_TYPE=Release \
     -DEVENT__LIBRARY_TYPE=STATIC -DEVENT__DISABLE_OPENSSL=ON -DEVENT__DISABLE_MBEDTLS=ON \
     -DEVENT__DISABLE_BENCHMARK=ON -DEVENT__DISABLE_SAMPLES=ON >"$1.log" 2>&1 ||
     { echo "libevent.sh: configuring $1 failed (see $1.log)" >&2; exit 1; }
   nice -n 10 cmake --build "$1" -j "$(nproc)" --target regress >>"$1.log" 2>&1 ||
     { echo "libevent.sh: the build in $1 failed (see $1.log)" >&2; exit 1; }
 }
-build "$work/native" clang-19
-build "$work/sim" "$prefix/bin/detsim-cc"
+native_dir=native${flavour:+-$flavour}
+sim_dir=sim${flavour:+-$flavour}
+build "$work/$native_dir" clang-19
+build "$work/$sim_dir" "$prefix/bin/detsim-cc"
 
 # `--list-tests` prints "    group/name" a line, a suffix on the disabled ones.
 if [ -n "${LIBEVENT_TESTS:-}" ]; then
   names=$LIBEVENT_TESTS
 else
-  names=$("$work/native/bin/regress" --list-tests | awk '/^    [^ ]/ && NF == 1 { print $1 }')
+  names=$("$work/$native_dir/bin/regress" --list-tests | awk '/^    [^ ]/ && NF == 1 { print $1 }')
 fi
 [ -n "$names" ] || { echo "libevent.sh: regress --list-tests listed no test" >&2; exit 1; }
 
@@ -80,7 +87,7 @@ for b in $backends; do backend_env "$b" >/dev/null || exit 2; done
 # (its result line's), - natively. KIND replay is the simulation build again.
 run_one() {
   local kind=$1 b=$2 t=$3 bin rc=0 d log outcome history
-  bin=$work/${kind/replay/sim}/bin/regress
+  case $kind in native) bin=$work/$native_dir/bin/regress ;; *) bin=$work/$sim_dir/bin/regress ;; esac
   d=$work/runs/$kind/$b/${t//\//_}
   log=$work/logs/$kind/$b/${t//\//_}.log
   rm -rf "$d"; mkdir -p "$d" "$(dirname "$log")"
@@ -103,7 +110,7 @@ run_one() {
   echo "$t@$b $rc $outcome ${history:--}"
 }
 export -f run_one backend_env
-export work limit seed
+export work limit seed native_dir sim_dir
 
 kinds="native sim"
 [ "${LIBEVENT_REPLAY:-0}" = 1 ] && kinds="$kinds replay"
@@ -119,8 +126,8 @@ if [ "${LIBEVENT_REPLAY:-0}" = 1 ]; then
     awk '$2 != "-" { n++; if ($2 == $3) same++; else print "  replay took another history: " $1 }
          END { printf "replays: %d of %d simulated runs took the same history in a second process\n", same, n }'
 fi
-version=$(sed -n 's/^#define EVENT__VERSION "\(.*\)"/\1/p' "$work/native/include/event2/event-config.h")
-awk -v v="${version:-unknown}" -v backends="$backends" -v seed="$seed" '
+version=$(sed -n 's/^#define EVENT__VERSION "\(.*\)"/\1/p' "$work/$native_dir/include/event2/event-config.h")
+awk -v v="${version:-unknown}" -v backends="$backends" -v seed="$seed" -v cflags="$cflags" '
   { total++ }
   $2 == 0 && $3 != "failed" {
     nat++
@@ -133,6 +140,7 @@ awk -v v="${version:-unknown}" -v backends="$backends" -v seed="$seed" '
     }
   }
   END {
+    if (cflags != "") printf "C flags %s: ", cflags
     printf "libevent %s, backends %s, seed %s: %d runs; %d pass natively (%d of them skip); %d of the %d that ran pass simulated (%.0f%%)\n",
       v, backends, seed, total, nat, natskip, both, ran, ran ? 100 * both / ran : 0
     n = split("sim-skipped skipped sim-none no-summary 80 exit 81 correctness 82 crash 83 deadlock 84 liveness 85 leak 86 inconclusive 124 timeout 137 killed", m, " ")

@@ -1,20 +1,18 @@
 #!/usr/bin/env bash
 # bench/sanitize.sh [BUILD_DIR]: what a sanitizer costs in a simulation build.
 #
-# Builds lock_heavy.c and cpu_bound.c six ways each: natively with
-# -fsanitize=address,undefined, with -fsanitize=thread and with
-# -fsanitize=memory (plain clang-19, -O2), and as simulation builds with the
-# same flags (detsim-cc -O2), runs each RUNS times (DETSIM_SEED=1) and prints
-# a Markdown table of the best wall time and the simulation/native ratio per
-# sanitizer.  SANITIZERS narrows the list (e.g. SANITIZERS=memory).  Not a
-# test.
+# Builds lock_heavy.c and cpu_bound.c with each sanitizer of SANITIZERS
+# (default: address,undefined, thread, leak and memory) natively (plain clang-19,
+# -O2) and as simulation builds with the same flags (detsim-cc -O2), runs
+# each RUNS times (DETSIM_SEED=1) and prints a Markdown table of the best
+# wall time and the simulation/native ratio per sanitizer.  Not a test.
 set -euo pipefail
 HERE=$(cd "$(dirname "$0")" && pwd)
 BUILD=$(cd "${1:-$HERE/../build}" && pwd)
 CC=$BUILD/bin/detsim-cc
 CLANG=${DETSIM_CLANG:-clang-19}
 RUNS=${RUNS:-3}
-SANITIZERS=${SANITIZERS:-"address,undefined thread memory"}
+SANITIZERS=${SANITIZERS:-"address,undefined thread leak memory"}
 W=$(mktemp -d "${TMPDIR:-/tmp}/detsim-bench-san.XXXXXX")
 trap 'rm -rf "$W"' EXIT
 cd "$W"

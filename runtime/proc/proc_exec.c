@@ -210,22 +210,14 @@ int detsim__proc_exec(const char *call, const char *file, bool search, int fd, c
     return -1;
   }
   if (!sim) return detsim__opt.exec_native ? run_outside(call, path, fd, argv, envp) : detsim__proc_exec_refuse(call, shown);
-  /* A run that cannot be a world of its own (a sanitized build, a schedule
-   * plan) is replaced by the new image, as before processes were
-   * simulated: the new image starts a run of its own. */
-  if (!detsim__in_world && (S == NULL || detsim__proc_world_fd < 0 || detsim__plan_replaying ||
-                            detsim__opt.plan_out[0])) {
-    detsim__msg("warning: %s(\"%s\"): this run cannot hand its process over (no world region, or a schedule "
-                "plan): the new image starts a run of its own", call, shown);
+  /* A run that cannot be a world of its own (a build whose sanitizer
+   * leaves no room for the world's region) is replaced by the new image,
+   * as before processes were simulated: the new image starts a run of its
+   * own. */
+  if (!detsim__in_world && (S == NULL || detsim__proc_world_fd < 0)) {
+    detsim__msg("warning: %s(\"%s\"): this run cannot hand its process over (no world region): the new image "
+                "starts a run of its own", call, shown);
     return fd >= 0 ? REAL(fexecve)(fd, argv, envp) : REAL(execve)(path, argv, envp);
-  }
-  /* A plan keys decisions by thread ids, which a new image starts again. */
-  if (detsim__in_world && detsim__plan_on()) {
-    detsim__msg("error: %s(\"%s\"): an exec in a process of a run under a schedule plan (plan=, plan_out=) is not "
-                "simulated (the new image's threads would take the old one's names): the call fails with ENOSYS",
-                call, shown);
-    errno = ENOSYS;
-    return -1;
   }
   if (!detsim__proc_world_fd_ok()) {
     detsim__msg("error: %s(\"%s\"): the world's memory descriptor %d was closed or replaced by the program, so the "
@@ -353,6 +345,7 @@ void detsim__proc_exec_attach(void) {
   detsim__node_index = H.slot;
   detsim__host_index = detsim__world_host_of(H.slot);
   detsim__clock_follow(&S->nodes[detsim__host_index].clock);
+  detsim__plan_attach_world();
   /* The old image's threads are gone; their words start over.  The world
    * is this slot's: its dispatcher takes it once the slot is READY again
    * (detsim__world_park_main). */

@@ -22,7 +22,12 @@ struct plan_entry {
   uint64_t step;
   uint64_t event; /* recording only: the global event, for people */
   uint32_t thread, chosen;
-  uint32_t kind;
+  uint16_t kind;
+  /* The deciding process's image: its count of execs so far.  A new image
+   * numbers its threads and their steps from the start again, so its
+   * decisions are its own (PID.I:T); the chosen thread is of the chosen
+   * process's image at that moment, which the run itself tells. */
+  uint16_t image;
   int32_t pid, chosen_pid; /* the deciding and the chosen process */
 };
 
@@ -38,6 +43,7 @@ static size_t replay_len;
 static uint32_t thread_next[DETSIM_MAX_THREADS_CREATED + 2]; /* cursor per thread */
 static uint32_t thread_end[DETSIM_MAX_THREADS_CREATED + 2];
 static int32_t cursors_pid;
+static uint32_t cursors_image;
 bool detsim__plan_replaying;
 /* The processes the plan names, and whether the run made each (in the
  * world's region from the first fork). */
@@ -60,6 +66,7 @@ static int written;
 static int by_thread_step(const void *pa, const void *pb) {
   const struct plan_entry *a = pa, *b = pb;
   if (a->pid != b->pid) return a->pid < b->pid ? -1 : 1;
+  if (a->image != b->image) return a->image < b->image ? -1 : 1;
   if (a->thread != b->thread) return a->thread < b->thread ? -1 : 1;
   if (a->step != b->step) return a->step < b->step ? -1 : 1;
   return a->event < b->event ? -1 : a->event > b->event;
@@ -72,10 +79,12 @@ static int parse_error(char *err, size_t errlen, const char *path, unsigned line
 
 static bool parse_u64(const char *s, uint64_t *out);
 
-/* A thread as a plan names it: T (of the first process) or PID:T, where
- * T may be 0 (a process's dispatcher, or the process) only with a pid. */
-static bool parse_thread(const char *s, int32_t *pid, uint32_t *thread) {
-  uint64_t p = DETSIM_PID_FIRST, t;
+/* A thread as a plan names it: T (of the first process), PID:T, or
+ * PID.I:T for a thread of the process's image after its I-th exec; T may
+ * be 0 (a process's dispatcher, or the process) only with a pid.  `image`
+ * NULL: no image may be named (a chosen thread). */
+static bool parse_thread(const char *s, int32_t *pid, uint32_t *thread, uint16_t *image) {
+  uint64_t p = DETSIM_PID_FIRST, t, im = 0;
   const char *colon = strchr(s, ':');
   char num[32];
   if (colon) {
@@ -83,9 +92,15 @@ static bool parse_thread(const char *s, int32_t *pid, uint32_t *thread) {
     if (n == 0 || n >= sizeof num) return false;
     memcpy(num, s, n);
     num[n] = '\0';
+    char *dot = strchr(num, '.');
+    if (dot) {
+      *dot = '\0';
+      if (image == NULL || !parse_u64(dot + 1, &im) || im == 0 || im > UINT16_MAX) return false;
+    }
     if (!parse_u64(num, &p) || p < DETSIM_PID_FIRST || p > INT32_MAX) return false;
     s = colon + 1;
   }
+  if (image) *image = (uint16_t)im;
   if (!parse_u64(s, &t) || t > DETSIM_MAX_THREADS_CREATED || (t == 0 && !colon)) return false;
   *pid = (int32_t)p;
   *thread = (uint32_t)t;
@@ -142,6 +157,7 @@ int detsim__plan_load(const char *path, uint64_t seed, char *err, size_t errlen)
     uint64_t a = 0, b = 0;
     int32_t pa = 0, pc = 0;
     uint32_t ta = 0, tc = 0;
+    uint16_t ia = 0;
     if (!strcmp(w0, "seed") && k == 2 && parse_u64(w1, &a)) {
       if (a != seed) {
         char what[128];
@@ -152,8 +168,8 @@ int detsim__plan_load(const char *path, uint64_t seed, char *err, size_t errlen)
     } else if (!strcmp(w0, "end") && k == 2 && parse_u64(w1, &a)) {
       if (a != replay_len) rc = parse_error(err, errlen, path, line, "the entry count does not match 'end' (a truncated or edited file)");
       have_end = true;
-    } else if ((!strcmp(w0, "switch") || !strcmp(w0, "wake")) && k == 4 && parse_thread(w1, &pa, &ta) &&
-               parse_u64(w2, &b) && parse_thread(w3, &pc, &tc) && (w0[0] == 's' || (tc != 0 && pc == pa))) {
+    } else if ((!strcmp(w0, "switch") || !strcmp(w0, "wake")) && k == 4 && parse_thread(w1, &pa, &ta, &ia) &&
+               parse_u64(w2, &b) && parse_thread(w3, &pc, &tc, NULL) && (w0[0] == 's' || (tc != 0 && pc == pa))) {
       if (!have_seed) { rc = parse_error(err, errlen, path, line, "an entry before the 'seed' line"); break; }
       if (!note_pid(pa) || !note_pid(pc)) {
         char what[96];
@@ -168,12 +184,14 @@ int detsim__plan_load(const char *path, uint64_t seed, char *err, size_t errlen)
         break;
       }
       replay[replay_len++] = (struct plan_entry){ .thread = ta, .step = b, .chosen = tc, .pid = pa, .chosen_pid = pc,
+                                                  .image = ia,
                                                   .kind = w0[0] == 's' ? DETSIM_PLAN_SWITCH : DETSIM_PLAN_WAKE,
                                                   .event = line };
     } else {
       rc = parse_error(err, errlen, path, line,
                        "expected 'seed N', 'switch THREAD STEP TO', 'wake THREAD STEP TO' or 'end COUNT' (a thread "
-                       "is T, or PID:T of the process PID; a wake's threads are of one process)");
+                       "is T, or PID:T of the process PID, PID.I:T after its I-th exec for the deciding thread; a wake's "
+                       "threads are of one process)");
     }
   }
   if (rc == 0 && ferror(f)) rc = parse_error(err, errlen, path, line, strerror(errno));
@@ -191,23 +209,34 @@ int detsim__plan_load(const char *path, uint64_t seed, char *err, size_t errlen)
   return 0;
 }
 
-/* Each thread's cursor over this process's entries (a forked child's are
- * its own: the parent's were copied with its memory). */
-static void set_cursors(int32_t pid) {
+/* This process's image: its execs so far (a world's slot counts its
+ * images from 1). */
+static uint32_t current_image(void) {
+  if (!detsim__in_world || detsim__ws == NULL) return 0;
+  uint32_t inc = detsim__ws->nodes[detsim__node_index].incarnation;
+  return inc ? inc - 1 : 0;
+}
+
+/* Each thread's cursor over this process image's entries (a forked
+ * child's are its own: the parent's were copied with its memory; a new
+ * image starts its own). */
+static void set_cursors(int32_t pid, uint32_t image) {
   memset(thread_next, 0, sizeof thread_next);
   memset(thread_end, 0, sizeof thread_end);
   for (size_t i = replay_len; i-- > 0;)
-    if (replay[i].pid == pid) thread_next[replay[i].thread] = (uint32_t)i;
+    if (replay[i].pid == pid && replay[i].image == image) thread_next[replay[i].thread] = (uint32_t)i;
   for (size_t i = 0; i < replay_len; i++)
-    if (replay[i].pid == pid) thread_end[replay[i].thread] = (uint32_t)i + 1;
+    if (replay[i].pid == pid && replay[i].image == image) thread_end[replay[i].thread] = (uint32_t)i + 1;
   cursors_pid = pid;
+  cursors_image = image;
 }
 
 bool detsim__plan_take_any(uint32_t thread, uint64_t step, enum detsim_plan_kind kind, int32_t *pid,
                            uint32_t *chosen) {
   if (thread > DETSIM_MAX_THREADS_CREATED) return false;
   int32_t me = (int32_t)detsim__proc_pid();
-  if (cursors_pid != me) set_cursors(me);
+  uint32_t image = current_image();
+  if (cursors_pid != me || cursors_image != image) set_cursors(me, image);
   uint32_t i = thread_next[thread], end = thread_end[thread];
   /* Entries whose step has passed without a decision there (this thread
    * took another path) are dropped. */
@@ -237,7 +266,13 @@ void detsim__plan_record_any(uint32_t thread, uint64_t step, enum detsim_plan_ki
     *record_overflow = 1;
     return;
   }
-  record[(*record_len)++] = (struct plan_entry){ .thread = thread, .step = step, .chosen = chosen, .kind = kind,
+  uint32_t image = current_image();
+  if (image > UINT16_MAX) {
+    *record_overflow = 1;
+    return;
+  }
+  record[(*record_len)++] = (struct plan_entry){ .thread = thread, .step = step, .chosen = chosen,
+                                                 .kind = (uint16_t)kind, .image = (uint16_t)image,
                                                  .pid = (int32_t)detsim__proc_pid(), .chosen_pid = pid,
                                                  .event = detsim__event_count() };
 }
@@ -266,6 +301,16 @@ void detsim__plan_share(void) {
     ws->plan_pids_seen = seen;
     pids_seen = seen;
   }
+}
+
+void detsim__plan_attach_world(void) {
+  struct detsim_world_shared *ws = detsim__ws;
+  if (ws->plan_record != NULL) {
+    record = ws->plan_record;
+    record_len = &ws->plan_record_len;
+    record_overflow = &ws->plan_record_overflow;
+  }
+  if (ws->plan_pids_seen != NULL) pids_seen = ws->plan_pids_seen;
 }
 
 void detsim__plan_process_made(int32_t pid) {
@@ -315,9 +360,11 @@ static void out_line(struct out *o, const char *line, size_t n) {
   o->len += n;
 }
 
-/* T for a thread of the first process, PID:T for any other. */
-static void thread_name(char *out, size_t size, int32_t pid, uint32_t thread) {
-  if (pid == DETSIM_PID_FIRST && thread != 0) snprintf(out, size, "%" PRIu32, thread);
+/* T for a thread of the first process's first image, PID:T for any
+ * other's, PID.I:T after the process's I-th exec. */
+static void thread_name(char *out, size_t size, int32_t pid, uint32_t image, uint32_t thread) {
+  if (image) snprintf(out, size, "%d.%" PRIu32 ":%" PRIu32, (int)pid, image, thread);
+  else if (pid == DETSIM_PID_FIRST && thread != 0) snprintf(out, size, "%" PRIu32, thread);
   else snprintf(out, size, "%d:%" PRIu32, (int)pid, thread);
 }
 
@@ -339,8 +386,8 @@ void detsim__plan_write_out(const char *class_name, uint64_t events, uint64_t hi
   out_line(&o, line, (size_t)n);
   for (size_t i = 0; i < *record_len; i++) {
     char who[32], whom[32];
-    thread_name(who, sizeof who, record[i].pid, record[i].thread);
-    thread_name(whom, sizeof whom, record[i].chosen_pid, record[i].chosen);
+    thread_name(who, sizeof who, record[i].pid, record[i].image, record[i].thread);
+    thread_name(whom, sizeof whom, record[i].chosen_pid, 0, record[i].chosen);
     n = snprintf(line, sizeof line, "%s %s %" PRIu64 " %s # event %" PRIu64 "\n", kind_names[record[i].kind], who,
                  record[i].step, whom, record[i].event);
     out_line(&o, line, (size_t)n);

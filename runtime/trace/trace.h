@@ -68,6 +68,10 @@ int detsim__pc_in_runtime(uintptr_t pc);
  * default of a choice in such a world is the first runnable thread of the
  * deciding process, else the first other process that may run.  A plan
  * naming a process the run never had is an error at the run's end.
+ * An exec gives the process a new image, whose threads start at T1 and
+ * step 0 again: its decisions name the deciding thread PID.I:T, I the
+ * process's count of execs (a chosen thread is always of the image that
+ * runs at that moment, so it keeps PID:T).
  */
 
 #include <stdbool.h>
@@ -100,6 +104,9 @@ bool detsim__plan_on(void);
  * processes the replayed plan names move to the world's region, which
  * every process of the run writes. */
 void detsim__plan_share(void);
+/* A new image (after an exec) in the world: the record and the processes
+ * seen are the world's, in its region. */
+void detsim__plan_attach_world(void);
 /* Process `pid` was made (a fork, holding the world): a plan naming it
  * names a process of the run. */
 void detsim__plan_process_made(int32_t pid);

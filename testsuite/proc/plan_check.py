@@ -13,8 +13,9 @@ Cases:
                  that replays the failure, with the switch to the child
   bad            a plan naming a process the run never had, a pid below
                  the first, a wake across processes: status 89, the reason
-  exec-refused   an exec in a forked process under a plan fails with ENOSYS,
-                 saying why
+  exec           plans of runs that exec (after a fork, and the first
+                 process's own exec) replay their history; the new image's
+                 decisions are named PID.I:T
 Exit 0 when the case holds; 1 with the reason.  Files live in a fresh
 directory under the working directory, removed on success.
 """
@@ -132,6 +133,8 @@ def case_bad():
         (variant("low.plan", ["switch 999:1 3 1000:0"]), r"line \d+: expected 'seed N'.*PID:T"),
         (variant("wake.plan", ["wake 1001:1 3 1000:1"]), r"line \d+: expected 'seed N'"),
         (variant("zero.plan", ["switch 0 3 1000:0"]), r"line \d+: expected 'seed N'"),
+        (variant("image0.plan", ["switch 1001.0:1 3 1000:0"]), r"line \d+: expected 'seed N'.*PID\.I:T"),
+        (variant("chosenimage.plan", ["switch 1001:1 3 1000.1:0"]), r"line \d+: expected 'seed N'"),
     ]
     for path, pattern in cases:
         st, _, err = run([prog("proc_interleave")], 2, "quiet=1:trace=none:plan=" + path)
@@ -141,14 +144,36 @@ def case_bad():
     return "%d bad plans refused with status %d and the reason" % (len(cases), USAGE_STATUS)
 
 
-def case_exec_refused():
-    plan = os.path.join(WORK, "x.plan")
-    st, out, err = run([prog("proc_exec_interleave")], 1, "quiet=1:trace=none:plan_out=" + plan)
-    check(re.search(r"an exec in a process of a run under a schedule plan .* fails with ENOSYS", err),
-          "no refusal:\n" + err[-2000:])
-    check(re.search(r"^order=p+ bytes=\d+ child_status=126$", out, re.M), "the exec did not fail:\n" + out)
-    check(result(err)[0] == "pass", "the run did not go on:\n" + err[-2000:])
-    return "refused; the child exits 126, the run goes on"
+def case_exec():
+    """Plans across an exec: the new image's decisions are PID.I:T."""
+    n = imaged = twice = 0
+    for program in ("proc_exec_interleave", "proc_conf_exec_self"):
+        for seed in range(1, 7):
+            for strategy in ("strategy=random", "strategy=pct"):
+                plan = os.path.join(WORK, "x.plan")
+                st, out, err = run([prog(program)], seed, "quiet=1:trace=none:%s:plan_out=%s" % (strategy, plan))
+                check("schedule plan" not in err, "%s seed %d: %s" % (program, seed, err[-2000:]))
+                rec = result(err)
+                check(rec[0] == "pass", "%s seed %d %s: %s\n%s" % (program, seed, strategy, rec, err[-2000:]))
+                if program == "proc_exec_interleave":
+                    check(re.search(r"^order=p+ bytes=\d+ child_status=0$", out, re.M) or
+                          re.search(r"^order=[pc]+ bytes=\d+ child_status=0$", out, re.M),
+                          "%s seed %d: the exec'd child did not run:\n%s" % (program, seed, out))
+                for _ in range(2):
+                    again = sim(program, seed, "plan=" + plan)
+                    check(again == rec, "%s seed %d %s: recorded %s, its plan replayed %s" % (
+                        program, seed, strategy, rec, again))
+                es = entries(plan)
+                imaged += any(re.match(r"^\d+\.\d+:\d+$", e[1]) for e in es)
+                # The same thread and step in two images of one process: a
+                # plan without the image would give both one name.
+                keys = [(re.sub(r"\.\d+:", ":", e[1]), e[2]) for e in es if ":" in e[1]]
+                twice += len(keys) != len(set(keys))
+                n += 1
+    check(imaged >= 3, "only %d of %d plans hold decisions of an exec'd image (PID.I:T)" % (imaged, n))
+    check(twice >= 1, "no plan has one thread and step in two images of a process (%d plans)" % n)
+    return "%d plans of exec'ing runs replayed twice each (%d hold an exec'd image's decisions, %d the same " \
+        "thread and step in two images)" % (n, imaged, twice)
 
 
 CASES = {n[5:].replace("_", "-"): f for n, f in globals().items() if n.startswith("case_")}

@@ -21,10 +21,12 @@ bool st_plan_is_plan_file(const char *path) {
   return yes;
 }
 
-/* A thread as a plan names it: T, or PID:T (T 0 only with a pid: a
- * process's dispatcher, or the process; runtime/trace/trace.h). */
-static bool parse_thread(const char *s, int32_t *pid, uint32_t *thread) {
-  uint64_t p = 0, t;
+/* A thread as a plan names it: T, PID:T, or PID.I:T after the process's
+ * I-th exec (T 0 only with a pid: a process's dispatcher, or the process;
+ * runtime/trace/trace.h).  `image` NULL: no image may be named (a chosen
+ * thread). */
+static bool parse_thread(const char *s, int32_t *pid, uint32_t *thread, uint16_t *image) {
+  uint64_t p = 0, t, im = 0;
   const char *colon = strchr(s, ':');
   if (colon) {
     char num[32];
@@ -32,17 +34,24 @@ static bool parse_thread(const char *s, int32_t *pid, uint32_t *thread) {
     if (n == 0 || n >= sizeof num) return false;
     memcpy(num, s, n);
     num[n] = '\0';
+    char *dot = strchr(num, '.');
+    if (dot) {
+      *dot = '\0';
+      if (image == NULL || !st_parse_u64(dot + 1, &im) || im == 0 || im > UINT16_MAX) return false;
+    }
     if (!st_parse_u64(num, &p) || p == 0 || p > INT32_MAX) return false;
     s = colon + 1;
   }
   if (!st_parse_u64(s, &t) || t > UINT32_MAX || (t == 0 && !colon)) return false;
   *pid = (int32_t)p;
   *thread = (uint32_t)t;
+  if (image) *image = (uint16_t)im;
   return true;
 }
 
-static void print_thread(FILE *f, int32_t pid, uint32_t thread) {
-  if (pid) fprintf(f, "%d:%" PRIu32, (int)pid, thread);
+static void print_thread(FILE *f, int32_t pid, uint16_t image, uint32_t thread) {
+  if (image) fprintf(f, "%d.%u:%" PRIu32, (int)pid, (unsigned)image, thread);
+  else if (pid) fprintf(f, "%d:%" PRIu32, (int)pid, thread);
   else fprintf(f, "%" PRIu32, thread);
 }
 
@@ -101,14 +110,15 @@ int st_plan_load(const char *path, struct st_plan *p, char *err, size_t errlen) 
       uint64_t a = 0, b = 0;
       int32_t pa = 0, pc = 0;
       uint32_t ta = 0, tc = 0;
+      uint16_t ia = 0;
       if (k == 2 && !strcmp(w0, "seed") && st_parse_u64(w1, &a)) {
         p->seed = a;
         have_seed = true;
       } else if (k == 2 && !strcmp(w0, "end") && st_parse_u64(w1, &a)) {
         if (a != p->n) rc = fail(err, errlen, path, line, "the entry count does not match 'end' (a truncated or edited file)");
         have_end = true;
-      } else if (k == 4 && (!strcmp(w0, "switch") || !strcmp(w0, "wake")) && parse_thread(w1, &pa, &ta) &&
-                 st_parse_u64(w2, &b) && parse_thread(w3, &pc, &tc)) {
+      } else if (k == 4 && (!strcmp(w0, "switch") || !strcmp(w0, "wake")) && parse_thread(w1, &pa, &ta, &ia) &&
+                 st_parse_u64(w2, &b) && parse_thread(w3, &pc, &tc, NULL)) {
         if (!have_seed) rc = fail(err, errlen, path, line, "an entry before the 'seed' line");
         else {
           if (p->n == cap) {
@@ -116,10 +126,10 @@ int st_plan_load(const char *path, struct st_plan *p, char *err, size_t errlen) 
             p->entries = st_xrealloc(p->entries, cap * sizeof *p->entries);
           }
           p->entries[p->n++] = (struct st_plan_entry){ .thread = ta, .step = b, .chosen = tc, .pid = pa,
-                                                       .chosen_pid = pc, .wake = w0[0] == 'w', .event = ev };
+                                                       .image = ia, .chosen_pid = pc, .wake = w0[0] == 'w', .event = ev };
         }
       } else {
-        rc = fail(err, errlen, path, line, "expected 'seed N', 'switch THREAD STEP TO', 'wake THREAD STEP TO' or 'end COUNT' (a thread is T, or PID:T)");
+        rc = fail(err, errlen, path, line, "expected 'seed N', 'switch THREAD STEP TO', 'wake THREAD STEP TO' or 'end COUNT' (a thread is T, PID:T, or PID.I:T for the deciding thread after its process's I-th exec)");
       }
     }
     if (!nl) break;
@@ -145,9 +155,9 @@ int st_plan_write(const char *path, const struct st_plan *p, const bool *keep, c
     if (keep && !keep[i]) continue;
     const struct st_plan_entry *e = &p->entries[i];
     fprintf(f, "%s ", e->wake ? "wake" : "switch");
-    print_thread(f, e->pid, e->thread);
+    print_thread(f, e->pid, e->image, e->thread);
     fprintf(f, " %" PRIu64 " ", e->step);
-    print_thread(f, e->chosen_pid, e->chosen);
+    print_thread(f, e->chosen_pid, 0, e->chosen);
     if (e->event) fprintf(f, " # event %" PRIu64, e->event);
     fputc('\n', f);
     kept++;

@@ -16,6 +16,7 @@ struct st_plan_entry {
   /* Their processes' virtual pids as the plan names them (PID:T); 0 for a
    * plain T, a thread of the run's first process. */
   int32_t pid, chosen_pid;
+  uint16_t image;   /* the deciding process's execs so far (PID.I:T) */
   bool wake;        /* a wake decision, else a switch */
   uint64_t event;   /* the "# event N" note, 0 without one */
 };
