@@ -273,6 +273,10 @@
 /* Interceptor functions of sanitizer runtimes (MSan has about 600, ASan
  * 450): calls from them are the program's; more is an `inconclusive` run. */
 #define DETSIM_SANITIZER_INTERCEPTORS_MAX 4096
+/* MemorySanitizer's pointers to real functions that point at the runtime's
+ * own (133 with clang 19): each gets a pair of trampolines (msan.c), made
+ * 16 x 16 at build time; more is an `inconclusive` run. */
+#define DETSIM_MSAN_REAL_POINTERS_MAX 256
 
 _Static_assert(DETSIM_NET_MAX_FDS_DEFAULT <= DETSIM_NET_FD_NUMBER_MAX, "the default fits the table");
 _Static_assert(DETSIM_NET_BUFFER_BYTES_DEFAULT <= DETSIM_NET_BUFFER_BYTES_MAX, "default within the cap");

@@ -16,6 +16,8 @@
 #include <stddef.h>
 
 void *detsim__real_lookup(const char *name, const char *version);
+/* libc's definition itself, even where REAL(name) is MSan's interceptor. */
+void *detsim__real_lookup_libc(const char *name, const char *version);
 
 /* The first definition of `name` in the global lookup order (a sanitizer's
  * interceptor comes before ours), or NULL. */
@@ -28,6 +30,18 @@ void *detsim__first_definition(const char *name);
     if (__builtin_expect(detsim__real_##name##_p == NULL, 0)) \
       detsim__real_##name##_p = (__typeof__(&name))detsim__real_lookup(#name, NULL); \
     detsim__real_##name##_p; \
+  }))
+
+/* libc's `name` past a sanitizer's interceptor: for a call the sanitizer's
+ * interceptor has made already (it wrapped a thread being created), where
+ * passing it again would do its work twice.  REAL(name) but under
+ * MemorySanitizer, whose interceptors REAL goes through (sanitize/msan.c). */
+#define REAL_PAST_SANITIZER(name) \
+  (__extension__({ \
+    static __typeof__(&name) detsim__libc_##name##_p; \
+    if (__builtin_expect(detsim__libc_##name##_p == NULL, 0)) \
+      detsim__libc_##name##_p = (__typeof__(&name))detsim__real_lookup_libc(#name, NULL); \
+    detsim__libc_##name##_p; \
   }))
 
 #define REAL_VERSIONED(name, version) \

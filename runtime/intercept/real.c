@@ -66,7 +66,7 @@ static _Noreturn void lookup_failed(const char *why, const char *name) {
   abort();
 }
 
-void *detsim__real_lookup(const char *name, const char *version) {
+void *detsim__real_lookup_libc(const char *name, const char *version) {
   if (in_lookup) {
     void *p = fallback(name);
     if (!p) lookup_failed("detsim: internal error: libc function needed while resolving another: ", name);
@@ -77,10 +77,17 @@ void *detsim__real_lookup(const char *name, const char *version) {
   if (!p) p = dlsym(RTLD_DEFAULT, name);
   in_lookup = false;
   if (!p) lookup_failed("detsim: internal error: cannot find libc's ", name);
+  return p;
+}
+
+void *detsim__real_lookup(const char *name, const char *version) {
+  void *p = detsim__real_lookup_libc(name, version);
 #ifdef DETSIM_MSAN_RUNTIME
   /* Through MSan's interceptor, which unpoisons what libc writes (msan.c). */
-  detsim__msan_init();
-  p = detsim__msan_through_interceptor(name, p);
+  if (!in_lookup) {
+    detsim__msan_init();
+    p = detsim__msan_through_interceptor(name, p);
+  }
 #endif
   return p;
 }

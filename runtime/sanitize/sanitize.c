@@ -116,7 +116,8 @@ int detsim__os_thread_create(pthread_t *out, const pthread_attr_t *attr, void *(
                 "-fsanitize=address, or create the thread with pthread_create from code detsim-cc compiled)");
     detsim__finish(DETSIM_CLASS_inconclusive, 0, "reason=unsupported");
   }
-  if (!sanitizer_create || wrapped) return REAL(pthread_create)(out, attr, start, arg);
+  if (wrapped) return REAL_PAST_SANITIZER(pthread_create)(out, attr, start, arg);
+  if (!sanitizer_create) return REAL(pthread_create)(out, attr, start, arg);
   passing_through = true;
   int r = sanitizer_create(out, attr, start, arg);
   passing_through = false;
@@ -126,7 +127,8 @@ int detsim__os_thread_create(pthread_t *out, const pthread_attr_t *attr, void *(
 int detsim__os_thread_join(pthread_t thread, void **retval) {
   bool wrapped = inside_sanitizer_call;
   inside_sanitizer_call = false;
-  if (!sanitizer_join || wrapped) return REAL(pthread_join)(thread, retval);
+  if (wrapped) return REAL_PAST_SANITIZER(pthread_join)(thread, retval);
+  if (!sanitizer_join) return REAL(pthread_join)(thread, retval);
   passing_through = true;
   int r = sanitizer_join(thread, retval);
   passing_through = false;

@@ -13,7 +13,7 @@
 
 DETSIM_EXPORT int __detsim_pthread_create(pthread_t *out, const pthread_attr_t *attr,
                                           void *(*start)(void *), void *arg) {
-  if (detsim__sanitizer_passing_through()) return REAL(pthread_create)(out, attr, start, arg);
+  if (detsim__sanitizer_passing_through()) return REAL_PAST_SANITIZER(pthread_create)(out, attr, start, arg);
   detsim__sanitizer_called_us(DETSIM_FROM_SANITIZER());
   int r = detsim__thread_create(out, attr, start, arg);
   detsim__sanitizer_called_us(false);
@@ -22,7 +22,7 @@ DETSIM_EXPORT int __detsim_pthread_create(pthread_t *out, const pthread_attr_t *
 DETSIM_INTERCEPT_ALIAS(pthread_create)
 
 DETSIM_EXPORT int __detsim_pthread_join(pthread_t t, void **retval) {
-  if (detsim__sanitizer_passing_through()) return REAL(pthread_join)(t, retval);
+  if (detsim__sanitizer_passing_through()) return REAL_PAST_SANITIZER(pthread_join)(t, retval);
   DETSIM_CANCEL_POINT();
   detsim__sanitizer_called_us(DETSIM_FROM_SANITIZER());
   int r = detsim__thread_join(t, retval, false, DETSIM_NO_DEADLINE);
