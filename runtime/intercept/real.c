@@ -7,9 +7,6 @@
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
-#ifdef DETSIM_MSAN_RUNTIME
-#include <sanitizer/msan_interface.h>
-#endif
 
 #include "intercept/intercept.h"
 #include "sanitize/sanitize.h"
@@ -25,9 +22,7 @@ static __thread bool in_lookup;
 static int fallback_clock_gettime(clockid_t id, struct timespec *ts) {
   long ret;
   __asm__ volatile("syscall" : "=a"(ret) : "0"((long)SYS_clock_gettime), "D"((long)id), "S"(ts) : "rcx", "r11", "memory");
-#ifdef DETSIM_MSAN_RUNTIME
-  if (ret == 0) __msan_unpoison(ts, sizeof *ts); /* the kernel wrote it */
-#endif
+  if (ret == 0) detsim__msan_unpoison(ts, sizeof *ts); /* the kernel wrote it */
   return ret < 0 ? -1 : 0;
 }
 

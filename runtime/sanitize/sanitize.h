@@ -98,10 +98,12 @@ extern volatile bool detsim__msan_ready;
  * code (for the early gates). */
 void *detsim__msan_early_next(const char *name) DETSIM_MSAN_NO_INSTRUMENT;
 /* First thing in the runtime's constructor: aims MSan's pointers to the real
- * functions that point at our interceptors at libc's instead. */
+ * functions that point at our interceptors at trampolines that tell the
+ * runtime's own REAL calls (to libc) from everyone else's (to ours). */
 void detsim__msan_init(void);
 /* REAL(name)'s target: MSan's interceptor of `name` if it has one (so its
- * outputs are unpoisoned), else `real`. */
+ * outputs are unpoisoned), entered through a trampoline that marks the call
+ * as ours; else `real`. */
 void *detsim__msan_through_interceptor(const char *name, void *real);
 
 /* An export of the runtime that MSan's own start-up calls (before its
