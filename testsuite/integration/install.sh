@@ -58,6 +58,13 @@ layout)
     grep -q 'DYN (Shared object file)' <<<"$(readelf -h "$PREFIX/lib/$so")" ||
       fail "lib/$so is not a shared object"
   done
+  # The MemorySanitizer copy of the runtime, where the build made one (it
+  # does where clang's MSan runtime is installed), in lib/msan/.
+  if [ -e "$DETSIM_BUILD/lib/msan/libdetsim_rt.so" ]; then
+    need_file "$PREFIX/lib/msan/libdetsim_rt.so"
+    grep -q 'DYN (Shared object file)' <<<"$(readelf -h "$PREFIX/lib/msan/libdetsim_rt.so")" ||
+      fail "lib/msan/libdetsim_rt.so is not a shared object"
+  fi
   # The runtime exports the public API of detsim.h.
   for sym in detsim_progress detsim_random detsim_active detsim_check_failed detsim_check_passed; do
     grep -qx "$sym" <<<"$(nm -D --defined-only "$PREFIX/lib/libdetsim_rt.so" | awk '{print $NF}')" ||
@@ -162,6 +169,13 @@ no_build_paths)
   check_simulation_binary counter "$PREFIX/lib"
   [ "$(dt_runpath counter)" = "$PREFIX/lib" ] ||
     fail "RUNPATH of a program built from the prefix: '$(dt_runpath counter)', expected '$PREFIX/lib'"
+  # -fsanitize=memory: the prefix's instrumented runtime, first.
+  if [ -e "$PREFIX/lib/msan/libdetsim_rt.so" ]; then
+    DETSIM_CC_DEBUG=1 "$PREFIX/bin/detsim-cc" -fsanitize=memory counter.c -o counter_msan 2>debug.txt
+    contains "$(cat debug.txt)" "-L$PREFIX/lib/msan -Wl,-rpath,$PREFIX/lib/msan -L$PREFIX/lib" "detsim-cc -fsanitize=memory from the prefix"
+    [ "$(dt_runpath counter_msan)" = "$PREFIX/lib/msan:$PREFIX/lib" ] ||
+      fail "RUNPATH of an MSan program built from the prefix: '$(dt_runpath counter_msan)'"
+  fi
   # detsim-c++ too.
   DETSIM_CC_DEBUG=1 "$PREFIX/bin/detsim-c++" -c "$INTEG_SRC/programs/counter.cc" -o cxx.o 2>debug.txt
   contains "$(cat debug.txt)" "-fplugin=$PREFIX/lib/libdetsim.so" "detsim-c++ from the prefix"
