@@ -277,6 +277,10 @@
  * own (133 with clang 19): each gets a pair of trampolines (msan.c), made
  * 16 x 16 at build time; more is an `inconclusive` run. */
 #define DETSIM_MSAN_REAL_POINTERS_MAX 256
+/* Bytes of the names of MemorySanitizer's other pointers to real functions
+ * (those aimed at libc's already; clang 19 has about 530, 7 KiB of names),
+ * whose interceptors REAL may enter directly; more is an `inconclusive` run. */
+#define DETSIM_MSAN_OTHER_NAMES_BYTES_MAX (32u << 10)
 
 _Static_assert(DETSIM_NET_MAX_FDS_DEFAULT <= DETSIM_NET_FD_NUMBER_MAX, "the default fits the table");
 _Static_assert(DETSIM_NET_BUFFER_BYTES_DEFAULT <= DETSIM_NET_BUFFER_BYTES_MAX, "default within the cap");

@@ -22,6 +22,10 @@ void *detsim__real_lookup_libc(const char *name, const char *version);
 /* The first definition of `name` in the global lookup order (a sanitizer's
  * interceptor comes before ours), or NULL. */
 void *detsim__first_definition(const char *name);
+/* The definition of `name` after the runtime's (libc's), or NULL.  Both
+ * look up as REAL does: a failed lookup allocates its error message, and a
+ * sanitizer's allocator may call back into the runtime meanwhile. */
+void *detsim__next_definition(const char *name);
 
 /* Declares `static typeof(&name) detsim__real_<name>` resolved on first use. */
 #define REAL(name) \

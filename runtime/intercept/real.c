@@ -94,3 +94,11 @@ void *detsim__first_definition(const char *name) {
   in_lookup = false;
   return p;
 }
+
+void *detsim__next_definition(const char *name) {
+  if (in_lookup) return NULL;
+  in_lookup = true;
+  void *p = dlsym(RTLD_NEXT, name);
+  in_lookup = false;
+  return p;
+}

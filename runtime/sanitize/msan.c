@@ -68,6 +68,11 @@ void *detsim__msan_libc[DETSIM_MSAN_REAL_POINTERS_MAX] __attribute__((visibility
 void *detsim__msan_icpt[DETSIM_MSAN_REAL_POINTERS_MAX] __attribute__((visibility("hidden")));
 static char names[DETSIM_MSAN_REAL_POINTERS_MAX][64];
 static unsigned repointed;
+/* The functions whose MSan pointer was aimed elsewhere (libc's) already:
+ * their interceptors never come to us, so REAL may enter them directly.
+ * Names one after another, each ended by '\0'. */
+static char others[DETSIM_MSAN_OTHER_NAMES_BYTES_MAX];
+static size_t others_used;
 
 /* Two tables of DETSIM_MSAN_REAL_POINTERS_MAX trampolines, 16 bytes each:
  * entry i loads i + 1 into r11 and jumps to the table's common part. */
@@ -173,13 +178,14 @@ static bool real_pointer_name(const char *sym, char *out, size_t out_size) {
 }
 
 static _Noreturn void setup_failed(const char *why, long err) {
-  detsim__msg("error: MemorySanitizer build: %s (errno %ld)", why, err);
+  if (err != 0) detsim__msg("error: MemorySanitizer build: %s (errno %ld)", why, err);
+  else detsim__msg("error: MemorySanitizer build: %s", why);
   detsim__finish(DETSIM_CLASS_inconclusive, 0, "reason=unsupported");
 }
 
 /* MSan aimed `slot` at our `fn`: aim it at to_real[i] instead. */
 static void repoint(uintptr_t *slot, const char *fn) {
-  void *libc = dlsym(RTLD_NEXT, fn);
+  void *libc = detsim__next_definition(fn);
   if (libc == NULL) return; /* nothing after ours to reach: leave it */
   if (repointed == DETSIM_MSAN_REAL_POINTERS_MAX) {
     detsim__msg("error: more than DETSIM_MSAN_REAL_POINTERS_MAX=%d MemorySanitizer pointers to real functions "
@@ -191,11 +197,28 @@ static void repoint(uintptr_t *slot, const char *fn) {
   strcat(icpt, fn);
   detsim__msan_ours[i] = (void *)*slot;
   detsim__msan_libc[i] = libc;
-  detsim__msan_icpt[i] = dlsym(RTLD_DEFAULT, icpt);
+  detsim__msan_icpt[i] = detsim__first_definition(icpt);
   strcpy(names[i], fn);
   /* Visible to MSan's code on every thread from here on; no other thread
    * runs yet (the runtime's constructor). */
   *slot = (uintptr_t)(detsim__msan_to_real + (size_t)i * TRAMPOLINE_BYTES);
+}
+
+static void note_other(const char *fn) {
+  size_t n = strlen(fn) + 1;
+  if (others_used + n > sizeof others) {
+    detsim__msg("error: MemorySanitizer's pointers to real functions have more than "
+                "DETSIM_MSAN_OTHER_NAMES_BYTES_MAX=%u bytes of names", DETSIM_MSAN_OTHER_NAMES_BYTES_MAX);
+    detsim__finish(DETSIM_CLASS_inconclusive, 0, "reason=limit");
+  }
+  memcpy(others + others_used, fn, n);
+  others_used += n;
+}
+
+static bool is_other(const char *fn) {
+  for (size_t at = 0; at < others_used; at += strlen(others + at) + 1)
+    if (strcmp(others + at, fn) == 0) return true;
+  return false;
 }
 
 static void repoint_symtab(const unsigned char *image, size_t size, uintptr_t base) {
@@ -218,6 +241,7 @@ static void repoint_symtab(const unsigned char *image, size_t size, uintptr_t ba
       if (!real_pointer_name(strs + syms[k].st_name, fn, sizeof fn)) continue;
       uintptr_t *slot = (uintptr_t *)(base + syms[k].st_value);
       if (*slot >= own_lo && *slot < own_hi) repoint(slot, fn);
+      else note_other(fn);
     }
   }
 }
@@ -256,11 +280,13 @@ void *detsim__msan_through_interceptor(const char *name, void *real) {
     if (strcmp(names[i], name) == 0)
       return detsim__msan_icpt[i] ? (void *)(detsim__msan_via_icpt + (size_t)i * TRAMPOLINE_BYTES) : real;
   /* MSan may intercept it with its pointer at libc's already (a function
-   * the runtime does not export): its interceptor never comes to us. */
+   * the runtime does not export, pthread_mutexattr_gettype): its
+   * interceptor never comes to us.  Any other is libc's directly: an
+   * interceptor whose pointer was not seen could lead back to us. */
+  if (strlen(name) >= sizeof names[0] || !is_other(name)) return real;
   char icpt[sizeof names[0] + 16] = "___interceptor_";
-  if (strlen(name) >= sizeof names[0]) return real;
   strcat(icpt, name);
-  void *p = dlsym(RTLD_DEFAULT, icpt);
+  void *p = detsim__first_definition(icpt);
   return p ? p : real;
 }
 

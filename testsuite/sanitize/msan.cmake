@@ -134,3 +134,11 @@ detsim_test_program(clock_from_library_msan clock_from_library.c FLAGS ${MSAN} -
 add_dependencies(clock_from_library_msan_prog sanitize_clock_lib_msan)
 simtest(sanitize-msan-library-clock-virtual check --seeds 1-2 --class pass --max-wall 20
   --stdout "^library saw 30 s$" -- ${B}/clock_from_library_msan)
+
+# A stripped -fsanitize=memory build has no .symtab to find MSan's pointers
+# in: the run stops before the program with a message saying so.
+detsim_test_program(msan_uninit_stripped msan_uninit.c FLAGS ${MSAN} -s)
+add_test(NAME sanitize-msan-stripped-refused COMMAND ${B}/msan_uninit_stripped)
+set_tests_properties(sanitize-msan-stripped-refused PROPERTIES LABELS sanitize TIMEOUT 60 ENVIRONMENT DETSIM_SEED=1
+  PASS_REGULAR_EXPRESSION "error: MemorySanitizer build: no MemorySanitizer pointer .* executable's symbol table \\(is it stripped\\?.*\ndetsim: inconclusive .*reason=unsupported"
+  FAIL_REGULAR_EXPRESSION "job 1 port")
