@@ -2,6 +2,7 @@
  * report of theirs ends the run. */
 #include <link.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "limits.h"
@@ -122,6 +123,31 @@ int detsim__os_thread_join(pthread_t thread, void **retval) {
   int r = sanitizer_join(thread, retval);
   passing_through = false;
   return r;
+}
+
+/* TSan's die_after_fork as the user set it (TSAN_OPTIONS; the last
+ * setting wins, as TSan parses them), else its default, true.  detsim's
+ * own default is false (tsan_defaults.c), so that the runtime's threads of
+ * a child start; the program's are refused here instead. */
+static bool user_die_after_fork(void) {
+  const char *opts = getenv("TSAN_OPTIONS");
+  bool die = true;
+  static const char key[] = "die_after_fork=";
+  for (const char *p = opts; p != NULL && (p = strstr(p, key)) != NULL; p += sizeof key - 1) {
+    if (p != opts && !strchr(" :,\t\n", p[-1])) continue;
+    const char *v = p + sizeof key - 1;
+    die = !(v[0] == '0' || strncmp(v, "false", 5) == 0);
+  }
+  return die;
+}
+
+void detsim__tsan_thread_after_fork(void) {
+  if (!__tsan_init || !detsim__tsan_after_mt_fork() || !user_die_after_fork()) return;
+  /* TSan's own words, and its end: a report's. */
+  detsim__msg("error: ThreadSanitizer: starting new threads after multi-threaded fork is not supported. Dying (set "
+              "die_after_fork=0 to override)");
+  detsim__report_no_flush();
+  detsim__finish(DETSIM_CLASS_crash, 0, "sanitizer=thread");
 }
 
 static void *no_work(void *arg) { return arg; }

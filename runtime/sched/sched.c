@@ -748,6 +748,7 @@ int detsim__thread_create(pthread_t *out, const pthread_attr_t *attr,
   /* Not simulated (a forked child, before the start): still through the
    * sanitizer, which must know every thread. */
   if (self == NULL) return detsim__os_thread_create(out, attr, start, arg);
+  detsim__tsan_thread_after_fork();
   if (W.live >= detsim__opt.max_threads)
     limit_reached("max_threads", detsim__opt.max_threads, "too many simulated threads alive at once");
   if (W.next_id > DETSIM_MAX_THREADS_CREATED)
