@@ -6,11 +6,14 @@
  * it.  The runtime's own copies and allocations (uninstrumented, ordered
  * by the scheduler's hand-overs, which TSan does not see) are not the
  * program's accesses: TSan checks what instrumented code does
- * (ignore_noninstrumented_modules).  After a fork TSan counts multi-
- * threaded, the runtime's own threads of the child must start
+ * (ignore_noninstrumented_modules).  In the child of a fork TSan counts
+ * as multi-threaded, the runtime's own threads must still start
  * (die_after_fork=0); the runtime refuses the program's threads there as
- * TSan would (runtime/sanitize/helper_threads.c).  TSAN_OPTIONS still
- * overrides these. */
+ * TSan would (runtime/sanitize/helper_threads.c).  At exit TSan waits
+ * atexit_sleep_ms (a second) for threads still running to race; the
+ * other threads of a simulation are parked (the runtime's, or simulated
+ * ones that cannot run once the process ends), so it waits for nothing.
+ * TSAN_OPTIONS still overrides these. */
 const char *__tsan_default_options(void);
 
-__attribute__((visibility("default"))) const char *__tsan_default_options(void) { return "halt_on_error=1:ignore_noninstrumented_modules=1:die_after_fork=0"; }
+__attribute__((visibility("default"))) const char *__tsan_default_options(void) { return "halt_on_error=1:ignore_noninstrumented_modules=1:die_after_fork=0:atexit_sleep_ms=0"; }
