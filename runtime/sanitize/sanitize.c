@@ -70,8 +70,10 @@ static void on_sanitizer_death(void) {
 
 typedef int create_fn(pthread_t *, const pthread_attr_t *, void *(*)(void *), void *);
 typedef int join_fn(pthread_t, void **);
+typedef int detach_fn(pthread_t);
 static create_fn *sanitizer_create;
 static join_fn *sanitizer_join;
+static detach_fn *sanitizer_detach;
 static __thread bool passing_through;
 static __thread bool inside_sanitizer_call;
 
@@ -150,6 +152,19 @@ void detsim__tsan_thread_after_fork(void) {
   detsim__finish(DETSIM_CLASS_crash, 0, "sanitizer=thread");
 }
 
+int detsim__os_thread_detach(pthread_t thread) {
+  /* TSan keeps a joinable thread's pthread_t until it is joined or
+   * detached: one it never saw detached, once glibc gives its pthread_t to
+   * a new thread, fails TSan's own check at that thread's creation. */
+  bool wrapped = inside_sanitizer_call;
+  inside_sanitizer_call = false;
+  if (!sanitizer_detach || wrapped) return REAL(pthread_detach)(thread);
+  passing_through = true;
+  int r = sanitizer_detach(thread);
+  passing_through = false;
+  return r;
+}
+
 static void *no_work(void *arg) { return arg; }
 
 void detsim__sanitize_init(void) {
@@ -157,6 +172,7 @@ void detsim__sanitize_init(void) {
   if (segment_count) {
     sanitizer_create = (create_fn *)sanitizer_definition("pthread_create");
     sanitizer_join = (join_fn *)sanitizer_definition("pthread_join");
+    sanitizer_detach = (detach_fn *)sanitizer_definition("pthread_detach");
   }
   if (__tsan_init && sanitizer_create && sanitizer_join) {
     /* TSan starts a background thread of its own inside the first

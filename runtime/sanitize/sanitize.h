@@ -39,6 +39,7 @@ void detsim__sanitize_exit_check(void);
  * that one call through to libc. */
 int detsim__os_thread_create(pthread_t *out, const pthread_attr_t *attr, void *(*start)(void *), void *arg);
 int detsim__os_thread_join(pthread_t thread, void **retval);
+int detsim__os_thread_detach(pthread_t thread);
 /* True (once) inside the sanitizer's pthread_create/join called above. */
 bool detsim__sanitizer_passing_through(void);
 /* Our pthread_create/join was called by the sanitizer's interceptor of it

@@ -60,7 +60,13 @@ DETSIM_EXPORT int __detsim_pthread_timedjoin_np(pthread_t t, void **retval, cons
 }
 DETSIM_INTERCEPT_ALIAS(pthread_timedjoin_np)
 
-DETSIM_EXPORT int __detsim_pthread_detach(pthread_t t) { return detsim__thread_detach(t); }
+DETSIM_EXPORT int __detsim_pthread_detach(pthread_t t) {
+  if (detsim__sanitizer_passing_through()) return REAL(pthread_detach)(t);
+  detsim__sanitizer_called_us(DETSIM_FROM_SANITIZER());
+  int r = detsim__thread_detach(t);
+  detsim__sanitizer_called_us(false);
+  return r;
+}
 DETSIM_INTERCEPT_ALIAS(pthread_detach)
 
 DETSIM_EXPORT _Noreturn void __detsim_pthread_exit(void *retval) { detsim__thread_exit(retval); }

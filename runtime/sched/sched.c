@@ -809,13 +809,13 @@ int detsim__thread_join(pthread_t thread, void **retval, bool try_only, uint64_t
 
 int detsim__thread_detach(pthread_t thread) {
   detsim_thread *self = detsim__tls_self;
-  if (self == NULL) return REAL(pthread_detach)(thread);
+  if (self == NULL) return detsim__os_thread_detach(thread);
   detsim__yield(DETSIM_EV_thread_detach, NULL);
   detsim_thread *t = find_thread(thread);
   if (t == NULL) return ESRCH;
   if (t->detached) return EINVAL;
   t->detached = true;
-  int r = REAL(pthread_detach)(t->pthread);
+  int r = detsim__os_thread_detach(t->pthread);
   if (t->state == DETSIM_T_FINISHED) t->state = DETSIM_T_FREE;
   return r;
 }

@@ -68,8 +68,6 @@ static _Noreturn void attach_error(const char *fmt, const char *detail) {
   __builtin_unreachable();
 }
 
-extern void __tsan_init(void) __attribute__((weak)); /* present in a -fsanitize=thread build */
-
 void detsim__world_attach(const char *spec) {
   char *end;
   errno = 0;
@@ -79,12 +77,6 @@ void detsim__world_attach(const char *spec) {
   const char *n = end + 1;
   unsigned long node = strtoul(n, &end, 10);
   if (end == n || *end != '\0' || node >= DETSIM_WORLD_NODES_MAX) attach_error("%s", "bad node index");
-  /* TSan's interceptor would end the process at the mmap below with a bare
-   * "mmap at bad address": the world's fixed address is in its shadow. */
-  if (__tsan_init)
-    attach_error("%s", "a -fsanitize=thread build cannot be a node of a world: the world's region is mapped at a "
-                       "fixed address that lies in ThreadSanitizer's shadow; build the nodes with "
-                       "-fsanitize=address,undefined, or test the program alone under -fsanitize=thread");
   void *want = (void *)(uintptr_t)DETSIM_WORLD_ADDR;
   void *p = mmap(want, DETSIM_WORLD_BYTES, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED_NOREPLACE | MAP_NORESERVE,
                  (int)fd, 0);
