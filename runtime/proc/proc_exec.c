@@ -43,8 +43,8 @@ extern char **environ;
 
 /* ---- escapes: a binary that is not a simulation build ---- */
 
-/* Without a world's header (a sanitized build) the count is this
- * process's own. */
+/* Without a world's header (its region could not be mapped) the count is
+ * this process's own. */
 static uint32_t local_escapes;
 
 static void note_escape(const char *path, bool outside) {
@@ -210,8 +210,8 @@ int detsim__proc_exec(const char *call, const char *file, bool search, int fd, c
     return -1;
   }
   if (!sim) return detsim__opt.exec_native ? run_outside(call, path, fd, argv, envp) : detsim__proc_exec_refuse(call, shown);
-  /* A run that cannot be a world of its own (a sanitized build, a schedule
-   * plan) is replaced by the new image, as before processes were
+  /* A run that cannot be a world of its own (no region, a schedule plan)
+   * is replaced by the new image, as before processes were
    * simulated: the new image starts a run of its own. */
   if (!detsim__in_world && (S == NULL || detsim__proc_world_fd < 0 || detsim__plan_replaying ||
                             detsim__opt.plan_out[0])) {

@@ -241,8 +241,8 @@ pid_t detsim__proc_fork(uintptr_t pc) {
   detsim_thread *self = detsim__self();
   CHECK(self != NULL);
   if (S == NULL) {
-    detsim__msg("error: fork(): the world's shared region could not be mapped at 0x%llx in this process (or a "
-                "ThreadSanitizer build has none), so a child could not share the simulation; fork fails with ENOMEM",
+    detsim__msg("error: fork(): the world's shared region could not be mapped at 0x%llx in this process (the "
+                "address was taken at the start), so a child could not share the simulation; fork fails with ENOMEM",
                 (unsigned long long)DETSIM_WORLD_ADDR);
     return fork_fails(ENOMEM);
   }
