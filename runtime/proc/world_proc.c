@@ -291,9 +291,9 @@ pid_t detsim__proc_fork(uintptr_t pc) {
   fork_from_main = !detsim__proc_is_forked() && REAL(syscall)(SYS_gettid) == fork_parent_real_pid;
   /* Under TSan, a fork of one simulated thread is one of one thread to
    * TSan too, and so a child it checks (sanitize.h). */
-  bool paused = detsim__helpers_pause_for_fork(detsim__live_threads());
+  detsim__helpers_pause_for_fork(detsim__live_threads());
   pid_t real = REAL(fork)();
-  if (real != 0 && paused) detsim__helpers_resume_after_fork();
+  if (real != 0) detsim__helpers_after_fork_parent();
   fork_slot = -1;
   if (real < 0) {
     int e = errno;

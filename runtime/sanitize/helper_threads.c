@@ -139,7 +139,7 @@ bool detsim__helpers_pause_for_fork(unsigned live_threads) {
   return true;
 }
 
-void detsim__helpers_resume_after_fork(void) {
+void detsim__helpers_after_fork_parent(void) {
   fork_mt = false;
   for (unsigned i = 0; i < helper_count; i++)
     if (helpers[i]->paused) {
