@@ -22,7 +22,8 @@
  *    natively too: nothing is stopped, and the child is unchecked, as TSan
  *    does natively.  The runtime's threads of such a child still start
  *    (detsim sets die_after_fork=0); the program's first thread there ends
- *    the run as TSan's die_after_fork would (detsim__tsan_after_mt_fork).
+ *    the run as TSan's die_after_fork would (sanitize.c,
+ *    detsim__tsan_thread_after_fork).
  *  - Without TSan nothing is stopped: a fork costs no more than before.
  */
 #include <errno.h>
@@ -117,10 +118,10 @@ static bool tsan_mt_fork_child, fork_mt;
 
 bool detsim__tsan_after_mt_fork(void) { return tsan_mt_fork_child; }
 
-bool detsim__helpers_pause_for_fork(unsigned live_threads) {
-  if (!__tsan_init) return false;
+void detsim__helpers_pause_for_fork(unsigned live_threads) {
+  if (!__tsan_init) return;
   fork_mt = live_threads != 1;
-  if (fork_mt) return false;
+  if (fork_mt) return;
   for (unsigned i = 0; i < helper_count; i++)
     if (helpers[i]->running) {
       helper_stop(helpers[i]);
@@ -136,7 +137,6 @@ bool detsim__helpers_pause_for_fork(unsigned live_threads) {
     if (n >= 0 && n <= 2) break;
     REAL(nanosleep)(&ms, NULL);
   }
-  return true;
 }
 
 void detsim__helpers_after_fork_parent(void) {

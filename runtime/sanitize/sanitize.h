@@ -70,11 +70,11 @@ static inline bool detsim__helper_quit(const struct detsim_helper *h) {
   return __atomic_load_n(&h->quit, __ATOMIC_ACQUIRE) != 0;
 }
 /* Before the real fork: under TSan, with `live_threads` (the simulated
- * threads of the process) 1, stops every helper and returns true.  After
- * it the parent calls detsim__helpers_after_fork_parent (which starts the
- * stopped ones again), the child detsim__helpers_forget_in_child before it
- * starts its own. */
-bool detsim__helpers_pause_for_fork(unsigned live_threads);
+ * threads of the process) 1, stops every helper.  After it the parent
+ * calls detsim__helpers_after_fork_parent (which starts the stopped ones
+ * again), the child detsim__helpers_forget_in_child before it starts its
+ * own. */
+void detsim__helpers_pause_for_fork(unsigned live_threads);
 void detsim__helpers_after_fork_parent(void);
 void detsim__helpers_forget_in_child(void);
 /* This process is, to TSan, the child of a multi-threaded fork (or its
