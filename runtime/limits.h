@@ -281,6 +281,13 @@
  * (those aimed at libc's already; clang 19 has about 530, 7 KiB of names),
  * whose interceptors REAL may enter directly; more is an `inconclusive` run. */
 #define DETSIM_MSAN_OTHER_NAMES_BYTES_MAX (32u << 10)
+/* The runtime's own threads of one process (watchdog, dispatcher, warden)
+ * that a fork under ThreadSanitizer stops and starts again. */
+#define DETSIM_HELPER_THREADS_MAX 4
+/* How long a fork under ThreadSanitizer waits for the real exits of the
+ * simulated threads that ended (so TSan counts them out): they take
+ * microseconds; past this the fork goes on, a multi-threaded one to TSan. */
+#define DETSIM_FORK_THREAD_EXIT_WAIT_MS 1000
 
 _Static_assert(DETSIM_NET_MAX_FDS_DEFAULT <= DETSIM_NET_FD_NUMBER_MAX, "the default fits the table");
 _Static_assert(DETSIM_NET_BUFFER_BYTES_DEFAULT <= DETSIM_NET_BUFFER_BYTES_MAX, "default within the cap");

@@ -27,12 +27,29 @@
 #include "fuzz_abi.h"
 
 #define DETSIM_WORLD_MAGIC 0x646c726f776d6973ull /* "simworld" */
-#define DETSIM_WORLD_VERSION 23u
-/* Far from where Linux places programs, heaps, libraries and stacks without
- * address randomization. */
-#define DETSIM_WORLD_ADDR 0x200000000000ull
+#define DETSIM_WORLD_VERSION 24u
+/* Where the world's region is mapped in every process of a world.  It must
+ * be ordinary application memory in every kind of build (the layouts of
+ * clang 19's compiler-rt on x86_64 Linux):
+ *  - ThreadSanitizer: its "pie binaries" range 0x550000000000-0x5a0000000000
+ *    (Mapping48AddressSpace: kMidAppMem); below is its shadow and meta
+ *    shadow (0x100000000000-0x380000000000), above it a protected gap;
+ *  - MemorySanitizer: its app-2 range 0x510000000000-0x600000000000
+ *    (kMemoryLayout); 0x200000000000-0x500000000000 is shadow and origin;
+ *  - AddressSanitizer: HighMem (0x10007fff8000 up);
+ *  - unsanitized: free.
+ * And clear of the programs themselves: a PIE executable and its brk heap
+ * land at 0x555555554000 without address randomization (the runtime's
+ * re-execution) and in 0x550000000000-0x570000000000 with it; shared
+ * libraries, mmap and stacks sit near 0x7f0000000000 (TSan's heap at
+ * 0x720000000000 or 0x7a0000000000).  So 0x580000000000, with its
+ * DETSIM_WORLD_BYTES ending far below TSan's 0x5a0000000000
+ * (testsuite/sanitize/world_addr_*.c map it in each kind of build). */
+#define DETSIM_WORLD_ADDR 0x580000000000ull
 /* Virtual size of the mapping (sparse: pages exist once touched). */
 #define DETSIM_WORLD_BYTES (1ull << 32)
+_Static_assert(DETSIM_WORLD_ADDR + DETSIM_WORLD_BYTES <= 0x5a0000000000ull,
+               "the world's region ends inside ThreadSanitizer's and MemorySanitizer's application ranges");
 /* Simulated threads of a node: runtime/limits.h's DETSIM_MAX_THREADS. */
 #define DETSIM_WORLD_THREADS_MAX 1024
 #define DETSIM_WORLD_NO_SLOT (-1)

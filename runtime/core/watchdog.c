@@ -61,6 +61,11 @@ static void poll_wait(void) {
     REAL(syscall)(SYS_futex, &detsim__outside_sig, FUTEX_WAIT, 0, &ts, NULL, 0);
 }
 
+static void *watchdog_main(void *arg);
+static struct detsim_helper watchdog = {
+  .name = "watchdog", .main = watchdog_main, .stack_bytes = 256u << 10, .wake = &detsim__outside_sig,
+};
+
 static void *watchdog_main(void *arg) {
   (void)arg;
   uint64_t last = detsim__events();
@@ -71,6 +76,7 @@ static void *watchdog_main(void *arg) {
   const bool watch_stuck = detsim__opt.watchdog_s != 0 && !detsim__opt.break_at;
   for (;;) {
     poll_wait();
+    if (detsim__helper_quit(&watchdog)) return NULL; /* a fork under TSan (sanitize.h) */
     detsim__outside_watch();
     /* Nothing of a run outlives it, even when its first process was
      * killed from outside. */
@@ -135,12 +141,5 @@ void detsim__watchdog_start(void) {
   sa.sa_flags = SA_RESTART | SA_ONSTACK;
   sigemptyset(&sa.sa_mask);
   REAL(sigaction)(SIGRTMAX - 3, &sa, NULL);
-  pthread_t t;
-  pthread_attr_t attr;
-  pthread_attr_init(&attr);
-  pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
-  pthread_attr_setstacksize(&attr, 256u << 10);
-  if (detsim__os_thread_create(&t, &attr, watchdog_main, NULL) != 0)
-    detsim__msg("warning: cannot start the watchdog; a stuck run will hang");
-  pthread_attr_destroy(&attr);
+  if (detsim__helper_start(&watchdog) != 0) detsim__msg("warning: cannot start the watchdog; a stuck run will hang");
 }

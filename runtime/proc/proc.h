@@ -212,6 +212,11 @@ pid_t detsim__proc_fork(uintptr_t pc);
 /* The runtime's first pthread_atfork child handler: true when this is the
  * child of a simulated fork, now set up and holding the world. */
 bool detsim__proc_atfork_child(void);
+/* Inside the real fork of a simulated one (its atfork handlers, in the
+ * child until detsim__proc_atfork_child): a thread created there is a
+ * sanitizer's own (TSan starts its background thread in its child
+ * handler), never the program's. */
+bool detsim__proc_in_real_fork(void);
 
 /* Whether this process is a forked child (not the run's first process, nor
  * a scenario's node). */

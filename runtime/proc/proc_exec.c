@@ -43,8 +43,8 @@ extern char **environ;
 
 /* ---- escapes: a binary that is not a simulation build ---- */
 
-/* Without a world's header (a sanitized build) the count is this
- * process's own. */
+/* Without a world's header (its region could not be mapped) the count is
+ * this process's own. */
 static uint32_t local_escapes;
 
 static void note_escape(const char *path, bool outside) {

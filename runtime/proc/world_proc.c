@@ -39,6 +39,7 @@
 #include "proc/proc.h"
 #include "intercept/intercept.h"
 #include "sched/sched.h"
+#include "sanitize/sanitize.h"
 #include "sync/sync.h"
 #include "signal/signal.h"
 #include "world/world.h"
@@ -69,14 +70,6 @@ bool detsim__proc_orphan(void) {
 }
 
 /* ---- the run's own region, and its world ---- */
-
-/* Under ThreadSanitizer (and MemorySanitizer, which detsim-cc refuses) the
- * fixed address is no place for a region: it lies in their shadow.  Such a
- * run stays one process (fork fails with ENOMEM, naming why).  Under
- * AddressSanitizer the address is ordinary high memory, as for a
- * scenario's nodes. */
-extern void __tsan_init(void) __attribute__((weak));
-extern void __msan_init(void) __attribute__((weak));
 
 int detsim__proc_world_fd = -1;
 static ino_t world_fd_ino;
@@ -121,7 +114,6 @@ bool detsim__proc_world_fd_ok(void) {
 }
 
 void detsim__proc_map_own_region(void) {
-  if (__tsan_init || __msan_init) return;
   void *want = (void *)(uintptr_t)DETSIM_WORLD_ADDR;
   int fd = world_memfd();
   void *p = mmap(want, DETSIM_WORLD_BYTES, PROT_READ | PROT_WRITE,
@@ -149,12 +141,18 @@ static void futex_wait_shared(uint32_t *word, uint32_t val) {
 
 /* The first process's warden: a real thread outside the simulation that
  * waits for an end found by another process, and writes the run's result. */
+static void *warden_main(void *arg);
+static struct detsim_helper warden = { .name = "warden", .main = warden_main, .stack_bytes = 256u << 10 };
+
 static void *warden_main(void *arg) {
   (void)arg;
   sigset_t all;
   sigfillset(&all);
   pthread_sigmask(SIG_BLOCK, &all, NULL);
-  while (__atomic_load_n(&S->ended, __ATOMIC_ACQUIRE) == 0) futex_wait_shared(&S->ended, 0);
+  while (__atomic_load_n(&S->ended, __ATOMIC_ACQUIRE) == 0) {
+    if (detsim__helper_quit(&warden)) return NULL; /* a fork under TSan (sanitize.h) */
+    futex_wait_shared(&S->ended, 0);
+  }
   detsim__finish_as_world_ended();
 }
 
@@ -200,13 +198,10 @@ void detsim__proc_become_world(void) {
 }
 
 void detsim__proc_start_warden(void) {
-  pthread_t t;
-  pthread_attr_t attr;
-  pthread_attr_init(&attr);
-  pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
-  pthread_attr_setstacksize(&attr, 256u << 10);
-  int r = REAL(pthread_create)(&t, &attr, warden_main, NULL);
-  pthread_attr_destroy(&attr);
+  /* Through the sanitizer's pthread_create, as every thread of the
+   * runtime's: TSan's allocator works only on threads TSan knows. */
+  warden.wake = &S->ended;
+  int r = detsim__helper_start(&warden);
   CHECK_EQ(r, 0);
 }
 
@@ -246,9 +241,8 @@ pid_t detsim__proc_fork(uintptr_t pc) {
   detsim_thread *self = detsim__self();
   CHECK(self != NULL);
   if (S == NULL) {
-    detsim__msg("error: fork(): the world's shared region could not be mapped at 0x%llx in this process (or a "
-                "ThreadSanitizer or MemorySanitizer build has none: the address is in their shadow), so a child "
-                "could not share the simulation; fork fails with ENOMEM",
+    detsim__msg("error: fork(): the world's shared region could not be mapped at 0x%llx in this process (the "
+                "address was taken at the start), so a child could not share the simulation; fork fails with ENOMEM",
                 (unsigned long long)DETSIM_WORLD_ADDR);
     return fork_fails(ENOMEM);
   }
@@ -295,7 +289,11 @@ pid_t detsim__proc_fork(uintptr_t pc) {
   fork_slot = (int)slot;
   fork_parent_real_pid = REAL(getpid)();
   fork_from_main = !detsim__proc_is_forked() && REAL(syscall)(SYS_gettid) == fork_parent_real_pid;
+  /* Under TSan, a fork of one simulated thread is one of one thread to
+   * TSan too, and so a child it checks (sanitize.h). */
+  detsim__helpers_pause_for_fork(detsim__live_threads());
   pid_t real = REAL(fork)();
+  if (real != 0) detsim__helpers_after_fork_parent();
   fork_slot = -1;
   if (real < 0) {
     int e = errno;
@@ -312,10 +310,13 @@ pid_t detsim__proc_fork(uintptr_t pc) {
   return n->vpid;
 }
 
+bool detsim__proc_in_real_fork(void) { return fork_slot >= 0; }
+
 bool detsim__proc_atfork_child(void) {
   if (fork_slot < 0) return false;
   unsigned slot = (unsigned)fork_slot;
   fork_slot = -1;
+  detsim__helpers_forget_in_child();
   if (fork_from_main) {
     prctl(PR_SET_PDEATHSIG, SIGKILL);
     if (REAL(getppid)() != fork_parent_real_pid) REAL(_exit)(128 + SIGKILL); /* the parent is gone already */

@@ -2,6 +2,7 @@
  * report of theirs ends the run. */
 #include <link.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "limits.h"
@@ -78,8 +79,10 @@ static void on_sanitizer_death(void) {
 
 typedef int create_fn(pthread_t *, const pthread_attr_t *, void *(*)(void *), void *);
 typedef int join_fn(pthread_t, void **);
+typedef int detach_fn(pthread_t);
 static create_fn *sanitizer_create;
 static join_fn *sanitizer_join;
+static detach_fn *sanitizer_detach;
 static __thread bool passing_through;
 static __thread bool inside_sanitizer_call;
 
@@ -135,6 +138,44 @@ int detsim__os_thread_join(pthread_t thread, void **retval) {
   return r;
 }
 
+/* TSan's die_after_fork as the user set it (TSAN_OPTIONS; the last
+ * setting wins, as TSan parses them), else its default, true.  detsim's
+ * own default is false (tsan_defaults.c), so that the runtime's threads of
+ * a child start; the program's are refused here instead. */
+static bool user_die_after_fork(void) {
+  const char *opts = getenv("TSAN_OPTIONS");
+  bool die = true;
+  static const char key[] = "die_after_fork=";
+  for (const char *p = opts; p != NULL && (p = strstr(p, key)) != NULL; p += sizeof key - 1) {
+    if (p != opts && !strchr(" :,\t\n", p[-1])) continue;
+    const char *v = p + sizeof key - 1;
+    die = !(v[0] == '0' || strncmp(v, "false", 5) == 0);
+  }
+  return die;
+}
+
+void detsim__tsan_thread_after_fork(void) {
+  if (!__tsan_init || !detsim__tsan_after_mt_fork() || !user_die_after_fork()) return;
+  /* TSan's own words, and its end: a report's. */
+  detsim__msg("error: ThreadSanitizer: starting new threads after multi-threaded fork is not supported. Dying (set "
+              "die_after_fork=0 to override)");
+  detsim__report_no_flush();
+  detsim__finish(DETSIM_CLASS_crash, 0, "sanitizer=thread");
+}
+
+int detsim__os_thread_detach(pthread_t thread) {
+  /* TSan keeps a joinable thread's pthread_t until it is joined or
+   * detached: one it never saw detached, once glibc gives its pthread_t to
+   * a new thread, fails TSan's own check at that thread's creation. */
+  bool wrapped = inside_sanitizer_call;
+  inside_sanitizer_call = false;
+  if (!sanitizer_detach || wrapped) return REAL(pthread_detach)(thread);
+  passing_through = true;
+  int r = sanitizer_detach(thread);
+  passing_through = false;
+  return r;
+}
+
 static void *no_work(void *arg) { return arg; }
 
 void detsim__sanitize_init(void) {
@@ -145,6 +186,7 @@ void detsim__sanitize_init(void) {
   if (segment_count) {
     sanitizer_create = (create_fn *)sanitizer_definition("pthread_create");
     sanitizer_join = (join_fn *)sanitizer_definition("pthread_join");
+    sanitizer_detach = (detach_fn *)sanitizer_definition("pthread_detach");
   }
   if (__tsan_init && sanitizer_create && sanitizer_join) {
     /* TSan starts a background thread of its own inside the first

@@ -57,6 +57,7 @@ void detsim__sanitize_exit_check(void);
  * that one call through to libc. */
 int detsim__os_thread_create(pthread_t *out, const pthread_attr_t *attr, void *(*start)(void *), void *arg);
 int detsim__os_thread_join(pthread_t thread, void **retval);
+int detsim__os_thread_detach(pthread_t thread);
 /* True (once) inside the sanitizer's pthread_create/join called above. */
 bool detsim__sanitizer_passing_through(void);
 /* Our pthread_create/join was called by the sanitizer's interceptor of it
@@ -67,6 +68,41 @@ void detsim__sanitizer_called_us(bool yes);
  * thread table, while it creates a thread), so the thread must not be
  * switched out before the interceptor returns. */
 bool detsim__in_sanitizer_interceptor(void);
+
+/* A thread of the runtime's own (helper_threads.c): the watchdog, a
+ * process's dispatcher, the first process's warden.  Its `main` waits on
+ * `wake` (with FUTEX_WAIT) and returns once detsim__helper_quit(h) is
+ * true; it is stopped around a fork under ThreadSanitizer, so that TSan
+ * sees the fork of a single-threaded process as one. */
+struct detsim_helper {
+  const char *name;
+  void *(*main)(void *);
+  size_t stack_bytes;
+  uint32_t *wake;
+  pthread_t thread;
+  bool running, paused;
+  uint32_t quit, gone;
+};
+int detsim__helper_start(struct detsim_helper *h);
+static inline bool detsim__helper_quit(const struct detsim_helper *h) {
+  return __atomic_load_n(&h->quit, __ATOMIC_ACQUIRE) != 0;
+}
+/* Before the real fork: under TSan, with `live_threads` (the simulated
+ * threads of the process) 1, stops every helper.  After it the parent
+ * calls detsim__helpers_after_fork_parent (which starts the stopped ones
+ * again), the child detsim__helpers_forget_in_child before it starts its
+ * own. */
+void detsim__helpers_pause_for_fork(unsigned live_threads);
+void detsim__helpers_after_fork_parent(void);
+void detsim__helpers_forget_in_child(void);
+/* This process is, to TSan, the child of a multi-threaded fork (or its
+ * descendant): TSan ignores all it does, and its program may start no
+ * thread (die_after_fork). */
+bool detsim__tsan_after_mt_fork(void);
+/* At the program's thread creation: in such a process, ends the run as
+ * TSan's die_after_fork does natively (crash sanitizer=thread), unless
+ * TSAN_OPTIONS sets die_after_fork=0. */
+void detsim__tsan_thread_after_fork(void);
 
 /* Happens-before for ThreadSanitizer.  The runtime's own code is not
  * instrumented, so TSan sees none of the simulated synchronization (a

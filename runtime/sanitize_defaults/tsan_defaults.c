@@ -6,11 +6,14 @@
  * it.  The runtime's own copies and allocations (uninstrumented, ordered
  * by the scheduler's hand-overs, which TSan does not see) are not the
  * program's accesses: TSan checks what instrumented code does
- * (ignore_noninstrumented_modules).  At exit TSan sleeps a second
- * (atexit_sleep_ms) while threads it knows are alive, so that they race
- * with the exit in real time; simulated threads run only when the schedule
- * picks them, never during that sleep, which was a second of wall time per
- * run and nothing else.  TSAN_OPTIONS still overrides these. */
+ * (ignore_noninstrumented_modules).  In the child of a fork TSan counts
+ * as multi-threaded, the runtime's own threads must still start
+ * (die_after_fork=0); the runtime refuses the program's threads there as
+ * TSan would (runtime/sanitize/helper_threads.c).  At exit TSan waits
+ * atexit_sleep_ms (a second) for threads still running to race; the
+ * other threads of a simulation are parked (the runtime's, or simulated
+ * ones that cannot run once the process ends), so it waits for nothing.
+ * TSAN_OPTIONS still overrides these. */
 const char *__tsan_default_options(void);
 
-__attribute__((visibility("default"))) const char *__tsan_default_options(void) { return "halt_on_error=1:ignore_noninstrumented_modules=1:atexit_sleep_ms=0"; }
+__attribute__((visibility("default"))) const char *__tsan_default_options(void) { return "halt_on_error=1:ignore_noninstrumented_modules=1:die_after_fork=0:atexit_sleep_ms=0"; }

@@ -7,6 +7,7 @@
 #include <threads.h>
 
 #include "sched/sched.h"
+#include "proc/proc.h"
 #include "time/time.h"
 #include "intercept/intercept.h"
 #include "sanitize/sanitize.h"
@@ -14,6 +15,7 @@
 DETSIM_EXPORT int __detsim_pthread_create(pthread_t *out, const pthread_attr_t *attr,
                                           void *(*start)(void *), void *arg) {
   if (detsim__sanitizer_passing_through()) return REAL_PAST_SANITIZER(pthread_create)(out, attr, start, arg);
+  if (detsim__proc_in_real_fork()) return REAL(pthread_create)(out, attr, start, arg);
   detsim__sanitizer_called_us(DETSIM_FROM_SANITIZER());
   int r = detsim__thread_create(out, attr, start, arg);
   detsim__sanitizer_called_us(false);
@@ -58,7 +60,13 @@ DETSIM_EXPORT int __detsim_pthread_timedjoin_np(pthread_t t, void **retval, cons
 }
 DETSIM_INTERCEPT_ALIAS(pthread_timedjoin_np)
 
-DETSIM_EXPORT int __detsim_pthread_detach(pthread_t t) { return detsim__thread_detach(t); }
+DETSIM_EXPORT int __detsim_pthread_detach(pthread_t t) {
+  if (detsim__sanitizer_passing_through()) return REAL(pthread_detach)(t);
+  detsim__sanitizer_called_us(DETSIM_FROM_SANITIZER());
+  int r = detsim__thread_detach(t);
+  detsim__sanitizer_called_us(false);
+  return r;
+}
 DETSIM_INTERCEPT_ALIAS(pthread_detach)
 
 DETSIM_EXPORT _Noreturn void __detsim_pthread_exit(void *retval) { detsim__thread_exit(retval); }

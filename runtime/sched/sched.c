@@ -748,6 +748,7 @@ int detsim__thread_create(pthread_t *out, const pthread_attr_t *attr,
   /* Not simulated (a forked child, before the start): still through the
    * sanitizer, which must know every thread. */
   if (self == NULL) return detsim__os_thread_create(out, attr, start, arg);
+  detsim__tsan_thread_after_fork();
   if (W.live >= detsim__opt.max_threads)
     limit_reached("max_threads", detsim__opt.max_threads, "too many simulated threads alive at once");
   if (W.next_id > DETSIM_MAX_THREADS_CREATED)
@@ -808,13 +809,13 @@ int detsim__thread_join(pthread_t thread, void **retval, bool try_only, uint64_t
 
 int detsim__thread_detach(pthread_t thread) {
   detsim_thread *self = detsim__tls_self;
-  if (self == NULL) return REAL(pthread_detach)(thread);
+  if (self == NULL) return detsim__os_thread_detach(thread);
   detsim__yield(DETSIM_EV_thread_detach, NULL);
   detsim_thread *t = find_thread(thread);
   if (t == NULL) return ESRCH;
   if (t->detached) return EINVAL;
   t->detached = true;
-  int r = REAL(pthread_detach)(t->pthread);
+  int r = detsim__os_thread_detach(t->pthread);
   if (t->state == DETSIM_T_FINISHED) t->state = DETSIM_T_FREE;
   return r;
 }
@@ -884,10 +885,20 @@ _Noreturn static void end_process(detsim_thread *self) {
   exit(0);
 }
 
+/* ThreadSanitizer's key (made before any of ours) destroys the thread's
+ * TSan state in glibc's last round, before our destructor runs in it; the
+ * thread's end (in a world: the choices it makes when nothing else can
+ * run, the faults they bring) calls into TSan, which crashes on a
+ * destroyed state.  Under TSan the thread ends one round earlier, so the
+ * remark above holds there for a key set again in the two earlier rounds. */
+extern void __tsan_init(void) __attribute__((weak));
+
+static unsigned tsd_finish_round(void) { return __tsan_init ? TSD_ROUNDS - 1 : TSD_ROUNDS; }
+
 static void exit_key_destructor(void *value) {
   detsim_thread *t = value;
   if (t == NULL || t != detsim__tls_self || !W.running) return;
-  if (++t->tsd_rounds < TSD_ROUNDS) {
+  if (++t->tsd_rounds < tsd_finish_round()) {
     mark_exit_key(t);
     return;
   }

@@ -68,9 +68,6 @@ static _Noreturn void attach_error(const char *fmt, const char *detail) {
   __builtin_unreachable();
 }
 
-extern void __tsan_init(void) __attribute__((weak)); /* present in a -fsanitize=thread build */
-extern void __msan_init(void) __attribute__((weak)); /* present in a -fsanitize=memory build */
-
 void detsim__world_attach(const char *spec) {
   char *end;
   errno = 0;
@@ -80,16 +77,6 @@ void detsim__world_attach(const char *spec) {
   const char *n = end + 1;
   unsigned long node = strtoul(n, &end, 10);
   if (end == n || *end != '\0' || node >= DETSIM_WORLD_NODES_MAX) attach_error("%s", "bad node index");
-  /* TSan's interceptor would end the process at the mmap below with a bare
-   * "mmap at bad address": the world's fixed address is in its shadow. */
-  if (__tsan_init)
-    attach_error("%s", "a -fsanitize=thread build cannot be a node of a world: the world's region is mapped at a "
-                       "fixed address that lies in ThreadSanitizer's shadow; build the nodes with "
-                       "-fsanitize=address,undefined, or test the program alone under -fsanitize=thread");
-  if (__msan_init)
-    attach_error("%s", "a -fsanitize=memory build cannot be a node of a world: the world's region is mapped at a "
-                       "fixed address that lies in MemorySanitizer's shadow; build the nodes with "
-                       "-fsanitize=address,undefined, or test the program alone under -fsanitize=memory");
   void *want = (void *)(uintptr_t)DETSIM_WORLD_ADDR;
   void *p = mmap(want, DETSIM_WORLD_BYTES, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED_NOREPLACE | MAP_NORESERVE,
                  (int)fd, 0);
@@ -143,6 +130,9 @@ bool detsim__world_enter(void) {
 
 void detsim__sched_dispatch(void);
 
+static void *dispatcher_main(void *arg);
+static struct detsim_helper dispatcher = { .name = "dispatcher", .main = dispatcher_main, .stack_bytes = 1u << 20 };
+
 static void *dispatcher_main(void *arg) {
   (void)arg;
   /* Signals are the program's: they must not land on this thread. */
@@ -151,7 +141,12 @@ static void *dispatcher_main(void *arg) {
   pthread_sigmask(SIG_BLOCK, &all, NULL);
   uint32_t *wake = &self_node()->wake;
   for (;;) {
-    while (__atomic_load_n(wake, __ATOMIC_ACQUIRE) == 0) futex_wait_shared(wake, 0);
+    while (__atomic_load_n(wake, __ATOMIC_ACQUIRE) == 0) {
+      /* Stopped for a fork under TSan (sanitize.h): its process holds the
+       * world then, so the world is not this thread's to take. */
+      if (detsim__helper_quit(&dispatcher)) return NULL;
+      futex_wait_shared(wake, 0);
+    }
     __atomic_store_n(wake, 0, __ATOMIC_RELAXED);
     if (detsim__world_enter()) detsim__sched_dispatch();
   }
@@ -229,13 +224,8 @@ void detsim__world_start_dispatcher(void) {
   sa.sa_flags = SA_RESTART | SA_ONSTACK;
   sigemptyset(&sa.sa_mask);
   REAL(sigaction)(DETSIM_WORLD_DUMP_SIGNAL, &sa, NULL);
-  pthread_t t;
-  pthread_attr_t attr;
-  pthread_attr_init(&attr);
-  pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
-  pthread_attr_setstacksize(&attr, 1u << 20);
-  int r = detsim__os_thread_create(&t, &attr, dispatcher_main, NULL);
-  pthread_attr_destroy(&attr);
+  dispatcher.wake = &self_node()->wake;
+  int r = detsim__helper_start(&dispatcher);
   if (r != 0) {
     detsim__msg("error: cannot start this node's dispatcher thread: %s", strerror(r));
     REAL(syscall)(SYS_exit_group, DETSIM_EXIT_USAGE);

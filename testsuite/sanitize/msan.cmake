@@ -90,16 +90,7 @@ endforeach()
 # The seeds explore under MSan as without it.
 simtest(sanitize-msan-explores explore --seeds 1-12 --min-histories 10 -- ${B}/msan_rwlock)
 
-# Still refused, with the reason: a fork (the child could not share the
-# world's region, whose fixed address is in MSan's shadow) and a world node.
-detsim_test_program(fork_refused_memory fork_refused.c FLAGS ${MSAN})
-simtest(sanitize-memory-fork-refused check --seeds 1-3 --class pass --stdout "fork failed: ENOMEM"
-  --stderr "MemorySanitizer build has none.*fork fails with ENOMEM" -- ${B}/fork_refused_memory)
-file(WRITE ${B}/msan-node.scenario "client one: ${B}/msan_message_clean\n")
-add_test(NAME sanitize-msan-world-node-refused COMMAND ${PROJECT_BINARY_DIR}/bin/simworld msan-node.scenario)
-set_tests_properties(sanitize-msan-world-node-refused PROPERTIES LABELS sanitize TIMEOUT 60 WORKING_DIRECTORY ${B}
-  ENVIRONMENT DETSIM_SEED=1
-  PASS_REGULAR_EXPRESSION "a -fsanitize=memory build cannot be a node of a world: .*MemorySanitizer's shadow")
+
 
 # detsim-cc no longer refuses -fsanitize=memory (with origins too): it links
 # the instrumented runtime, first in the link and run-time search order.
