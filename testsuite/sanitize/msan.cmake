@@ -12,8 +12,7 @@
 #    signals and stdio pass under MSan and take the unsanitized build's
 #    history and stdout on every seed (which also shows MSan's own calls are
 #    neither events nor yield points);
-#  - what stays refused: a world node and fork (the world's fixed address
-#    lies in MSan's shadow).
+#  - fork, exec and worlds of MSan processes (below).
 set(MSAN -fsanitize=memory)
 
 detsim_test_program(msan_uninit msan_uninit.c FLAGS ${MSAN})
@@ -91,6 +90,43 @@ endforeach()
 simtest(sanitize-msan-explores explore --seeds 1-12 --min-histories 10 -- ${B}/msan_rwlock)
 
 
+
+# fork, exec and worlds: the world's region is application memory to MSan.
+# A forking run and a run that execs itself take the unsanitized build's
+# history; a clean program of forks, an exec and pipes gets no report; a
+# child's read of memory its parent freed (MSan poisons freed memory) ends
+# the whole run with MSan's report on the seeds that free first, and
+# replays; the kv example's world over MSan nodes runs clean and takes the
+# history of the same world over unsanitized nodes.
+detsim_test_program(fork_interleave_msan ${PROC}/programs/interleave.c FLAGS -D_GNU_SOURCE ${MSAN})
+detsim_test_program(exec_self_msan ${PROC}/conformance/exec_self.c FLAGS -D_GNU_SOURCE ${MSAN})
+simtest(sanitize-msan-fork-same-history compare --seeds 1-8 --other ${B}/fork_interleave_plain -- ${B}/fork_interleave_msan)
+simtest(sanitize-msan-exec-same-history compare --seeds 1-4 --other ${B}/exec_self_plain -- ${B}/exec_self_msan)
+detsim_test_program(fork_exec_clean_msan fork_exec_clean.c FLAGS ${MSAN})
+simtest(sanitize-msan-fork-exec-clean check --seeds 1-6 --class pass
+  --stdout "^parent 200 child 40 image 1120 status 0 0$" --stderr "\\A(?![\\s\\S]*MemorySanitizer)"
+  -- ${B}/fork_exec_clean_msan)
+simtest(sanitize-msan-fork-exec-clean-same-history compare --seeds 1-6 --other ${B}/fork_exec_clean_plain
+  -- ${B}/fork_exec_clean_msan)
+detsim_test_program(fork_child_freed_msan fork_child_uaf.c FLAGS ${MSAN} -fsanitize-memory-track-origins)
+simtest(sanitize-msan-fork-child-freed-found find --seeds 1-12 --class crash
+  --stderr "WARNING: MemorySanitizer: use-of-uninitialized-value" --stderr "in main .*fork_child_uaf.c"
+  --stderr "created by a heap deallocation" --stderr "sanitizer=memory" -- ${B}/fork_child_freed_msan)
+simtest(sanitize-msan-fork-child-freed-some-seeds-pass find --seeds 1-12 --class pass --stdout "^child status=0$"
+  -- ${B}/fork_child_freed_msan)
+simtest(sanitize-msan-fork-child-freed-replays replay --seed 2 --runs 4 --stderr "MemorySanitizer: use-of-uninitialized-value"
+  -- ${B}/fork_child_freed_msan)
+detsim_test_program(kv_server_msan ${KV}/kv_server.c FLAGS ${MSAN} SOURCES ${KV}/kv_net.c)
+detsim_test_program(kv_client_msan ${KV}/kv_client.c FLAGS ${MSAN} SOURCES ${KV}/kv_net.c)
+file(READ ${KV}/kv.scenario kv_msan_scenario)
+string(REPLACE "kv_server " "kv_server_msan " kv_msan_scenario "${kv_msan_scenario}")
+string(REPLACE "kv_client " "kv_client_msan " kv_msan_scenario "${kv_msan_scenario}")
+file(WRITE ${B}/kv-msan.scenario "${kv_msan_scenario}")
+simtest(sanitize-msan-example-kv-world check --seeds 1-4 --class pass
+  --stderr "checked ok_seq_increases=100 read_your_writes=100" --stderr "\\A(?![\\s\\S]*MemorySanitizer)"
+  -- ${PROJECT_BINARY_DIR}/bin/simworld kv-msan.scenario)
+simtest(sanitize-msan-example-kv-world-same-history compare --seeds 1-4 --other ${B}/kv-plain-world.sh
+  -- ${PROJECT_BINARY_DIR}/bin/simworld kv-msan.scenario)
 
 # detsim-cc no longer refuses -fsanitize=memory (with origins too): it links
 # the instrumented runtime, first in the link and run-time search order.
