@@ -289,8 +289,15 @@ struct net_stream {
   uint64_t rst_at;      /* RST's arrival, DETSIM_NO_DEADLINE if none sent */
   uint64_t reads;       /* read operations that freed space */
   uint32_t src, dst;    /* the nodes it links (a world's partitions stall it) */
-  bool whole_writes;    /* AF_UNIX: a write is queued whole once there is any
-                           space, and may run past `cap` (Linux's skbs) */
+  bool whole_writes;    /* AF_UNIX: a write is queued in pieces (Linux's skbs),
+                           each whole while the charge is under `cap` (the
+                           sender's SO_SNDBUF), and may run past it */
+  /* AF_UNIX: each unread piece's end and charge (its skb's truesize), and
+   * their sum, Linux's sk_wmem_alloc of the sender: a piece's charge goes
+   * when the reader has taken all of it. */
+  struct net_charge { uint64_t end, truesize; } *charge;
+  unsigned charge_first, charge_n, charge_cap;
+  uint64_t wmem;
   bool space_watched;   /* a wait in the writer's node may be for the next read:
                            it found no space, or follows reads (edge-triggered
                            EPOLLOUT) */
@@ -313,8 +320,12 @@ void net_stream_link(struct net_stream *s, uint64_t jitter_ns, uint64_t ns_per_k
 void net_stream_free(struct net_stream *s);
 /* Bytes that have arrived and are unread at `now`. */
 uint64_t net_stream_avail(const struct net_stream *s, uint64_t now);
-/* Bytes that may still be written (cap minus queued). */
+/* Bytes that may still be written (cap minus queued); AF_UNIX, cap minus
+ * the charge (some room: one more piece may go). */
 uint64_t net_stream_space(const struct net_stream *s);
+/* AF_UNIX: the piece just written (the last `n` bytes) is charged
+ * `truesize` until read. */
+void net_stream_charge(struct net_stream *s, uint64_t truesize);
 /* A writer-side wait looks at the space or at the reads: the next read
  * wakes the writer's node (other reads need not). */
 static inline void net_stream_watch_space(struct net_stream *s) { s->space_watched = true; }
@@ -647,6 +658,10 @@ struct net_sock {
   /* datagrams (SOCK_DGRAM, net_udp.c): arrived or in flight to this socket */
   struct net_dgram *dq_head, *dq_tail;
   uint64_t dq_bytes, dq_pushed, dq_taken;
+  uint64_t dq_rmem;             /* UDP: the queue's charge, Linux's sk_rmem_alloc
+                                   against SO_RCVBUF (net_udp.c) */
+  uint64_t wmem;                /* AF_UNIX SOCK_DGRAM: the charge of its datagrams
+                                   not yet read, sk_wmem_alloc against SO_SNDBUF */
   uint64_t dgram_latency_ns, dgram_last_at;  /* as a sender: FIFO per socket */
   bool dgram_latency_drawn;
   unsigned scm_queued;          /* AF_UNIX datagrams carrying descriptors */
@@ -675,6 +690,10 @@ struct net_sock {
 struct net_dgram {
   struct net_dgram *next;
   uint64_t at;                  /* arrival time */
+  uint64_t truesize;            /* Linux's charge for it (net_truesize.c): UDP's
+                                   on the receiver, a unix datagram's on `owner` */
+  struct net_sock *owner;       /* AF_UNIX: the sender charged until it is read,
+                                   NULL once that sender closed */
   struct net_addr from;
   size_t len;
   struct net_scm *scm;          /* AF_UNIX: the descriptors it carries */
@@ -793,9 +812,12 @@ uint64_t net_udp_next_change(struct net_sock *s, uint64_t now);
 uint64_t net_udp_gen(struct net_sock *s, uint64_t now);
 uint64_t net_udp_first_len(struct net_sock *s, uint64_t now);
 void net_udp_release(struct net_sock *s);
-/* A datagram into r's queue, arriving at `at`. */
+/* A datagram into r's queue, arriving at `at`, charged `truesize`: to
+ * `owner` (a unix sender) until read, else to r (UDP's receive charge). */
 void net__dgram_enqueue(struct net_sock *r, const struct msghdr *msg, uint64_t len, const struct net_addr *from,
-                        uint64_t at);
+                        uint64_t at, uint64_t truesize, struct net_sock *owner);
+/* A datagram leaves r's queue (read, or r closes): its charge goes back. */
+void net__dgram_uncharge(struct net_sock *r, struct net_dgram *d);
 /* The AF_UNIX socket bound to path a in this node, NULL for none. */
 struct net_sock *net__unix_bound(const struct net_addr *a);
 /* Whether path a was a closed socket's and is not unlinked yet (its file
@@ -806,6 +828,14 @@ bool net__unix_path_stale(const struct net_addr *a);
  * one-program run's socket files are real), else the kernel's lookup's
  * (ENOENT, ENOTDIR, EACCES). */
 int net__unix_unbound_errno(const struct net_addr *a);
+
+/* net_truesize.c: Linux's charge for one buffer (an skb's truesize): a UDP
+ * datagram of `payload` bytes, a unix datagram of `len`, a unix stream
+ * piece of `size`; and the largest such piece for a send buffer. */
+uint64_t net_truesize_udp(uint64_t payload, bool v6);
+uint64_t net_truesize_unix_dgram(uint64_t len);
+uint64_t net_truesize_unix_stream(uint64_t size);
+uint64_t net_unix_stream_piece_max(uint64_t sndbuf);
 
 /* net_unix_dgram.c */
 int net_unix_dgram_connect(struct net_file *f, const struct sockaddr *sa, socklen_t len);

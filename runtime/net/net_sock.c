@@ -78,12 +78,6 @@ struct net_sock *net_sock_of(struct net_file *f) {
 
 static bool is_unix(const struct net_sock *s) { return s->domain == AF_UNIX; }
 
-/* The largest buffer a unix stream send queues at once: half the send
- * buffer less its overhead, as Linux's unix_stream_sendmsg. */
-static uint64_t unix_piece_max(const struct net_stream *out) {
-  return out->cap / 2 > 64 ? out->cap / 2 - 64 : 1;
-}
-
 /* ---- the view: what has arrived by `now` ---- */
 
 struct view {
@@ -184,7 +178,10 @@ uint32_t net_sock_poll(struct net_sock *s, uint64_t now) {
     if (v.avail >= need) m |= EPOLLIN | EPOLLRDNORM;
     bool space = true;
     if (v.connected && !v.snd_shut) { /* an orphan's bytes wait for the RST (send) */
-      space = net_stream_space(&s->conn->dir[s->side]) > 0;
+      const struct net_stream *out = &s->conn->dir[s->side];
+      /* unix_writable: a unix sender is writable again once its charge is
+       * down to a quarter of its send buffer. */
+      space = out->whole_writes ? out->wmem * 4 <= out->cap : net_stream_space(out) > 0;
       if (!space) net_stream_watch_space(&s->conn->dir[s->side]);
     }
     if (space) m |= EPOLLOUT | EPOLLWRNORM;
@@ -376,7 +373,13 @@ static struct net_conn *conn_new(bool unix_rules, uint64_t cap0, uint64_t cap1) 
 }
 
 void net__conn_caps(struct net_conn *c) {
-  if (c->unix_rules) return;
+  if (c->unix_rules) {
+    /* A unix sender's pieces are charged to it against its SO_SNDBUF;
+     * the receiver's SO_RCVBUF plays no part (unix_stream_sendmsg). */
+    for (int d = 0; d < 2; d++)
+      if (c->end[d] != NULL) c->dir[d].cap = (uint64_t)c->end[d]->sndbuf;
+    return;
+  }
   uint64_t half = detsim__opt.net_buffer_bytes / 2;
   for (int d = 0; d < 2; d++) {
     const struct net_sock *snd = c->end[d], *rcv = c->end[1 - d];
@@ -444,12 +447,13 @@ int net_socketpair(int domain, int type, int protocol, int sv[2]) {
     sv[1] = fb;
     return 0;
   }
-  struct net_conn *c = conn_new(true, detsim__opt.net_buffer_bytes, detsim__opt.net_buffer_bytes);
+  struct net_conn *c = conn_new(true, 0, 0); /* bounded by the send buffers: net__conn_caps */
   a->conn = b->conn = c;
   a->side = 0;
   b->side = 1;
   c->end[0] = a;
   c->end[1] = b;
+  net__conn_caps(c);
   a->state = b->state = SS_CONNECTED;
   sv[0] = fa;
   sv[1] = fb;
@@ -810,10 +814,14 @@ void net__enqueue_child(struct net_sock *l, struct net_sock *s, struct net_conn 
   }
   child->peer = s->local;
   child->reuseaddr = l->reuseaddr;
-  child->rcvbuf = l->rcvbuf;
-  child->sndbuf = l->sndbuf;
-  child->rcvbuf_set = l->rcvbuf_set;
-  child->sndbuf_set = l->sndbuf_set;
+  if (!is_unix(s)) {
+    /* A TCP child is a clone of its listener; a unix one is a new socket
+     * with the defaults (unix_stream_connect's unix_create1). */
+    child->rcvbuf = l->rcvbuf;
+    child->sndbuf = l->sndbuf;
+    child->rcvbuf_set = l->rcvbuf_set;
+    child->sndbuf_set = l->sndbuf_set;
+  }
   child->linger_on = l->linger_on;
   child->oobinline = l->oobinline;
   child->linger_s = l->linger_s;
@@ -1196,12 +1204,14 @@ static ssize_t stream_send(struct net_file *f, const struct msghdr *msg, int fla
     }
     uint64_t space = net_stream_space(out);
     if (space > 0 && out->whole_writes) {
-      /* Linux's unix stream send queues buffers of up to half the send
-       * buffer, each whole once the queue has any room (it may run past the
-       * limit): a reader never sees part of one. */
-      uint64_t piece = unix_piece_max(out);
+      /* Linux's unix stream send queues skbs of up to half the send buffer
+       * (net_unix_stream_piece_max), each whole while the sender's charge
+       * is under its SO_SNDBUF (it may run past it) and charged its
+       * truesize until read: a reader never sees part of one. */
+      uint64_t piece = net_unix_stream_piece_max(out->cap);
       uint64_t n = total - sent < piece ? total - sent : piece;
       net_stream_write(out, msg->msg_iov, (int)msg->msg_iovlen, sent, n, now);
+      net_stream_charge(out, net_truesize_unix_stream(n));
       attach_scm(s, scm, n);
       sent += n;
       if (sent == total) return (ssize_t)sent;
@@ -1560,7 +1570,11 @@ int net_ioctl_sock(struct net_file *f, unsigned long req, void *arg) {
   if (req == SIOCOUTQ) {
     if (s->state == SS_LISTEN) return EINVAL;
     int n = 0;
-    if (s->type == SOCK_STREAM && s->conn != NULL && !is_orphan_peer(s)) {
+    if (is_unix(s)) {
+      /* unix_outq_len: the sender's charge (truesize), not bytes. */
+      uint64_t q = s->type == SOCK_DGRAM ? s->wmem : s->conn != NULL ? s->conn->dir[s->side].wmem : 0;
+      n = (int)(q > INT32_MAX ? INT32_MAX : q);
+    } else if (s->type == SOCK_STREAM && s->conn != NULL && !is_orphan_peer(s)) {
       const struct net_stream *out = &s->conn->dir[s->side];
       uint64_t q = out->tail - out->head - net_stream_avail(out, now);
       n = (int)(q > INT32_MAX ? INT32_MAX : q);

@@ -217,7 +217,7 @@ int net_udp_connect(struct net_file *f, const struct sockaddr *sa, socklen_t len
 }
 
 void net__dgram_enqueue(struct net_sock *r, const struct msghdr *msg, uint64_t len, const struct net_addr *from,
-                        uint64_t at) {
+                        uint64_t at, uint64_t truesize, struct net_sock *owner) {
   detsim__hb_release(r); /* what the sender did before, for the receiver (TSan) */
   struct net_dgram *d = detsim__net_malloc(sizeof *d + (size_t)len);
   CHECK(d != NULL);
@@ -226,6 +226,10 @@ void net__dgram_enqueue(struct net_sock *r, const struct msghdr *msg, uint64_t l
   d->from = *from;
   d->len = (size_t)len;
   d->scm = NULL;
+  d->truesize = truesize;
+  d->owner = owner;
+  if (owner != NULL) owner->wmem += truesize;
+  else r->dq_rmem += truesize;
   uint64_t off = 0;
   for (size_t i = 0; i < msg->msg_iovlen; i++) {
     if (msg->msg_iov[i].iov_len) memcpy(d->data + off, msg->msg_iov[i].iov_base, msg->msg_iov[i].iov_len);
@@ -300,9 +304,18 @@ ssize_t net_udp_sendmsg(struct net_file *f, const struct msghdr *msg, int flags)
 
 /* One copy of a datagram from s to r, through the faults of the path
  * between their hosts. */
+/* __udp_enqueue_schedule_skb: a datagram is taken while the queue's
+ * charge plus its own stays within SO_RCVBUF, or into an empty queue. */
+static bool rcv_room(const struct net_sock *r, uint64_t truesize) {
+  return r->dq_rmem == 0 || r->dq_rmem + truesize <= (uint64_t)r->rcvbuf;
+}
+
 static void deliver(struct net_sock *s, struct net_sock *r, const struct msghdr *msg, uint64_t len,
                     const struct net_addr *from) {
-  if (r->dq_bytes + len > detsim__opt.net_buffer_bytes) return; /* the receiver's buffer is full: dropped */
+  /* The charge is the sender's skb's (loopback hands the receiver that
+   * very skb), by the family on the wire: a v4-mapped one is IPv4. */
+  uint64_t truesize = net_truesize_udp(len, !net_addr_is_v4(from));
+  if (!rcv_room(r, truesize)) return; /* the receiver's buffer is full: dropped */
   uint64_t now = detsim__now_ns();
   if (detsim__world_link_drops(s->node, r->node, now)) return; /* a partition: datagrams are lost, as UDP's are */
   uint64_t extra_ns;
@@ -321,9 +334,8 @@ static void deliver(struct net_sock *s, struct net_sock *r, const struct msghdr 
   if (at < open_at) at = open_at;
   /* Reordered: it takes a longer way, so later datagrams may pass it. */
   at += extra_ns;
-  net__dgram_enqueue(r, msg, len, from, at);
-  if ((fate & DETSIM_UDP_DUPLICATED) && r->dq_bytes + len <= detsim__opt.net_buffer_bytes)
-    net__dgram_enqueue(r, msg, len, from, at);
+  net__dgram_enqueue(r, msg, len, from, at, truesize, NULL);
+  if ((fate & DETSIM_UDP_DUPLICATED) && rcv_room(r, truesize)) net__dgram_enqueue(r, msg, len, from, at, truesize, NULL);
 }
 
 /* Whether r is a socket a multicast or broadcast datagram to `to` from
@@ -455,6 +467,7 @@ ssize_t net_udp_recvmsg(struct net_file *f, struct msghdr *msg, int flags) {
         }
         s->dq_bytes -= d->len;
         s->dq_taken++;
+        net__dgram_uncharge(s, d);
         detsim__net_free(d);
       }
       return r;
@@ -478,16 +491,32 @@ ssize_t net_udp_recvmsg(struct net_file *f, struct msghdr *msg, int flags) {
   }
 }
 
+void net__dgram_uncharge(struct net_sock *r, struct net_dgram *d) {
+  if (d->owner != NULL) {
+    /* sock_wfree: the unix sender's charge goes back, and a send waiting
+     * for it (maybe in another process of the host) looks again. */
+    CHECK_GE(d->owner->wmem, d->truesize);
+    d->owner->wmem -= d->truesize;
+    if (d->owner->file != NULL) net_wake_file(d->owner->file);
+    d->owner = NULL;
+  } else if (r->domain != AF_UNIX) {
+    CHECK_GE(r->dq_rmem, d->truesize);
+    r->dq_rmem -= d->truesize;
+  }
+}
+
 void net_udp_release(struct net_sock *s) {
   struct net_dgram *d = s->dq_head;
   while (d) {
     struct net_dgram *next = d->next;
     net_scm_release(d->scm); /* never received: its references go back */
+    net__dgram_uncharge(s, d);
     detsim__net_free(d);
     d = next;
   }
   s->dq_head = s->dq_tail = NULL;
   s->dq_bytes = 0;
+  s->dq_rmem = 0;
   s->scm_queued = 0;
   net_udp_errq_purge(s);
 }
