@@ -879,6 +879,28 @@ static int connect_wait(struct net_sock *s) {
   return 0;
 }
 
+struct backlog_wait { const struct net_addr *to; };
+
+/* Room in the backlog of the listener at the path, or no listener there
+ * any more: the connect looks again (by the path: the one it waited on
+ * may be gone). */
+static bool backlog_room(void *arg) {
+  const struct net_sock *b = net__unix_bound(((struct backlog_wait *)arg)->to);
+  return b == NULL || b->state != SS_LISTEN || b->qlen <= (unsigned)b->backlog;
+}
+
+/* unix_stream_connect to a listener whose queue is full (unix_recvq_full:
+ * it holds more than its backlog): EAGAIN at once for a non-blocking
+ * socket, else wait for room, SO_SNDTIMEO bounding the wait (then EAGAIN);
+ * 0 to look again. */
+static int unix_backlog_wait(struct net_file *f, struct net_sock *s, const struct net_addr *to) {
+  if (f->nonblock || detsim__self() == NULL) return EAGAIN;
+  uint64_t deadline = s->sndtimeo_ns ? detsim__deadline_after_ns(s->sndtimeo_ns) : DETSIM_NO_DEADLINE;
+  struct backlog_wait w = { to };
+  int r = net_wait(DETSIM_EV_net_connect, f, backlog_room, NULL, &w, deadline);
+  return r == 0 ? 0 : r == EINTR ? EINTR : EAGAIN;
+}
+
 int net_connect(struct net_file *f, const struct sockaddr *sa, socklen_t len) {
   struct net_sock *s = net_sock_of(f);
   if (s->type == SOCK_DGRAM) return is_unix(s) ? net_unix_dgram_connect(f, sa, len) : net_udp_connect(f, sa, len);
@@ -920,10 +942,18 @@ int net_connect(struct net_file *f, const struct sockaddr *sa, socklen_t len) {
   uint64_t cap = detsim__opt.net_buffer_bytes;
   struct net_sock *l;
   if (is_unix(s)) {
-    struct net_sock *b = net__unix_bound(&to);
-    if (b == NULL) return net__unix_unbound_errno(&to);
-    if (b->state != SS_LISTEN) return ECONNREFUSED;
-    l = b;
+    for (;;) {
+      struct net_sock *b = net__unix_bound(&to);
+      if (b == NULL) return net__unix_unbound_errno(&to);
+      if (b->state != SS_LISTEN) return ECONNREFUSED;
+      if (b->qlen <= (unsigned)b->backlog) {
+        l = b;
+        break;
+      }
+      int w = unix_backlog_wait(f, s, &to);
+      if (w) return w;
+    }
+    now = detsim__now_ns();
   } else {
     if (net_addr_node(&to) < 0) {
       char text[160], what[200];
@@ -1065,6 +1095,7 @@ int net_accept(struct net_file *f, struct sockaddr *sa, socklen_t *len, int flag
   memmove(&s->queue[pick], &s->queue[pick + 1], (s->qlen - pick - 1) * sizeof *s->queue);
   s->qlen--;
   s->accepted++;
+  if (is_unix(s)) net_wake_node(s->node, now); /* a connect waiting for room, maybe in another process */
   if (sa != NULL || len != NULL) {
     if (len == NULL) {
       errno = EFAULT;
