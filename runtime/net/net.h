@@ -660,6 +660,10 @@ struct net_sock {
   uint64_t dq_bytes, dq_pushed, dq_taken;
   uint64_t dq_rmem;             /* UDP: the queue's charge, Linux's sk_rmem_alloc
                                    against SO_RCVBUF (net_udp.c) */
+  uint64_t dq_deficit;          /* UDP: the charge of datagrams read but not yet
+                                   given back (forward_deficit) */
+  unsigned dq_reader_n;         /* UDP: unread datagrams in Linux's reader_queue
+                                   (those arrived when it was last refilled) */
   uint64_t wmem;                /* AF_UNIX SOCK_DGRAM: the charge of its datagrams
                                    not yet read, sk_wmem_alloc against SO_SNDBUF */
   uint64_t dgram_latency_ns, dgram_last_at;  /* as a sender: FIFO per socket */

@@ -378,7 +378,35 @@ static struct net_dgram *first_arrived(struct net_sock *s, uint64_t now, struct 
   return best;
 }
 
+static unsigned arrived_count(const struct net_sock *s, uint64_t now) {
+  unsigned n = 0;
+  for (const struct net_dgram *d = s->dq_head; d; d = d->next) n += d->at <= now;
+  return n;
+}
+
+/* Linux's UDP reads from a reader queue, refilled with everything arrived
+ * (the receive queue spliced in) when a read finds it empty. */
+static void reader_refill(struct net_sock *s, uint64_t now) {
+  if (s->domain != AF_UNIX && s->dq_reader_n == 0) s->dq_reader_n = arrived_count(s, now);
+}
+
+/* A UDP datagram was read (udp_rmem_release, partial): its charge is
+ * given back with the others read before it once they reach a quarter
+ * of SO_RCVBUF (forward_threshold) or the reader queue is empty, and
+ * the receive queue is spliced in; until then a queue refilled holds
+ * fewer. */
+static void udp_read_release(struct net_sock *s, const struct net_dgram *d, uint64_t now) {
+  if (s->dq_reader_n > 0) s->dq_reader_n--;
+  s->dq_deficit += d->truesize;
+  if (s->dq_deficit < (uint64_t)s->rcvbuf / 4 && s->dq_reader_n > 0) return;
+  CHECK_GE(s->dq_rmem, s->dq_deficit);
+  s->dq_rmem -= s->dq_deficit;
+  s->dq_deficit = 0;
+  s->dq_reader_n = arrived_count(s, now);
+}
+
 uint64_t net_udp_first_len(struct net_sock *s, uint64_t now) {
+  reader_refill(s, now); /* first_packet_length refills it too */
   struct net_dgram *d = first_arrived(s, now, NULL);
   return d ? d->len : 0;
 }
@@ -434,6 +462,7 @@ ssize_t net_udp_recvmsg(struct net_file *f, struct msghdr *msg, int flags) {
       errno = net__sock_take_error(s);
       return -1;
     }
+    if (!(flags & MSG_PEEK)) reader_refill(s, now);
     struct net_dgram **link;
     struct net_dgram *d = first_arrived(s, now, &link);
     if (d != NULL) {
@@ -467,7 +496,8 @@ ssize_t net_udp_recvmsg(struct net_file *f, struct msghdr *msg, int flags) {
         }
         s->dq_bytes -= d->len;
         s->dq_taken++;
-        net__dgram_uncharge(s, d);
+        if (s->domain == AF_UNIX) net__dgram_uncharge(s, d);
+        else udp_read_release(s, d, now);
         detsim__net_free(d);
       }
       return r;
@@ -516,7 +546,8 @@ void net_udp_release(struct net_sock *s) {
   }
   s->dq_head = s->dq_tail = NULL;
   s->dq_bytes = 0;
-  s->dq_rmem = 0;
+  s->dq_rmem = s->dq_deficit = 0;
+  s->dq_reader_n = 0;
   s->scm_queued = 0;
   net_udp_errq_purge(s);
 }
