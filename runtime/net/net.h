@@ -326,6 +326,8 @@ uint64_t net_stream_space(const struct net_stream *s);
 /* AF_UNIX: the piece just written (the last `n` bytes) is charged
  * `truesize` until read. */
 void net_stream_charge(struct net_stream *s, uint64_t truesize);
+/* AF_UNIX: the reader closed; its unread pieces charge nobody. */
+void net_stream_uncharge_all(struct net_stream *s);
 /* A writer-side wait looks at the space or at the reads: the next read
  * wakes the writer's node (other reads need not). */
 static inline void net_stream_watch_space(struct net_stream *s) { s->space_watched = true; }

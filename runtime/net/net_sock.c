@@ -1481,6 +1481,7 @@ void net_sock_release(struct net_sock *s) {
     detsim__net_free(s->queue);
     s->queue = NULL;
     s->qlen = 0;
+    if (is_unix(s)) net_wake_node(s->node, now); /* connects waiting for room: refused now */
   }
   struct net_conn *c = s->conn;
   if (c != NULL) {
@@ -1491,6 +1492,7 @@ void net_sock_release(struct net_sock *s) {
       if (c->unix_rules) {
         if (in->tail > in->head) net_stream_rst_at(out, now);
         else net_stream_fin(out, now);
+        net_stream_uncharge_all(in); /* the unread pieces are freed: the writer's charge goes */
       } else if (unread || (s->linger_on && s->linger_s == 0)) {
         net_stream_abort(out, now);
         net_stream_rst_at(out, net_stream_send_time(out, now));

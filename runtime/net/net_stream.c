@@ -267,6 +267,11 @@ static void uncharge(struct net_stream *s) {
   }
 }
 
+void net_stream_uncharge_all(struct net_stream *s) {
+  s->charge_n = 0;
+  s->wmem = 0;
+}
+
 /* The reader consumed `done` bytes. */
 static void consumed(struct net_stream *s, uint64_t done, uint64_t now) {
   if (done == 0) return;
