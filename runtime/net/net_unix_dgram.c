@@ -125,7 +125,12 @@ static bool room_ready(void *arg) {
   return r == NULL || !full_for(r, w->s);
 }
 
-static bool buffer_ready(void *arg) { return !send_buffer_full(((struct send_wait *)arg)->s); }
+/* A sender waiting for its buffer is woken once it is writable again
+ * (unix_write_space: its charge down to a quarter of SO_SNDBUF). */
+static bool buffer_ready(void *arg) {
+  const struct net_sock *s = ((struct send_wait *)arg)->s;
+  return s->wmem * 4 <= (uint64_t)s->sndbuf;
+}
 
 static ssize_t dgram_send(struct net_file *f, const struct msghdr *msg, int flags, struct net_scm **scm) {
   struct net_sock *s = net_sock_of(f);

@@ -7,7 +7,8 @@
  * than SO_SNDBUF less 32 is EMSGSIZE; the receiver's SO_RCVBUF plays no
  * part.  Non-blocking senders count what gets in before EAGAIN; a drained
  * sender is writable (poll) again once its charge is a quarter of its
- * buffer; SIOCOUTQ reports the charge.
+ * buffer; SIOCOUTQ reports the charge.  A blocking sender waits for its
+ * charge to drop, and nothing is lost or reordered.
  */
 #include <linux/sockios.h>
 #include <stdbool.h>
@@ -54,6 +55,22 @@ static void fill(bool pair, int size, int sndbuf, int rcvbuf) {
   close(sv[1]);
 }
 
+/* A blocking sender on a socketpair waits for its charge to drop. */
+#define BLOCKING_SENDS 300
+static int bsv[2];
+static _Atomic int bsent;
+static void *blocking_sender(void *arg) {
+  (void)arg;
+  char d[1000];
+  memset(d, 'd', sizeof d);
+  for (int i = 0; i < BLOCKING_SENDS; i++) {
+    memcpy(d, &i, sizeof i);
+    MUST(send(bsv[0], d, sizeof d, 0) == (ssize_t)sizeof d);
+    bsent++;
+  }
+  return NULL;
+}
+
 int main(void) {
   static const int sizes[] = { 1, 192, 193, 1000, 4000, 10000, 16064, 16065, 30000, 65000, 100000, 200000, 212960, 212961 };
   static const int bufs[] = { 0, 1, 4096, 20000, 100000 };
@@ -98,5 +115,21 @@ int main(void) {
   printf("outq_receiver_closed=%d\n", q);
   close(sv2[0]);
   unlink(path);
+
+  MUST(socketpair(AF_UNIX, SOCK_DGRAM, 0, bsv) == 0);
+  pthread_t t;
+  MUST(pthread_create(&t, NULL, blocking_sender, NULL) == 0);
+  settle();
+  int blocked_at = bsent, in_order = 1;
+  for (int i = 0; i < BLOCKING_SENDS; i++) {
+    int idx = -1;
+    MUST(recv(bsv[1], buf, sizeof buf, 0) == 1000);
+    memcpy(&idx, buf, sizeof idx);
+    in_order &= idx == i;
+  }
+  MUST(pthread_join(t, NULL) == 0);
+  printf("blocking_sender blocked_at=%d received=%d in_order=%d\n", blocked_at, BLOCKING_SENDS, in_order);
+  close(bsv[0]);
+  close(bsv[1]);
   return 0;
 }
