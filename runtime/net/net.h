@@ -71,6 +71,7 @@ void net_scm_deliver(struct net_scm *m, struct msghdr *msg, size_t cap, int flag
  *   net_iface.c   the host's interfaces (lo, eth0)
  *   net_udp.c     UDP: unicast, multicast and broadcast delivery
  *   net_udp_errq.c ICMP port unreachable, the error queue
+ *   net_truesize.c what Linux charges a socket buffer for one skb
  *   net_mcast.c   multicast memberships
  *   net_ipopt.c   IP options the model acts on (TTLs, multicast sending)
  *   intercept_net.c  the interceptors: real descriptors go to the kernel

@@ -8,8 +8,8 @@
  *    (net_truesize.c), is at its SO_SNDBUF or more (one datagram may run
  *    past it: sock_alloc_send_pskb);
  *  - while the receiver holds more than DETSIM_NET_UNIX_DGRAM_QLEN unread
- *    datagrams (net.unix.max_dgram_qlen), unless the receiver's peer is
- *    the sender (a socketpair, or both connected to each other).
+ *    datagrams (net.unix.max_dgram_qlen), unless the receiver is the sender
+ *    or its peer (a socketpair, or both connected to each other).
  * A datagram longer than SO_SNDBUF less 32 is EMSGSIZE; SO_RCVBUF plays no
  * part.  It is writable (poll) once its charge is down to a quarter of its
  * SO_SNDBUF and the peer's queue has room.  As in Linux:
@@ -103,9 +103,9 @@ static bool peer_of(const struct net_sock *r, const struct net_sock *s) {
   return s->bound && r->peer.path_len == s->local.path_len && memcmp(r->peer.path, s->local.path, s->local.path_len) == 0;
 }
 
-/* unix_recvq_full, for a sender that is not r's peer. */
+/* unix_recvq_full, for a sender that is neither r nor r's peer. */
 static bool full_for(const struct net_sock *r, const struct net_sock *s) {
-  return !peer_of(r, s) && r->dq_pushed - r->dq_taken > DETSIM_NET_UNIX_DGRAM_QLEN;
+  return r != s && !peer_of(r, s) && r->dq_pushed - r->dq_taken > DETSIM_NET_UNIX_DGRAM_QLEN;
 }
 
 /* sock_alloc_send_pskb: a buffer while the charge is under SO_SNDBUF. */

@@ -1,7 +1,7 @@
 /* Rule: a unix datagram sender is bounded as Linux bounds it
  * (unix_dgram_sendmsg): by the receiver's queue, full once it holds more
- * than net.unix.max_dgram_qlen (10 here) datagrams unless the receiver's
- * peer is the sender, and by its own SO_SNDBUF, each unread datagram
+ * than net.unix.max_dgram_qlen (10 here) datagrams unless the receiver is
+ * the sender or its peer is the sender, and by its own SO_SNDBUF, each unread datagram
  * charged its skb's truesize (768 bytes for up to 192, 2304 for 1000...),
  * one more sent while the charge is under the buffer.  A datagram longer
  * than SO_SNDBUF less 32 is EMSGSIZE; the receiver's SO_RCVBUF plays no
@@ -80,6 +80,18 @@ int main(void) {
       for (unsigned i = 0; i < sizeof sizes / sizeof *sizes; i++) fill(pair, sizes[i], bufs[b], 0);
       printf("\n");
     }
+  /* A socket sending to its own path: held by its send buffer only. */
+  {
+    int sv[2];
+    make(sv, false);
+    struct sockaddr_un a = { .sun_family = AF_UNIX };
+    memcpy(a.sun_path, path, sizeof path);
+    int n = 0;
+    while (sendto(sv[1], buf, 100, MSG_DONTWAIT, (struct sockaddr *)&a, sizeof a) == 100) n++;
+    printf("to_self 100:%d%s\n", n, errno == EAGAIN ? "" : ename(errno));
+    close(sv[0]);
+    close(sv[1]);
+  }
   printf("receiver rcvbuf=1:");
   fill(false, 100, 0, 1);
   fill(true, 1000, 0, 1);
