@@ -728,10 +728,12 @@ void net__bind_add(struct net_sock *s);
 void net__bind_remove(struct net_sock *s);
 void net__source_for(const struct net_sock *s, const struct net_addr *to, struct net_addr *out);
 bool net__addr_overlap(const struct net_sock *a, const struct net_sock *b);
-/* A TCP connection's buffers: each direction holds (in flight + unread)
+/* A connection's buffers.  TCP: each direction holds (in flight + unread)
  * about the receiver's window (half its SO_RCVBUF, doubled as Linux
  * reports it) plus the sender's send queue (its SO_SNDBUF), each side
- * half of net_buffer_bytes when the program set nothing. */
+ * half of net_buffer_bytes when the program set nothing.  Unix: each
+ * direction's cap is its sender's SO_SNDBUF, against the charge of its
+ * unread pieces (whole_writes). */
 void net__conn_caps(struct net_conn *c);
 /* net_sock.c: a connection into l's backlog from client s, its SYN sent
  * at `at` (the child acceptable once the handshake is done). */
