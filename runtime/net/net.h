@@ -667,6 +667,9 @@ struct net_sock {
                                    given back (forward_deficit) */
   unsigned dq_reader_n;         /* UDP: unread datagrams in Linux's reader_queue
                                    (those arrived when it was last refilled) */
+  uint32_t drops;               /* UDP: datagrams its full queue dropped (sk_drops) */
+  bool rxq_ovfl;                /* SO_RXQ_OVFL: a datagram read says `drops` as it
+                                   was when the datagram was queued */
   uint64_t wmem;                /* AF_UNIX SOCK_DGRAM: the charge of its datagrams
                                    not yet read, sk_wmem_alloc against SO_SNDBUF */
   uint64_t dgram_latency_ns, dgram_last_at;  /* as a sender: FIFO per socket */
@@ -701,6 +704,8 @@ struct net_dgram {
                                    on the receiver, a unix datagram's on `owner` */
   struct net_sock *owner;       /* AF_UNIX: the sender charged until it is read,
                                    NULL once that sender closed */
+  uint32_t dropcount;           /* UDP with SO_RXQ_OVFL: the socket's drops when
+                                   it was queued */
   struct net_addr from;
   size_t len;
   struct net_scm *scm;          /* AF_UNIX: the descriptors it carries */

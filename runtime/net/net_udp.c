@@ -228,6 +228,7 @@ void net__dgram_enqueue(struct net_sock *r, const struct msghdr *msg, uint64_t l
   d->scm = NULL;
   d->truesize = truesize;
   d->owner = owner;
+  d->dropcount = r->rxq_ovfl ? r->drops : 0; /* sock_skb_set_dropcount */
   if (owner != NULL) owner->wmem += truesize;
   else r->dq_rmem += truesize;
   uint64_t off = 0;
@@ -315,7 +316,10 @@ static void deliver(struct net_sock *s, struct net_sock *r, const struct msghdr 
   /* The charge is the sender's skb's (loopback hands the receiver that
    * very skb), by the family on the wire: a v4-mapped one is IPv4. */
   uint64_t truesize = net_truesize_udp(len, !net_addr_is_v4(from));
-  if (!rcv_room(r, truesize)) return; /* the receiver's buffer is full: dropped */
+  if (!rcv_room(r, truesize)) {
+    r->drops++; /* the receiver's buffer is full: dropped, and counted (sk_drops) */
+    return;
+  }
   uint64_t now = detsim__now_ns();
   if (detsim__world_link_drops(s->node, r->node, now)) return; /* a partition: datagrams are lost, as UDP's are */
   uint64_t extra_ns;
@@ -335,7 +339,10 @@ static void deliver(struct net_sock *s, struct net_sock *r, const struct msghdr 
   /* Reordered: it takes a longer way, so later datagrams may pass it. */
   at += extra_ns;
   net__dgram_enqueue(r, msg, len, from, at, truesize, NULL);
-  if ((fate & DETSIM_UDP_DUPLICATED) && rcv_room(r, truesize)) net__dgram_enqueue(r, msg, len, from, at, truesize, NULL);
+  if (fate & DETSIM_UDP_DUPLICATED) {
+    if (rcv_room(r, truesize)) net__dgram_enqueue(r, msg, len, from, at, truesize, NULL);
+    else r->drops++;
+  }
 }
 
 /* Whether r is a socket a multicast or broadcast datagram to `to` from
@@ -433,6 +440,26 @@ uint64_t net_udp_gen(struct net_sock *s, uint64_t now) {
   return s->dq_pushed - pending;
 }
 
+/* SO_RXQ_OVFL's control message (sock_recv_drops through put_cmsg): whole
+ * when the buffer has CMSG_SPACE for it, cut (MSG_CTRUNC) when shorter,
+ * nothing but MSG_CTRUNC when not even a header fits. */
+static void put_dropcount(struct msghdr *msg, size_t cap, uint32_t dropcount) {
+  if (cap < sizeof(struct cmsghdr) || msg->msg_control == NULL) {
+    msg->msg_flags |= MSG_CTRUNC;
+    return;
+  }
+  size_t len = CMSG_LEN(sizeof dropcount);
+  if (cap < len) {
+    msg->msg_flags |= MSG_CTRUNC;
+    len = cap;
+  }
+  struct cmsghdr h = { .cmsg_len = len, .cmsg_level = SOL_SOCKET, .cmsg_type = SO_RXQ_OVFL };
+  memcpy(msg->msg_control, &h, sizeof h);
+  memcpy((char *)msg->msg_control + sizeof h, &dropcount, len - sizeof h);
+  size_t space = CMSG_SPACE(sizeof dropcount);
+  msg->msg_controllen = space < cap ? space : cap;
+}
+
 struct udp_wait { struct net_sock *s; };
 static bool udp_ready(void *arg) {
   struct net_sock *s = ((struct udp_wait *)arg)->s;
@@ -475,6 +502,7 @@ ssize_t net_udp_recvmsg(struct net_file *f, struct msghdr *msg, int flags) {
         off += k;
       }
       if (d->len > want) msg->msg_flags |= MSG_TRUNC;
+      if (s->rxq_ovfl && d->dropcount != 0) put_dropcount(msg, control_cap, d->dropcount);
       /* A unix sender without a name has none to report (length 0). */
       if (msg->msg_name != NULL && !(s->domain == AF_UNIX && d->from.path_len == 0))
         net_addr_to(s->domain, &d->from, msg->msg_name, &msg->msg_namelen);
