@@ -616,6 +616,12 @@ struct net_sock {
   /* connection */
   struct net_conn *conn;
   struct net_upair *upair;      /* AF_UNIX SOCK_DGRAM from socketpair */
+  /* AF_UNIX SOCK_DGRAM connected by connect: the socket it sends to, held
+   * as Linux's unix_peer (an unlink of its path, a new socket there, change
+   * nothing), and the sockets connected to this one, told when it closes */
+  struct net_sock *dpeer, *dpeer_next, *dpeer_in;
+  bool dpeer_gone;              /* its peer closed: the next send is refused and
+                                   dissolves the association */
   int side;
   uint64_t established_at;      /* connecting: the handshake completes */
   uint64_t refused_at;          /* connecting: the RST of a refusal arrives */

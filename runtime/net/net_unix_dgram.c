@@ -16,9 +16,10 @@
  *  - a destination is a bound path; none there is ENOENT (ECONNREFUSED
  *    where a closed socket left its file: net_sock.c), a stream
  *    socket's path EPROTOTYPE, a receiver connected to someone else EPERM;
- *  - a connected socket whose peer is gone (closed, or its path unbound)
- *    gets ECONNREFUSED; an unconnected one sending without an address,
- *    ENOTCONN;
+ *  - a connected socket sends to the socket it connected to, whatever
+ *    becomes of its path (unlinked, another socket bound there); once
+ *    that socket has closed, the next send gets ECONNREFUSED and leaves it
+ *    unconnected; an unconnected one sending without an address, ENOTCONN;
  *  - a sender without a name is reported with none (address length 0);
  *  - socketpair's two ends are each other's peer, unnamed.
  */
@@ -60,8 +61,39 @@ static void forget_owner(struct net_sock *s) {
   s->wmem = 0;
 }
 
+/* s stops being connected to its peer (unix_peer). */
+static void dpeer_unlink(struct net_sock *s) {
+  if (s->dpeer == NULL) return;
+  for (struct net_sock **p = &s->dpeer->dpeer_in; *p != NULL; p = &(*p)->dpeer_next)
+    if (*p == s) {
+      *p = s->dpeer_next;
+      break;
+    }
+  s->dpeer = s->dpeer_next = NULL;
+}
+
+static void dpeer_link(struct net_sock *s, struct net_sock *r) {
+  dpeer_unlink(s);
+  s->dpeer = r;
+  s->dpeer_next = r->dpeer_in;
+  r->dpeer_in = s;
+  s->dpeer_gone = false;
+}
+
+/* s closes: the sockets connected to it find it dead at their next send. */
+static void dpeer_release(struct net_sock *s) {
+  dpeer_unlink(s);
+  while (s->dpeer_in != NULL) {
+    struct net_sock *x = s->dpeer_in;
+    s->dpeer_in = x->dpeer_next;
+    x->dpeer = x->dpeer_next = NULL;
+    x->dpeer_gone = true;
+  }
+}
+
 void net_unix_dgram_release(struct net_sock *s) {
   forget_owner(s);
+  dpeer_release(s);
   struct net_upair *p = s->upair;
   if (p == NULL) return;
   p->end[s->side] = NULL;
@@ -83,8 +115,8 @@ static struct net_sock *destination(struct net_sock *s, const struct msghdr *msg
     r = s->upair->end[1 - s->side];
     if (r == NULL) *err = ECONNREFUSED;
   } else if (s->state == SS_CONNECTED) {
-    r = net__unix_bound(&s->peer);
-    if (r == NULL) *err = ECONNREFUSED;
+    r = s->dpeer;
+    if (r == NULL) *err = ECONNREFUSED; /* it closed (dpeer_gone) */
   } else {
     *err = ENOTCONN;
     return NULL;
@@ -100,7 +132,17 @@ static struct net_sock *destination(struct net_sock *s, const struct msghdr *msg
 /* Whether r's peer is s (then s may send whatever r's connection). */
 static bool peer_of(const struct net_sock *r, const struct net_sock *s) {
   if (r->upair != NULL) return r->upair->end[1 - r->side] == s;
-  return s->bound && r->peer.path_len == s->local.path_len && memcmp(r->peer.path, s->local.path, s->local.path_len) == 0;
+  return r->state == SS_CONNECTED && r->dpeer == s;
+}
+
+/* The peer closed: a send learns it once (ECONNREFUSED), and the socket
+ * is unconnected after (unix_dgram_sendmsg clears unix_peer). */
+static void dissolve_dead_peer(struct net_sock *s) {
+  if (!s->dpeer_gone) return;
+  s->dpeer_gone = false;
+  s->state = SS_NEW;
+  memset(&s->peer, 0, sizeof s->peer);
+  s->peer.family = AF_UNIX;
 }
 
 /* unix_recvq_full, for a sender that is neither r nor r's peer. */
@@ -166,6 +208,7 @@ static ssize_t dgram_send(struct net_file *f, const struct msghdr *msg, int flag
     int err = 0;
     struct net_sock *r = destination(s, msg, &err);
     if (r == NULL) {
+      if (msg->msg_name == NULL || msg->msg_namelen == 0) dissolve_dead_peer(s);
       errno = err;
       return -1;
     }
@@ -205,6 +248,8 @@ int net_unix_dgram_connect(struct net_file *f, const struct sockaddr *sa, sockle
   struct net_sock *s = net_sock_of(f);
   if (sa != NULL && len >= (socklen_t)sizeof(sa_family_t) && sa->sa_family == AF_UNSPEC) {
     if (s->upair == NULL) s->state = SS_NEW; /* dissolve the association */
+    dpeer_unlink(s);
+    s->dpeer_gone = false;
     memset(&s->peer, 0, sizeof s->peer);
     s->peer.family = AF_UNIX;
     f->changes++;
@@ -218,6 +263,7 @@ int net_unix_dgram_connect(struct net_file *f, const struct sockaddr *sa, sockle
   if (r->type != SOCK_DGRAM) return EPROTOTYPE;
   s->peer = to;
   s->state = SS_CONNECTED;
+  if (s->upair == NULL) dpeer_link(s, r);
   f->changes++;
   return 0;
 }
