@@ -44,20 +44,26 @@ void net_unix_dgram_pair(struct net_sock *a, struct net_sock *b) {
   a->state = b->state = SS_CONNECTED;
 }
 
+static void forget_owner_in(struct net_sock *r, const struct net_sock *s) {
+  if (r == NULL || r->domain != AF_UNIX || r->type != SOCK_DGRAM) return;
+  for (struct net_dgram *d = r->dq_head; d; d = d->next)
+    if (d->owner == s) d->owner = NULL;
+}
+
 /* A closing sender's datagrams still in queues are charged to nobody
  * (Linux's skb holds the closed socket until read; the charge is gone with
  * it for every purpose a live socket can see).  They wait in bound unix
- * datagram sockets or in a socketpair's other end. */
+ * datagram sockets or in a socketpair's other end; in a world, in any
+ * socket of the world's list (a dead host's have left the port table but
+ * keep their queues until the restart). */
 static void forget_owner(struct net_sock *s) {
   if (s->wmem == 0) return;
-  for (struct net_sock *r = net__bound_list; r; r = r->bound_next)
-    if (r->domain == AF_UNIX && r->type == SOCK_DGRAM)
-      for (struct net_dgram *d = r->dq_head; d; d = d->next)
-        if (d->owner == s) d->owner = NULL;
-  struct net_sock *peer = s->upair != NULL ? s->upair->end[1 - s->side] : NULL;
-  if (peer != NULL)
-    for (struct net_dgram *d = peer->dq_head; d; d = d->next)
-      if (d->owner == s) d->owner = NULL;
+  if (detsim__world_hosts()) {
+    for (struct net_sock *r = net__all_socks; r; r = r->all_next) forget_owner_in(r, s);
+  } else {
+    for (struct net_sock *r = net__bound_list; r; r = r->bound_next) forget_owner_in(r, s);
+    forget_owner_in(s->upair != NULL ? s->upair->end[1 - s->side] : NULL, s);
+  }
   s->wmem = 0;
 }
 
