@@ -303,24 +303,26 @@ ssize_t net_udp_sendmsg(struct net_file *f, const struct msghdr *msg, int flags)
   return (ssize_t)len;
 }
 
-/* One copy of a datagram from s to r, through the faults of the path
- * between their hosts. */
 /* __udp_enqueue_schedule_skb: a datagram is taken while the queue's
  * charge plus its own stays within SO_RCVBUF, or into an empty queue. */
 static bool rcv_room(const struct net_sock *r, uint64_t truesize) {
   return r->dq_rmem == 0 || r->dq_rmem + truesize <= (uint64_t)r->rcvbuf;
 }
 
+/* One copy of a datagram from s to r, through the faults of the path
+ * between their hosts. */
 static void deliver(struct net_sock *s, struct net_sock *r, const struct msghdr *msg, uint64_t len,
                     const struct net_addr *from) {
   /* The charge is the sender's skb's (loopback hands the receiver that
    * very skb), by the family on the wire: a v4-mapped one is IPv4. */
   uint64_t truesize = net_truesize_udp(len, !net_addr_is_v4(from));
+  uint64_t now = detsim__now_ns();
   if (!rcv_room(r, truesize)) {
-    r->drops++; /* the receiver's buffer is full: dropped, and counted (sk_drops) */
+    /* The receiver's buffer is full: dropped, and counted (sk_drops)
+     * unless a partition would have lost it before it got there. */
+    if (!detsim__world_link_drops(s->node, r->node, now)) r->drops++;
     return;
   }
-  uint64_t now = detsim__now_ns();
   if (detsim__world_link_drops(s->node, r->node, now)) return; /* a partition: datagrams are lost, as UDP's are */
   uint64_t extra_ns;
   unsigned fate = detsim__world_udp_fate(s->node, r->node, &extra_ns);
