@@ -125,9 +125,12 @@
  * EMFILE/ENFILE and a message naming the limit. */
 #define DETSIM_NET_MAX_OBJECTS 65536
 
-/* Bytes queued in one direction of a connection (in flight + unread) by
- * default (option net_buffer_bytes): about Linux's default receive buffer
- * on loopback.  A writer blocks (or gets EAGAIN) when it is full. */
+/* Bytes queued in one direction of a TCP connection (in flight + unread)
+ * by default (option net_buffer_bytes), half for each side whose buffer
+ * the program did not set: about Linux's default receive buffer on
+ * loopback.  A writer blocks (or gets EAGAIN) when it is full.  Unix and
+ * UDP sockets are bounded by their SO_SNDBUF/SO_RCVBUF instead
+ * (net_truesize.c). */
 #define DETSIM_NET_BUFFER_BYTES_DEFAULT (256u << 10)
 /* The most a program may ask for (SO_RCVBUF) or the option may set. */
 #define DETSIM_NET_BUFFER_BYTES_MAX (64u << 20)

@@ -71,6 +71,7 @@ void net_scm_deliver(struct net_scm *m, struct msghdr *msg, size_t cap, int flag
  *   net_iface.c   the host's interfaces (lo, eth0)
  *   net_udp.c     UDP: unicast, multicast and broadcast delivery
  *   net_udp_errq.c ICMP port unreachable, the error queue
+ *   net_truesize.c what Linux charges a socket buffer for one skb
  *   net_mcast.c   multicast memberships
  *   net_ipopt.c   IP options the model acts on (TTLs, multicast sending)
  *   intercept_net.c  the interceptors: real descriptors go to the kernel
@@ -289,8 +290,15 @@ struct net_stream {
   uint64_t rst_at;      /* RST's arrival, DETSIM_NO_DEADLINE if none sent */
   uint64_t reads;       /* read operations that freed space */
   uint32_t src, dst;    /* the nodes it links (a world's partitions stall it) */
-  bool whole_writes;    /* AF_UNIX: a write is queued whole once there is any
-                           space, and may run past `cap` (Linux's skbs) */
+  bool whole_writes;    /* AF_UNIX: a write is queued in pieces (Linux's skbs),
+                           each whole while the charge is under `cap` (the
+                           sender's SO_SNDBUF), and may run past it */
+  /* AF_UNIX: each unread piece's end and charge (its skb's truesize), and
+   * their sum, Linux's sk_wmem_alloc of the sender: a piece's charge goes
+   * when the reader has taken all of it. */
+  struct net_charge { uint64_t end, truesize; } *charge;
+  unsigned charge_first, charge_n, charge_cap;
+  uint64_t wmem;
   bool space_watched;   /* a wait in the writer's node may be for the next read:
                            it found no space, or follows reads (edge-triggered
                            EPOLLOUT) */
@@ -313,8 +321,14 @@ void net_stream_link(struct net_stream *s, uint64_t jitter_ns, uint64_t ns_per_k
 void net_stream_free(struct net_stream *s);
 /* Bytes that have arrived and are unread at `now`. */
 uint64_t net_stream_avail(const struct net_stream *s, uint64_t now);
-/* Bytes that may still be written (cap minus queued). */
+/* Bytes that may still be written (cap minus queued); AF_UNIX, cap minus
+ * the charge (some room: one more piece may go). */
 uint64_t net_stream_space(const struct net_stream *s);
+/* AF_UNIX: the piece just written (the last `n` bytes) is charged
+ * `truesize` until read. */
+void net_stream_charge(struct net_stream *s, uint64_t truesize);
+/* AF_UNIX: the reader closed; its unread pieces charge nobody. */
+void net_stream_uncharge_all(struct net_stream *s);
 /* A writer-side wait looks at the space or at the reads: the next read
  * wakes the writer's node (other reads need not). */
 static inline void net_stream_watch_space(struct net_stream *s) { s->space_watched = true; }
@@ -602,6 +616,12 @@ struct net_sock {
   /* connection */
   struct net_conn *conn;
   struct net_upair *upair;      /* AF_UNIX SOCK_DGRAM from socketpair */
+  /* AF_UNIX SOCK_DGRAM connected by connect: the socket it sends to, held
+   * as Linux's unix_peer (an unlink of its path, a new socket there, change
+   * nothing), and the sockets connected to this one, told when it closes */
+  struct net_sock *dpeer, *dpeer_next, *dpeer_in;
+  bool dpeer_gone;              /* its peer closed: the next send is refused and
+                                   dissolves the association */
   int side;
   uint64_t established_at;      /* connecting: the handshake completes */
   uint64_t refused_at;          /* connecting: the RST of a refusal arrives */
@@ -647,6 +667,17 @@ struct net_sock {
   /* datagrams (SOCK_DGRAM, net_udp.c): arrived or in flight to this socket */
   struct net_dgram *dq_head, *dq_tail;
   uint64_t dq_bytes, dq_pushed, dq_taken;
+  uint64_t dq_rmem;             /* UDP: the queue's charge, Linux's sk_rmem_alloc
+                                   against SO_RCVBUF (net_udp.c) */
+  uint64_t dq_deficit;          /* UDP: the charge of datagrams read but not yet
+                                   given back (forward_deficit) */
+  unsigned dq_reader_n;         /* UDP: unread datagrams in Linux's reader_queue
+                                   (those arrived when it was last refilled) */
+  uint32_t drops;               /* UDP: datagrams its full queue dropped (sk_drops) */
+  bool rxq_ovfl;                /* SO_RXQ_OVFL: a datagram read says `drops` as it
+                                   was when the datagram was queued */
+  uint64_t wmem;                /* AF_UNIX SOCK_DGRAM: the charge of its datagrams
+                                   not yet read, sk_wmem_alloc against SO_SNDBUF */
   uint64_t dgram_latency_ns, dgram_last_at;  /* as a sender: FIFO per socket */
   bool dgram_latency_drawn;
   unsigned scm_queued;          /* AF_UNIX datagrams carrying descriptors */
@@ -675,6 +706,12 @@ struct net_sock {
 struct net_dgram {
   struct net_dgram *next;
   uint64_t at;                  /* arrival time */
+  uint64_t truesize;            /* Linux's charge for it (net_truesize.c): UDP's
+                                   on the receiver, a unix datagram's on `owner` */
+  struct net_sock *owner;       /* AF_UNIX: the sender charged until it is read,
+                                   NULL once that sender closed */
+  uint32_t dropcount;           /* UDP with SO_RXQ_OVFL: the socket's drops when
+                                   it was queued */
   struct net_addr from;
   size_t len;
   struct net_scm *scm;          /* AF_UNIX: the descriptors it carries */
@@ -702,10 +739,12 @@ void net__bind_add(struct net_sock *s);
 void net__bind_remove(struct net_sock *s);
 void net__source_for(const struct net_sock *s, const struct net_addr *to, struct net_addr *out);
 bool net__addr_overlap(const struct net_sock *a, const struct net_sock *b);
-/* A TCP connection's buffers: each direction holds (in flight + unread)
+/* A connection's buffers.  TCP: each direction holds (in flight + unread)
  * about the receiver's window (half its SO_RCVBUF, doubled as Linux
  * reports it) plus the sender's send queue (its SO_SNDBUF), each side
- * half of net_buffer_bytes when the program set nothing. */
+ * half of net_buffer_bytes when the program set nothing.  Unix: each
+ * direction's cap is its sender's SO_SNDBUF, against the charge of its
+ * unread pieces (whole_writes). */
 void net__conn_caps(struct net_conn *c);
 /* net_sock.c: a connection into l's backlog from client s, its SYN sent
  * at `at` (the child acceptable once the handshake is done). */
@@ -793,9 +832,12 @@ uint64_t net_udp_next_change(struct net_sock *s, uint64_t now);
 uint64_t net_udp_gen(struct net_sock *s, uint64_t now);
 uint64_t net_udp_first_len(struct net_sock *s, uint64_t now);
 void net_udp_release(struct net_sock *s);
-/* A datagram into r's queue, arriving at `at`. */
+/* A datagram into r's queue, arriving at `at`, charged `truesize`: to
+ * `owner` (a unix sender) until read, else to r (UDP's receive charge). */
 void net__dgram_enqueue(struct net_sock *r, const struct msghdr *msg, uint64_t len, const struct net_addr *from,
-                        uint64_t at);
+                        uint64_t at, uint64_t truesize, struct net_sock *owner);
+/* A datagram leaves r's queue (read, or r closes): its charge goes back. */
+void net__dgram_uncharge(struct net_sock *r, struct net_dgram *d);
 /* The AF_UNIX socket bound to path a in this node, NULL for none. */
 struct net_sock *net__unix_bound(const struct net_addr *a);
 /* Whether path a was a closed socket's and is not unlinked yet (its file
@@ -806,6 +848,14 @@ bool net__unix_path_stale(const struct net_addr *a);
  * one-program run's socket files are real), else the kernel's lookup's
  * (ENOENT, ENOTDIR, EACCES). */
 int net__unix_unbound_errno(const struct net_addr *a);
+
+/* net_truesize.c: Linux's charge for one buffer (an skb's truesize): a UDP
+ * datagram of `payload` bytes, a unix datagram of `len`, a unix stream
+ * piece of `size`; and the largest such piece for a send buffer. */
+uint64_t net_truesize_udp(uint64_t payload, bool v6);
+uint64_t net_truesize_unix_dgram(uint64_t len);
+uint64_t net_truesize_unix_stream(uint64_t size);
+uint64_t net_unix_stream_piece_max(uint64_t sndbuf);
 
 /* net_unix_dgram.c */
 int net_unix_dgram_connect(struct net_file *f, const struct sockaddr *sa, socklen_t len);

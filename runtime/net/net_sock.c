@@ -78,12 +78,6 @@ struct net_sock *net_sock_of(struct net_file *f) {
 
 static bool is_unix(const struct net_sock *s) { return s->domain == AF_UNIX; }
 
-/* The largest buffer a unix stream send queues at once: half the send
- * buffer less its overhead, as Linux's unix_stream_sendmsg. */
-static uint64_t unix_piece_max(const struct net_stream *out) {
-  return out->cap / 2 > 64 ? out->cap / 2 - 64 : 1;
-}
-
 /* ---- the view: what has arrived by `now` ---- */
 
 struct view {
@@ -184,7 +178,10 @@ uint32_t net_sock_poll(struct net_sock *s, uint64_t now) {
     if (v.avail >= need) m |= EPOLLIN | EPOLLRDNORM;
     bool space = true;
     if (v.connected && !v.snd_shut) { /* an orphan's bytes wait for the RST (send) */
-      space = net_stream_space(&s->conn->dir[s->side]) > 0;
+      const struct net_stream *out = &s->conn->dir[s->side];
+      /* unix_writable: a unix sender is writable again once its charge is
+       * down to a quarter of its send buffer. */
+      space = out->whole_writes ? out->wmem * 4 <= out->cap : net_stream_space(out) > 0;
       if (!space) net_stream_watch_space(&s->conn->dir[s->side]);
     }
     if (space) m |= EPOLLOUT | EPOLLWRNORM;
@@ -376,7 +373,13 @@ static struct net_conn *conn_new(bool unix_rules, uint64_t cap0, uint64_t cap1) 
 }
 
 void net__conn_caps(struct net_conn *c) {
-  if (c->unix_rules) return;
+  if (c->unix_rules) {
+    /* A unix sender's pieces are charged to it against its SO_SNDBUF;
+     * the receiver's SO_RCVBUF plays no part (unix_stream_sendmsg). */
+    for (int d = 0; d < 2; d++)
+      if (c->end[d] != NULL) c->dir[d].cap = (uint64_t)c->end[d]->sndbuf;
+    return;
+  }
   uint64_t half = detsim__opt.net_buffer_bytes / 2;
   for (int d = 0; d < 2; d++) {
     const struct net_sock *snd = c->end[d], *rcv = c->end[1 - d];
@@ -444,12 +447,13 @@ int net_socketpair(int domain, int type, int protocol, int sv[2]) {
     sv[1] = fb;
     return 0;
   }
-  struct net_conn *c = conn_new(true, detsim__opt.net_buffer_bytes, detsim__opt.net_buffer_bytes);
+  struct net_conn *c = conn_new(true, 0, 0); /* bounded by the send buffers: net__conn_caps */
   a->conn = b->conn = c;
   a->side = 0;
   b->side = 1;
   c->end[0] = a;
   c->end[1] = b;
+  net__conn_caps(c);
   a->state = b->state = SS_CONNECTED;
   sv[0] = fa;
   sv[1] = fb;
@@ -810,10 +814,14 @@ void net__enqueue_child(struct net_sock *l, struct net_sock *s, struct net_conn 
   }
   child->peer = s->local;
   child->reuseaddr = l->reuseaddr;
-  child->rcvbuf = l->rcvbuf;
-  child->sndbuf = l->sndbuf;
-  child->rcvbuf_set = l->rcvbuf_set;
-  child->sndbuf_set = l->sndbuf_set;
+  if (!is_unix(s)) {
+    /* A TCP child is a clone of its listener; a unix one is a new socket
+     * with the defaults (unix_stream_connect's unix_create1). */
+    child->rcvbuf = l->rcvbuf;
+    child->sndbuf = l->sndbuf;
+    child->rcvbuf_set = l->rcvbuf_set;
+    child->sndbuf_set = l->sndbuf_set;
+  }
   child->linger_on = l->linger_on;
   child->oobinline = l->oobinline;
   child->linger_s = l->linger_s;
@@ -871,6 +879,28 @@ static int connect_wait(struct net_sock *s) {
   return 0;
 }
 
+struct backlog_wait { const struct net_addr *to; };
+
+/* Room in the backlog of the listener at the path, or no listener there
+ * any more: the connect looks again (by the path: the one it waited on
+ * may be gone). */
+static bool backlog_room(void *arg) {
+  const struct net_sock *b = net__unix_bound(((struct backlog_wait *)arg)->to);
+  return b == NULL || b->state != SS_LISTEN || b->qlen <= (unsigned)b->backlog;
+}
+
+/* unix_stream_connect to a listener whose queue is full (unix_recvq_full:
+ * it holds more than its backlog): EAGAIN at once for a non-blocking
+ * socket, else wait for room, SO_SNDTIMEO bounding the wait (then EAGAIN);
+ * 0 to look again. */
+static int unix_backlog_wait(struct net_file *f, struct net_sock *s, const struct net_addr *to) {
+  if (f->nonblock || detsim__self() == NULL) return EAGAIN;
+  uint64_t deadline = s->sndtimeo_ns ? detsim__deadline_after_ns(s->sndtimeo_ns) : DETSIM_NO_DEADLINE;
+  struct backlog_wait w = { to };
+  int r = net_wait(DETSIM_EV_net_connect, f, backlog_room, NULL, &w, deadline);
+  return r == 0 ? 0 : r == EINTR ? EINTR : EAGAIN;
+}
+
 int net_connect(struct net_file *f, const struct sockaddr *sa, socklen_t len) {
   struct net_sock *s = net_sock_of(f);
   if (s->type == SOCK_DGRAM) return is_unix(s) ? net_unix_dgram_connect(f, sa, len) : net_udp_connect(f, sa, len);
@@ -912,10 +942,18 @@ int net_connect(struct net_file *f, const struct sockaddr *sa, socklen_t len) {
   uint64_t cap = detsim__opt.net_buffer_bytes;
   struct net_sock *l;
   if (is_unix(s)) {
-    struct net_sock *b = net__unix_bound(&to);
-    if (b == NULL) return net__unix_unbound_errno(&to);
-    if (b->state != SS_LISTEN) return ECONNREFUSED;
-    l = b;
+    for (;;) {
+      struct net_sock *b = net__unix_bound(&to);
+      if (b == NULL) return net__unix_unbound_errno(&to);
+      if (b->state != SS_LISTEN) return ECONNREFUSED;
+      if (b->qlen <= (unsigned)b->backlog) {
+        l = b;
+        break;
+      }
+      int w = unix_backlog_wait(f, s, &to);
+      if (w) return w;
+    }
+    now = detsim__now_ns();
   } else {
     if (net_addr_node(&to) < 0) {
       char text[160], what[200];
@@ -1057,6 +1095,7 @@ int net_accept(struct net_file *f, struct sockaddr *sa, socklen_t *len, int flag
   memmove(&s->queue[pick], &s->queue[pick + 1], (s->qlen - pick - 1) * sizeof *s->queue);
   s->qlen--;
   s->accepted++;
+  if (is_unix(s)) net_wake_node(s->node, now); /* a connect waiting for room, maybe in another process */
   if (sa != NULL || len != NULL) {
     if (len == NULL) {
       errno = EFAULT;
@@ -1196,12 +1235,14 @@ static ssize_t stream_send(struct net_file *f, const struct msghdr *msg, int fla
     }
     uint64_t space = net_stream_space(out);
     if (space > 0 && out->whole_writes) {
-      /* Linux's unix stream send queues buffers of up to half the send
-       * buffer, each whole once the queue has any room (it may run past the
-       * limit): a reader never sees part of one. */
-      uint64_t piece = unix_piece_max(out);
+      /* Linux's unix stream send queues skbs of up to half the send buffer
+       * (net_unix_stream_piece_max), each whole while the sender's charge
+       * is under its SO_SNDBUF (it may run past it) and charged its
+       * truesize until read: a reader never sees part of one. */
+      uint64_t piece = net_unix_stream_piece_max(out->cap);
       uint64_t n = total - sent < piece ? total - sent : piece;
       net_stream_write(out, msg->msg_iov, (int)msg->msg_iovlen, sent, n, now);
+      net_stream_charge(out, net_truesize_unix_stream(n));
       attach_scm(s, scm, n);
       sent += n;
       if (sent == total) return (ssize_t)sent;
@@ -1440,6 +1481,7 @@ void net_sock_release(struct net_sock *s) {
     detsim__net_free(s->queue);
     s->queue = NULL;
     s->qlen = 0;
+    if (is_unix(s)) net_wake_node(s->node, now); /* connects waiting for room: refused now */
   }
   struct net_conn *c = s->conn;
   if (c != NULL) {
@@ -1450,6 +1492,7 @@ void net_sock_release(struct net_sock *s) {
       if (c->unix_rules) {
         if (in->tail > in->head) net_stream_rst_at(out, now);
         else net_stream_fin(out, now);
+        net_stream_uncharge_all(in); /* the unread pieces are freed: the writer's charge goes */
       } else if (unread || (s->linger_on && s->linger_s == 0)) {
         net_stream_abort(out, now);
         net_stream_rst_at(out, net_stream_send_time(out, now));
@@ -1560,7 +1603,11 @@ int net_ioctl_sock(struct net_file *f, unsigned long req, void *arg) {
   if (req == SIOCOUTQ) {
     if (s->state == SS_LISTEN) return EINVAL;
     int n = 0;
-    if (s->type == SOCK_STREAM && s->conn != NULL && !is_orphan_peer(s)) {
+    if (is_unix(s)) {
+      /* unix_outq_len: the sender's charge (truesize), not bytes. */
+      uint64_t q = s->type == SOCK_DGRAM ? s->wmem : s->conn != NULL ? s->conn->dir[s->side].wmem : 0;
+      n = (int)(q > INT32_MAX ? INT32_MAX : q);
+    } else if (s->type == SOCK_STREAM && s->conn != NULL && !is_orphan_peer(s)) {
       const struct net_stream *out = &s->conn->dir[s->side];
       uint64_t q = out->tail - out->head - net_stream_avail(out, now);
       n = (int)(q > INT32_MAX ? INT32_MAX : q);

@@ -1,5 +1,5 @@
 /* Socket options: the ones the model acts on (SO_REUSEADDR/PORT, SO_LINGER,
- * SO_RCVTIMEO/SNDTIMEO, IPV6_V6ONLY, SO_ERROR here; multicast memberships in
+ * SO_RCVTIMEO/SNDTIMEO, IPV6_V6ONLY, SO_ERROR, SO_RXQ_OVFL here; multicast memberships in
  * net_mcast.c; TTLs, multicast sending and SO_BROADCAST in net_ipopt.c),
  * the ones it accepts and reads back as Linux would (TCP_NODELAY,
  * SO_KEEPALIVE, buffer sizes and the like), and the rest, which fail with
@@ -202,6 +202,7 @@ int net_setsockopt(struct net_file *f, int level, int name, const void *val, soc
     case SO_REUSEADDR: s->reuseaddr = x != 0; return 0;
     case SO_REUSEPORT: s->reuseport = x != 0; return 0;
     case SO_OOBINLINE: s->oobinline = x != 0; return 0;
+    case SO_RXQ_OVFL: s->rxq_ovfl = x != 0; return 0;
     case SO_RCVBUF: case SO_RCVBUFFORCE: case SO_SNDBUF: case SO_SNDBUFFORCE:
       return set_buffer(s, name, x);
     case SO_ERROR: case SO_TYPE: case SO_DOMAIN: case SO_PROTOCOL: case SO_ACCEPTCONN: case SO_PEERCRED:
@@ -252,6 +253,7 @@ int net_getsockopt(struct net_file *f, int level, int name, void *val, socklen_t
     case SO_REUSEADDR: return net_sockopt_put_int(val, len, s->reuseaddr);
     case SO_REUSEPORT: return net_sockopt_put_int(val, len, s->reuseport);
     case SO_OOBINLINE: return net_sockopt_put_int(val, len, s->oobinline);
+    case SO_RXQ_OVFL: return net_sockopt_put_int(val, len, s->rxq_ovfl);
     case SO_RCVBUF: return net_sockopt_put_int(val, len, s->rcvbuf);
     case SO_SNDBUF: return net_sockopt_put_int(val, len, s->sndbuf);
     case SO_LINGER: {

@@ -57,6 +57,9 @@ void net_stream_free(struct net_stream *s) {
   detsim__net_free(s->buf);
   s->buf = NULL;
   s->alloc = 0;
+  detsim__net_free(s->charge);
+  s->charge = NULL;
+  s->charge_n = s->charge_cap = 0;
 }
 
 uint64_t net_iov_total(const struct iovec *iov, int iovcnt) {
@@ -83,6 +86,7 @@ uint64_t net_stream_avail(const struct net_stream *s, uint64_t now) {
 }
 
 uint64_t net_stream_space(const struct net_stream *s) {
+  if (s->whole_writes) return s->wmem >= s->cap ? 0 : s->cap - s->wmem;
   uint64_t queued = s->tail - s->head;
   return queued >= s->cap ? 0 : s->cap - queued;
 }
@@ -236,10 +240,43 @@ static uint64_t copy_out(struct net_stream *s, uint64_t off, const struct iovec 
   return done;
 }
 
+void net_stream_charge(struct net_stream *s, uint64_t truesize) {
+  if (s->charge_n == s->charge_cap) {
+    unsigned cap = s->charge_cap ? s->charge_cap * 2 : 16;
+    struct net_charge *nc = detsim__net_malloc(cap * sizeof *nc);
+    CHECK(nc != NULL);
+    for (unsigned i = 0; i < s->charge_n; i++) nc[i] = s->charge[(s->charge_first + i) % s->charge_cap];
+    detsim__net_free(s->charge);
+    s->charge = nc;
+    s->charge_cap = cap;
+    s->charge_first = 0;
+  }
+  s->charge[(s->charge_first + s->charge_n) % s->charge_cap] = (struct net_charge){ s->tail, truesize };
+  s->charge_n++;
+  s->wmem += truesize;
+}
+
+/* The pieces the reader has taken all of give their charge back (Linux
+ * frees an skb once consumed: sock_wfree). */
+static void uncharge(struct net_stream *s) {
+  while (s->charge_n > 0 && s->charge[s->charge_first].end <= s->head) {
+    CHECK_GE(s->wmem, s->charge[s->charge_first].truesize);
+    s->wmem -= s->charge[s->charge_first].truesize;
+    s->charge_first = (s->charge_first + 1) % s->charge_cap;
+    s->charge_n--;
+  }
+}
+
+void net_stream_uncharge_all(struct net_stream *s) {
+  s->charge_n = 0;
+  s->wmem = 0;
+}
+
 /* The reader consumed `done` bytes. */
 static void consumed(struct net_stream *s, uint64_t done, uint64_t now) {
   if (done == 0) return;
   s->head += done;
+  uncharge(s);
   s->reads++;
   /* Space freed: the writer's node looks again if a wait there may be
    * for it (net_stream_watch_space). */

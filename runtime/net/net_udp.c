@@ -217,7 +217,7 @@ int net_udp_connect(struct net_file *f, const struct sockaddr *sa, socklen_t len
 }
 
 void net__dgram_enqueue(struct net_sock *r, const struct msghdr *msg, uint64_t len, const struct net_addr *from,
-                        uint64_t at) {
+                        uint64_t at, uint64_t truesize, struct net_sock *owner) {
   detsim__hb_release(r); /* what the sender did before, for the receiver (TSan) */
   struct net_dgram *d = detsim__net_malloc(sizeof *d + (size_t)len);
   CHECK(d != NULL);
@@ -226,6 +226,11 @@ void net__dgram_enqueue(struct net_sock *r, const struct msghdr *msg, uint64_t l
   d->from = *from;
   d->len = (size_t)len;
   d->scm = NULL;
+  d->truesize = truesize;
+  d->owner = owner;
+  d->dropcount = r->rxq_ovfl ? r->drops : 0; /* sock_skb_set_dropcount */
+  if (owner != NULL) owner->wmem += truesize;
+  else r->dq_rmem += truesize;
   uint64_t off = 0;
   for (size_t i = 0; i < msg->msg_iovlen; i++) {
     if (msg->msg_iov[i].iov_len) memcpy(d->data + off, msg->msg_iov[i].iov_base, msg->msg_iov[i].iov_len);
@@ -298,12 +303,26 @@ ssize_t net_udp_sendmsg(struct net_file *f, const struct msghdr *msg, int flags)
   return (ssize_t)len;
 }
 
+/* __udp_enqueue_schedule_skb: a datagram is taken while the queue's
+ * charge plus its own stays within SO_RCVBUF, or into an empty queue. */
+static bool rcv_room(const struct net_sock *r, uint64_t truesize) {
+  return r->dq_rmem == 0 || r->dq_rmem + truesize <= (uint64_t)r->rcvbuf;
+}
+
 /* One copy of a datagram from s to r, through the faults of the path
  * between their hosts. */
 static void deliver(struct net_sock *s, struct net_sock *r, const struct msghdr *msg, uint64_t len,
                     const struct net_addr *from) {
-  if (r->dq_bytes + len > detsim__opt.net_buffer_bytes) return; /* the receiver's buffer is full: dropped */
+  /* The charge is the sender's skb's (loopback hands the receiver that
+   * very skb), by the family on the wire: a v4-mapped one is IPv4. */
+  uint64_t truesize = net_truesize_udp(len, !net_addr_is_v4(from));
   uint64_t now = detsim__now_ns();
+  if (!rcv_room(r, truesize)) {
+    /* The receiver's buffer is full: dropped, and counted (sk_drops)
+     * unless a partition would have lost it before it got there. */
+    if (!detsim__world_link_drops(s->node, r->node, now)) r->drops++;
+    return;
+  }
   if (detsim__world_link_drops(s->node, r->node, now)) return; /* a partition: datagrams are lost, as UDP's are */
   uint64_t extra_ns;
   unsigned fate = detsim__world_udp_fate(s->node, r->node, &extra_ns);
@@ -321,9 +340,11 @@ static void deliver(struct net_sock *s, struct net_sock *r, const struct msghdr 
   if (at < open_at) at = open_at;
   /* Reordered: it takes a longer way, so later datagrams may pass it. */
   at += extra_ns;
-  net__dgram_enqueue(r, msg, len, from, at);
-  if ((fate & DETSIM_UDP_DUPLICATED) && r->dq_bytes + len <= detsim__opt.net_buffer_bytes)
-    net__dgram_enqueue(r, msg, len, from, at);
+  net__dgram_enqueue(r, msg, len, from, at, truesize, NULL);
+  if (fate & DETSIM_UDP_DUPLICATED) {
+    if (rcv_room(r, truesize)) net__dgram_enqueue(r, msg, len, from, at, truesize, NULL);
+    else r->drops++;
+  }
 }
 
 /* Whether r is a socket a multicast or broadcast datagram to `to` from
@@ -366,7 +387,35 @@ static struct net_dgram *first_arrived(struct net_sock *s, uint64_t now, struct 
   return best;
 }
 
+static unsigned arrived_count(const struct net_sock *s, uint64_t now) {
+  unsigned n = 0;
+  for (const struct net_dgram *d = s->dq_head; d; d = d->next) n += d->at <= now;
+  return n;
+}
+
+/* Linux's UDP reads from a reader queue, refilled with everything arrived
+ * (the receive queue spliced in) when a read finds it empty. */
+static void reader_refill(struct net_sock *s, uint64_t now) {
+  if (s->domain != AF_UNIX && s->dq_reader_n == 0) s->dq_reader_n = arrived_count(s, now);
+}
+
+/* A UDP datagram was read (udp_rmem_release, partial): its charge is
+ * given back with the others read before it once they reach a quarter
+ * of SO_RCVBUF (forward_threshold) or the reader queue is empty, and
+ * the receive queue is spliced in; until then a queue refilled holds
+ * fewer. */
+static void udp_read_release(struct net_sock *s, const struct net_dgram *d, uint64_t now) {
+  if (s->dq_reader_n > 0) s->dq_reader_n--;
+  s->dq_deficit += d->truesize;
+  if (s->dq_deficit < (uint64_t)s->rcvbuf / 4 && s->dq_reader_n > 0) return;
+  CHECK_GE(s->dq_rmem, s->dq_deficit);
+  s->dq_rmem -= s->dq_deficit;
+  s->dq_deficit = 0;
+  s->dq_reader_n = arrived_count(s, now);
+}
+
 uint64_t net_udp_first_len(struct net_sock *s, uint64_t now) {
+  reader_refill(s, now); /* first_packet_length refills it too */
   struct net_dgram *d = first_arrived(s, now, NULL);
   return d ? d->len : 0;
 }
@@ -391,6 +440,26 @@ uint64_t net_udp_gen(struct net_sock *s, uint64_t now) {
   uint64_t pending = 0;
   for (struct net_dgram *d = s->dq_head; d; d = d->next) pending += d->at > now;
   return s->dq_pushed - pending;
+}
+
+/* SO_RXQ_OVFL's control message (sock_recv_drops through put_cmsg): whole
+ * when the buffer has CMSG_SPACE for it, cut (MSG_CTRUNC) when shorter,
+ * nothing but MSG_CTRUNC when not even a header fits. */
+static void put_dropcount(struct msghdr *msg, size_t cap, uint32_t dropcount) {
+  if (cap < sizeof(struct cmsghdr) || msg->msg_control == NULL) {
+    msg->msg_flags |= MSG_CTRUNC;
+    return;
+  }
+  size_t len = CMSG_LEN(sizeof dropcount);
+  if (cap < len) {
+    msg->msg_flags |= MSG_CTRUNC;
+    len = cap;
+  }
+  struct cmsghdr h = { .cmsg_len = len, .cmsg_level = SOL_SOCKET, .cmsg_type = SO_RXQ_OVFL };
+  memcpy(msg->msg_control, &h, sizeof h);
+  memcpy((char *)msg->msg_control + sizeof h, &dropcount, len - sizeof h);
+  size_t space = CMSG_SPACE(sizeof dropcount);
+  msg->msg_controllen = space < cap ? space : cap;
 }
 
 struct udp_wait { struct net_sock *s; };
@@ -422,6 +491,7 @@ ssize_t net_udp_recvmsg(struct net_file *f, struct msghdr *msg, int flags) {
       errno = net__sock_take_error(s);
       return -1;
     }
+    if (!(flags & MSG_PEEK)) reader_refill(s, now);
     struct net_dgram **link;
     struct net_dgram *d = first_arrived(s, now, &link);
     if (d != NULL) {
@@ -434,6 +504,7 @@ ssize_t net_udp_recvmsg(struct net_file *f, struct msghdr *msg, int flags) {
         off += k;
       }
       if (d->len > want) msg->msg_flags |= MSG_TRUNC;
+      if (s->rxq_ovfl && d->dropcount != 0) put_dropcount(msg, control_cap, d->dropcount);
       /* A unix sender without a name has none to report (length 0). */
       if (msg->msg_name != NULL && !(s->domain == AF_UNIX && d->from.path_len == 0))
         net_addr_to(s->domain, &d->from, msg->msg_name, &msg->msg_namelen);
@@ -455,6 +526,8 @@ ssize_t net_udp_recvmsg(struct net_file *f, struct msghdr *msg, int flags) {
         }
         s->dq_bytes -= d->len;
         s->dq_taken++;
+        if (s->domain == AF_UNIX) net__dgram_uncharge(s, d);
+        else udp_read_release(s, d, now);
         detsim__net_free(d);
       }
       return r;
@@ -478,16 +551,33 @@ ssize_t net_udp_recvmsg(struct net_file *f, struct msghdr *msg, int flags) {
   }
 }
 
+void net__dgram_uncharge(struct net_sock *r, struct net_dgram *d) {
+  if (d->owner != NULL) {
+    /* sock_wfree: the unix sender's charge goes back, and a send waiting
+     * for it (maybe in another process of the host) looks again. */
+    CHECK_GE(d->owner->wmem, d->truesize);
+    d->owner->wmem -= d->truesize;
+    if (d->owner->file != NULL) net_wake_file(d->owner->file);
+    d->owner = NULL;
+  } else if (r->domain != AF_UNIX) {
+    CHECK_GE(r->dq_rmem, d->truesize);
+    r->dq_rmem -= d->truesize;
+  }
+}
+
 void net_udp_release(struct net_sock *s) {
   struct net_dgram *d = s->dq_head;
   while (d) {
     struct net_dgram *next = d->next;
     net_scm_release(d->scm); /* never received: its references go back */
+    net__dgram_uncharge(s, d);
     detsim__net_free(d);
     d = next;
   }
   s->dq_head = s->dq_tail = NULL;
   s->dq_bytes = 0;
+  s->dq_rmem = s->dq_deficit = 0;
+  s->dq_reader_n = 0;
   s->scm_queued = 0;
   net_udp_errq_purge(s);
 }
