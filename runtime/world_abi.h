@@ -27,7 +27,7 @@
 #include "fuzz_abi.h"
 
 #define DETSIM_WORLD_MAGIC 0x646c726f776d6973ull /* "simworld" */
-#define DETSIM_WORLD_VERSION 24u
+#define DETSIM_WORLD_VERSION 25u
 /* Where the world's region is mapped in every process of a world.  It must
  * be ordinary application memory in every kind of build (the layouts of
  * clang 19's compiler-rt on x86_64 Linux):
