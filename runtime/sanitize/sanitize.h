@@ -38,9 +38,6 @@ bool detsim__sanitize_find_static_runtime(uintptr_t *lo, uintptr_t *hi);
 void detsim__sanitize_note_shared_runtime(const char *path, uintptr_t bias);
 /* True when `pc` is inside an interceptor function of a sanitizer. */
 bool detsim__sanitizer_interceptor_pc(uintptr_t pc);
-/* The run-time address of a symbol the executable defines (its .symtab),
- * 0 when it has none by that name. */
-uintptr_t detsim__exe_symbol(const char *name);
 
 /* The sanitizer in the program ("address", "thread", ...), NULL if none. */
 const char *detsim__sanitizer_name(void);

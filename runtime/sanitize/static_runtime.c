@@ -44,9 +44,6 @@ struct image {
   uintptr_t bias;
 };
 
-/* The executable's symbols stay mapped for detsim__exe_symbol. */
-static struct image exe;
-static bool exe_read;
 
 struct span {
   uintptr_t lo, hi;
@@ -182,26 +179,11 @@ static int first_object_bias(struct dl_phdr_info *info, size_t size, void *arg) 
   return 1;
 }
 
-static bool read_exe(void) {
-  if (exe_read) return exe.map != NULL;
-  exe_read = true;
+bool detsim__sanitize_find_static_runtime(uintptr_t *lo_out, uintptr_t *hi_out) {
+  struct image exe;
   uintptr_t bias = 0;
   dl_iterate_phdr(first_object_bias, &bias);
-  return image_open(&exe, "/proc/self/exe", bias);
-}
-
-uintptr_t detsim__exe_symbol(const char *name) {
-  if (!read_exe()) return 0;
-  for (size_t i = 0; i < exe.n_syms; i++) {
-    const ElfW(Sym) *s = &exe.syms[i];
-    if (s->st_shndx == SHN_UNDEF || s->st_name >= exe.names_size) continue;
-    if (strcmp(exe.names + s->st_name, name) == 0) return exe.bias + s->st_value;
-  }
-  return 0;
-}
-
-bool detsim__sanitize_find_static_runtime(uintptr_t *lo_out, uintptr_t *hi_out) {
-  if (!read_exe()) {
+  if (!image_open(&exe, "/proc/self/exe", bias)) {
     detsim__msg("warning: cannot read the executable's symbols (/proc/self/exe): the statically linked sanitizer "
                 "runtime's own calls cannot be told from the program's");
     return false;
@@ -216,17 +198,18 @@ bool detsim__sanitize_find_static_runtime(uintptr_t *lo_out, uintptr_t *hi_out) 
     if (at < lo) lo = at;
     if (at + exe.syms[i].st_size > hi) hi = at + exe.syms[i].st_size;
   }
-  if (hi == 0) return false;
-  if (main_pc >= lo && main_pc < hi) {
+  bool found = hi != 0;
+  if (found && main_pc >= lo && main_pc < hi) {
     detsim__msg("warning: the program's main lies inside the statically linked sanitizer runtime's code span "
                 "[%#lx, %#lx): its own calls cannot be told from the program's", (unsigned long)lo,
                 (unsigned long)hi);
-    return false;
+    found = false;
   }
-  note_interceptors(&exe);
+  if (found) note_interceptors(&exe);
+  image_close(&exe);
   *lo_out = lo;
   *hi_out = hi;
-  return true;
+  return found;
 }
 
 bool detsim__sanitizer_interceptor_pc(uintptr_t pc) {
